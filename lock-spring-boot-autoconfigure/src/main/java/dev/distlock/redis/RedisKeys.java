@@ -1,0 +1,36 @@
+package dev.distlock.redis;
+
+import org.springframework.data.redis.connection.ClusterSlotHashUtil;
+
+/**
+ * Maps user keys to Redis keys. A lock lives at {@code prefix + key}. The fencing counter for it must share the
+ * lock's cluster slot (a script may only touch one slot) yet never collide with a lock: it is the prefix itself
+ * (no lock key equals the prefix, as user keys are never empty), preceded on a cluster by a hash tag that
+ * selects the lock's slot. So a standalone server holds one counter, a cluster at most one per slot.
+ */
+final class RedisKeys {
+
+	private final String prefix;
+
+	private final boolean cluster;
+
+	RedisKeys(String prefix, boolean cluster) {
+		if (prefix.isEmpty() || prefix.startsWith("{")) {
+			throw new IllegalArgumentException("key prefix must be non-empty and must not start with '{'");
+		}
+		this.prefix = prefix;
+		this.cluster = cluster;
+	}
+
+	String lockKey(String key) {
+		return this.prefix + key;
+	}
+
+	String fenceKey(String lockKey) {
+		if (!this.cluster) {
+			return this.prefix;
+		}
+		return "{" + SlotTags.forSlot(ClusterSlotHashUtil.calculateSlot(lockKey)) + "}" + this.prefix;
+	}
+
+}

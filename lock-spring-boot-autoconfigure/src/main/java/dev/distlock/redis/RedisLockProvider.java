@@ -1,0 +1,129 @@
+package dev.distlock.redis;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
+
+import dev.distlock.LockBackendException;
+import dev.distlock.spi.LockAttempt;
+import dev.distlock.spi.LockHandle;
+import dev.distlock.spi.LockProvider;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.dao.DataAccessException;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+import org.springframework.data.redis.core.script.RedisScript;
+
+/**
+ * Locks in Redis through Spring Data Redis. Runs its own {@link StringRedisTemplate} over the application's
+ * {@link RedisConnectionFactory}, so user serializers never touch lock keys.
+ *
+ * <p>Each acquisition gets a fresh owner token ({@code <instance uuid>:<sequence>}), unique per JVM instance and
+ * per acquisition: a handle whose lease expired cannot delete or renew the lock that a later acquisition took,
+ * even one by the same thread. Acquire, renew and release are one script call (one round trip) each.
+ */
+public final class RedisLockProvider implements LockProvider {
+
+	private final StringRedisTemplate redis;
+
+	private final RedisKeys keys;
+
+	private final String instanceId = UUID.randomUUID().toString();
+
+	private final AtomicLong sequence = new AtomicLong();
+
+	/**
+	 * @param connectionFactory the connection factory to use
+	 * @param keyPrefix prepended to every key; non-empty, not starting with '{'
+	 * @param cluster whether the server is a Redis Cluster (fencing counters are then kept per slot)
+	 */
+	public RedisLockProvider(RedisConnectionFactory connectionFactory, String keyPrefix, boolean cluster) {
+		this.redis = new StringRedisTemplate(connectionFactory);
+		this.keys = new RedisKeys(keyPrefix, cluster);
+	}
+
+	@Override
+	public LockAttempt tryLock(String key, Duration leaseTime) {
+		String lockKey = this.keys.lockKey(key);
+		String owner = this.instanceId + ":" + this.sequence.incrementAndGet();
+		long result = run(key, "acquire", () -> this.redis.execute(LockScripts.ACQUIRE,
+				List.of(lockKey, this.keys.fenceKey(lockKey)), owner, millis(leaseTime)));
+		if (result > 0) {
+			return new LockAttempt.Acquired(new RedisLockHandle(key, lockKey, owner, result));
+		}
+		return new LockAttempt.Busy(Duration.ofMillis(-result - 1));
+	}
+
+	private static String millis(Duration duration) {
+		return Long.toString(Math.max(1, duration.toMillis()));
+	}
+
+	private static long run(String key, String operation, Supplier<@Nullable Long> call) {
+		Long result;
+		try {
+			result = call.get();
+		}
+		catch (DataAccessException ex) {
+			throw new LockBackendException(key, "Redis failed to " + operation + " lock '" + key + "': "
+					+ ex.getMessage(), ex);
+		}
+		if (result == null) {
+			throw new LockBackendException(key, "Redis returned no reply to " + operation + " lock '" + key + "'",
+					new IllegalStateException("null script result"));
+		}
+		return result;
+	}
+
+	private final class RedisLockHandle implements LockHandle {
+
+		private final String key;
+
+		private final String lockKey;
+
+		private final String owner;
+
+		private final long fencingToken;
+
+		RedisLockHandle(String key, String lockKey, String owner, long fencingToken) {
+			this.key = key;
+			this.lockKey = lockKey;
+			this.owner = owner;
+			this.fencingToken = fencingToken;
+		}
+
+		@Override
+		public String key() {
+			return this.key;
+		}
+
+		@Override
+		public long fencingToken() {
+			return this.fencingToken;
+		}
+
+		@Override
+		public boolean renew(Duration leaseTime) {
+			return call(LockScripts.RENEW, "renew", this.owner, millis(leaseTime)) == 1;
+		}
+
+		@Override
+		public boolean release() {
+			return call(LockScripts.RELEASE, "release", this.owner) == 1;
+		}
+
+		private long call(RedisScript<Long> script, String operation, String... args) {
+			return run(this.key, operation, () -> RedisLockProvider.this.redis.execute(script,
+					List.of(this.lockKey), (Object[]) args));
+		}
+
+		@Override
+		public String toString() {
+			return "RedisLockHandle[" + this.lockKey + ", owner=" + this.owner + ", token=" + this.fencingToken + "]";
+		}
+
+	}
+
+}

@@ -1,0 +1,140 @@
+package dev.distlock.support;
+
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+import dev.distlock.Lease;
+import dev.distlock.LockAcquisitionException;
+import dev.distlock.LockOptions;
+import dev.distlock.LockTemplate;
+import dev.distlock.spi.LockAttempt;
+import dev.distlock.spi.LockHandle;
+import dev.distlock.spi.LockProvider;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * {@link LockTemplate} over any {@link LockProvider}: reentrancy per thread, the waiting loop, the
+ * "too slow to count" rule, and renewal through a shared {@link RenewalScheduler}.
+ *
+ * <p>An acquire reply that arrives after the lease could already have expired (measured from when the request
+ * was sent) does not count: the lock is released if it is still ours and the attempt is treated as busy.
+ */
+public final class DefaultLockTemplate implements LockTemplate {
+
+	private static final Log logger = LogFactory.getLog(DefaultLockTemplate.class);
+
+	private final LockProvider provider;
+
+	private final RenewalScheduler scheduler;
+
+	private final LockOptions defaults;
+
+	/** The lease this JVM holds per key, for reentrancy; at most one per key by mutual exclusion. */
+	private final ConcurrentMap<String, ManagedLease> held = new ConcurrentHashMap<>();
+
+	/**
+	 * @param defaults values for everything a call leaves unset; must set every value
+	 */
+	public DefaultLockTemplate(LockProvider provider, RenewalScheduler scheduler, LockOptions defaults) {
+		LockSettings.of(defaults, defaults);
+		this.provider = provider;
+		this.scheduler = scheduler;
+		this.defaults = defaults;
+	}
+
+	@Override
+	public <T> T execute(String key, LockOptions options, Supplier<T> action) {
+		return LeasedCall.call(acquire(key, options), action::get);
+	}
+
+	@Override
+	public Lease acquire(String key, LockOptions options) {
+		LockSettings settings = LockSettings.of(options, this.defaults);
+		Lease lease = acquire(key, settings);
+		if (lease == null) {
+			throw new LockAcquisitionException(key, settings.waitTime());
+		}
+		return lease;
+	}
+
+	@Override
+	public Optional<Lease> tryAcquire(String key, LockOptions options) {
+		return Optional.ofNullable(acquire(key, LockSettings.of(options, this.defaults)));
+	}
+
+	private @Nullable Lease acquire(String key, LockSettings settings) {
+		checkKey(key);
+		ManagedLease current = this.held.get(key);
+		if (current != null && current.owner() == Thread.currentThread()) {
+			return current.enter();
+		}
+		long start = System.nanoTime();
+		long leaseNanos = settings.leaseTime().toNanos();
+		Backoff backoff = new Backoff(settings.retryInterval().toNanos());
+		while (true) {
+			if (Thread.currentThread().isInterrupted()) {
+				throw interrupted(key, settings, null);
+			}
+			long sent = System.nanoTime();
+			LockAttempt attempt = this.provider.tryLock(key, settings.leaseTime());
+			if (attempt instanceof LockAttempt.Acquired acquired) {
+				if (System.nanoTime() - sent < leaseNanos) {
+					return hold(acquired.handle(), settings, sent);
+				}
+				discardLate(acquired.handle());
+			}
+			long remainingWait = start + settings.waitTime().toNanos() - System.nanoTime();
+			if (remainingWait <= 0) {
+				return null;
+			}
+			long pause = Math.min(backoff.nextPauseNanos(), remainingWait);
+			if (attempt instanceof LockAttempt.Busy busy && !busy.remaining().isZero()) {
+				pause = Math.min(pause, busy.remaining().toNanos());
+			}
+			try {
+				TimeUnit.NANOSECONDS.sleep(pause);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				throw interrupted(key, settings, ex);
+			}
+		}
+	}
+
+	private ManagedLease hold(LockHandle handle, LockSettings settings, long sentAtNanos) {
+		ManagedLease lease = new ManagedLease(handle, settings, sentAtNanos, this.scheduler,
+				(ended) -> this.held.remove(ended.key(), ended));
+		this.held.put(handle.key(), lease);
+		lease.startRenewal();
+		return lease;
+	}
+
+	private static void discardLate(LockHandle handle) {
+		logger.warn("Acquire reply for lock '" + handle.key() + "' arrived after its lease could have expired;"
+				+ " not counting it as acquired");
+		try {
+			handle.release();
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Could not clean up late lock '" + handle.key() + "'", ex);
+		}
+	}
+
+	private static void checkKey(@Nullable String key) {
+		if (key == null || key.isBlank()) {
+			throw new IllegalArgumentException("Lock key must not be null or blank but was '" + key + "'");
+		}
+	}
+
+	private static LockAcquisitionException interrupted(String key, LockSettings settings,
+			@Nullable InterruptedException cause) {
+		return new LockAcquisitionException(key, settings.waitTime(),
+				"Interrupted while waiting for lock '" + key + "'", cause);
+	}
+
+}

@@ -1,0 +1,21 @@
+package dev.distlock.support;
+
+import java.time.Duration;
+
+import dev.distlock.LockOptions;
+
+/**
+ * Fully resolved options for one acquisition: nothing left to configuration.
+ */
+record LockSettings(Duration waitTime, Duration leaseTime, boolean autoRenew, Duration retryInterval) {
+
+	static LockSettings of(LockOptions options, LockOptions defaults) {
+		LockOptions merged = options.orElse(defaults);
+		if (merged.waitTime() == null || merged.leaseTime() == null || merged.autoRenew() == null
+				|| merged.retryInterval() == null) {
+			throw new IllegalStateException("Default lock options must set every value: " + defaults);
+		}
+		return new LockSettings(merged.waitTime(), merged.leaseTime(), merged.autoRenew(), merged.retryInterval());
+	}
+
+}

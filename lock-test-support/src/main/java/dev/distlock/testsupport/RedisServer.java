@@ -1,0 +1,250 @@
+package dev.distlock.testsupport;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * One real {@code redis-server} process, bound to 127.0.0.1 on a free port (never 6379 by default, never a
+ * server that happened to be running). Persistence is off unless extra arguments turn it on; the working
+ * directory is a fresh temporary folder removed on {@link #close()}.
+ *
+ * <pre>
+ * try (RedisServer redis = RedisServer.start()) {
+ *     connect to redis.host():redis.port()
+ * }
+ * </pre>
+ */
+public final class RedisServer implements AutoCloseable {
+
+	private static final Duration STARTUP_TIMEOUT = Duration.ofSeconds(20);
+
+	private final Process process;
+
+	private final int port;
+
+	private final Path dir;
+
+	private final List<String> extraArgs;
+
+	private RedisServer(Process process, int port, Path dir, List<String> extraArgs) {
+		this.process = process;
+		this.port = port;
+		this.dir = dir;
+		this.extraArgs = extraArgs;
+	}
+
+	/** Starts a server with persistence off. */
+	public static RedisServer start(String... extraArgs) {
+		return startOn(0, extraArgs);
+	}
+
+	/**
+	 * Starts a server on the given port, or on a free one when {@code port} is 0. Retries on another free port
+	 * when the chosen one was taken between probing and binding.
+	 */
+	public static RedisServer startOn(int port, String... extraArgs) {
+		IllegalStateException last = null;
+		for (int attempt = 0; attempt < 5; attempt++) {
+			int chosen = (port != 0) ? port : freePort();
+			try {
+				return launch(chosen, createDir(), List.of(extraArgs));
+			}
+			catch (IllegalStateException ex) {
+				last = ex;
+				if (port != 0) {
+					break;
+				}
+			}
+		}
+		throw last;
+	}
+
+	private static RedisServer launch(int port, Path dir, List<String> extraArgs) {
+		List<String> command = new ArrayList<>(List.of(RedisServerBinary.resolve().toString(), "--port",
+				String.valueOf(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir",
+				dir.toString(), "--protected-mode", "no", "--daemonize", "no", "--logfile", "redis.log"));
+		command.addAll(extraArgs);
+		ProcessBuilder builder = new ProcessBuilder(command).directory(dir.toFile())
+			.redirectErrorStream(true)
+			.redirectOutput(dir.resolve("stdout.log").toFile());
+		Process process;
+		try {
+			process = builder.start();
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("Could not start " + command, ex);
+		}
+		RedisServer server = new RedisServer(process, port, dir, extraArgs);
+		server.awaitReady();
+		return server;
+	}
+
+	/** Restarts a stopped or killed server on the same port and directory (so an AOF file is replayed). */
+	public RedisServer restart() {
+		if (this.process.isAlive()) {
+			throw new IllegalStateException("redis-server on port " + this.port + " is still running");
+		}
+		return launch(this.port, this.dir, this.extraArgs);
+	}
+
+	public String host() {
+		return "127.0.0.1";
+	}
+
+	public int port() {
+		return this.port;
+	}
+
+	/** {@code redis://127.0.0.1:port}. */
+	public String uri() {
+		return "redis://" + host() + ":" + this.port;
+	}
+
+	public long pid() {
+		return this.process.pid();
+	}
+
+	public boolean isAlive() {
+		return this.process.isAlive();
+	}
+
+	/** Sends one command and returns the raw first reply line, e.g. {@code +PONG} or {@code :42}. */
+	public String command(String... args) {
+		try (Socket socket = new Socket()) {
+			socket.connect(new InetSocketAddress(host(), this.port), 1000);
+			socket.setSoTimeout(5000);
+			OutputStream out = socket.getOutputStream();
+			StringBuilder request = new StringBuilder("*").append(args.length).append("\r\n");
+			for (String arg : args) {
+				request.append('$').append(arg.getBytes(StandardCharsets.UTF_8).length).append("\r\n").append(arg)
+					.append("\r\n");
+			}
+			out.write(request.toString().getBytes(StandardCharsets.UTF_8));
+			out.flush();
+			BufferedReader in = new BufferedReader(
+					new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8));
+			String first = in.readLine();
+			if (first != null && first.startsWith("$") && !first.equals("$-1")) {
+				return in.readLine();
+			}
+			return first;
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("redis-server on port " + this.port + " did not answer "
+					+ Arrays.toString(args), ex);
+		}
+	}
+
+	/** Kills the process with SIGKILL, as a crash would. */
+	public void kill() {
+		this.process.destroyForcibly();
+		waitFor();
+	}
+
+	/** Stops the process (SIGTERM) and waits for it. */
+	public void stop() {
+		this.process.destroy();
+		waitFor();
+	}
+
+	@Override
+	public void close() {
+		if (this.process.isAlive()) {
+			kill();
+		}
+		deleteDir();
+	}
+
+	private void waitFor() {
+		try {
+			if (!this.process.waitFor(10, TimeUnit.SECONDS)) {
+				this.process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+			}
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+	private void awaitReady() {
+		long deadline = System.nanoTime() + STARTUP_TIMEOUT.toNanos();
+		while (System.nanoTime() < deadline) {
+			if (!this.process.isAlive()) {
+				throw new IllegalStateException("redis-server exited on start (port " + this.port + "): " + log());
+			}
+			try {
+				if ("+PONG".equals(command("PING"))) {
+					return;
+				}
+			}
+			catch (UncheckedIOException ex) {
+				// not listening yet
+			}
+			try {
+				Thread.sleep(20);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				this.process.destroyForcibly();
+				throw new IllegalStateException("Interrupted while starting redis-server", ex);
+			}
+		}
+		this.process.destroyForcibly();
+		throw new IllegalStateException("redis-server did not answer PING within " + STARTUP_TIMEOUT + ": " + log());
+	}
+
+	private String log() {
+		try {
+			Path log = this.dir.resolve("redis.log");
+			return Files.exists(log) ? Files.readString(log) : Files.readString(this.dir.resolve("stdout.log"));
+		}
+		catch (IOException ex) {
+			return "(no log: " + ex.getMessage() + ")";
+		}
+	}
+
+	private static int freePort() {
+		try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+			return socket.getLocalPort();
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("No free loopback port", ex);
+		}
+	}
+
+	private static Path createDir() {
+		try {
+			return Files.createTempDirectory("distlock-redis");
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+	}
+
+	private void deleteDir() {
+		try (Stream<Path> paths = Files.walk(this.dir)) {
+			paths.sorted(Comparator.reverseOrder()).forEach((path) -> path.toFile().delete());
+		}
+		catch (IOException ex) {
+			// best effort: a temp folder left behind is harmless
+		}
+	}
+
+}

@@ -1,0 +1,97 @@
+package dev.distlock.testsupport;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.Locale;
+
+/**
+ * Finds a {@code redis-server} executable: the {@code DISTLOCK_REDIS_SERVER} environment variable or system
+ * property, then {@code redis-server} on the {@code PATH}, then the binary shipped inside the
+ * {@code com.github.codemonstur:embedded-redis} jar (Redis 6.2), copied once per JVM to a temporary file. The
+ * last step is what lets a fresh machine with no Redis installed run the tests and the sample app.
+ */
+public final class RedisServerBinary {
+
+	private static volatile Path cached;
+
+	private RedisServerBinary() {
+	}
+
+	/** The executable to run; resolved once per JVM. */
+	public static Path resolve() {
+		Path path = cached;
+		if (path == null) {
+			synchronized (RedisServerBinary.class) {
+				path = cached;
+				if (path == null) {
+					path = find();
+					cached = path;
+				}
+			}
+		}
+		return path;
+	}
+
+	private static Path find() {
+		String configured = System.getProperty("DISTLOCK_REDIS_SERVER", System.getenv("DISTLOCK_REDIS_SERVER"));
+		if (configured != null && !configured.isBlank()) {
+			Path path = Path.of(configured);
+			if (!Files.isExecutable(path)) {
+				throw new IllegalStateException("DISTLOCK_REDIS_SERVER=" + configured + " is not an executable file");
+			}
+			return path;
+		}
+		String pathEnv = System.getenv("PATH");
+		if (pathEnv != null) {
+			for (String dir : pathEnv.split(File.pathSeparator)) {
+				Path candidate = Path.of(dir, "redis-server");
+				if (Files.isExecutable(candidate)) {
+					return candidate;
+				}
+			}
+		}
+		return extractBundled();
+	}
+
+	private static Path extractBundled() {
+		String resource = bundledResourceName();
+		try (InputStream in = RedisServerBinary.class.getClassLoader().getResourceAsStream(resource)) {
+			if (in == null) {
+				throw new IllegalStateException("No redis-server on the PATH and no bundled binary " + resource
+						+ " on the class path; install redis-server or set DISTLOCK_REDIS_SERVER");
+			}
+			Path dir = Files.createTempDirectory("distlock-redis-bin");
+			Path target = dir.resolve("redis-server");
+			Files.copy(in, target, StandardCopyOption.REPLACE_EXISTING);
+			if (!target.toFile().setExecutable(true, true)) {
+				throw new IllegalStateException("Could not make " + target + " executable");
+			}
+			target.toFile().deleteOnExit();
+			dir.toFile().deleteOnExit();
+			return target;
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException("Could not extract the bundled redis-server", ex);
+		}
+	}
+
+	private static String bundledResourceName() {
+		String os = System.getProperty("os.name").toLowerCase(Locale.ROOT);
+		String arch = System.getProperty("os.arch").toLowerCase(Locale.ROOT);
+		boolean arm = arch.contains("aarch64") || arch.contains("arm64");
+		if (os.contains("linux")) {
+			return arm ? "redis-server-6.2.7-linux-arm64" : "redis-server-6.2.6-v5-linux-amd64";
+		}
+		if (os.contains("mac")) {
+			return arm ? "redis-server-6.2.6-v5-darwin-arm64" : "redis-server-6.2.6-v5-darwin-amd64";
+		}
+		throw new IllegalStateException("No bundled redis-server for " + os + "/" + arch
+				+ "; install redis-server or set DISTLOCK_REDIS_SERVER");
+	}
+
+}
