@@ -50,6 +50,14 @@ public final class RedisServer implements AutoCloseable {
 		this.extraArgs = extraArgs;
 	}
 
+	/**
+	 * One server for the whole JVM, started on first use and killed when the JVM exits. For tests that only
+	 * need a Redis and do not stop, pause or flush it; each such test uses its own keys.
+	 */
+	public static RedisServer shared() {
+		return Shared.SERVER;
+	}
+
 	/** Starts a server with persistence off. */
 	public static RedisServer start(String... extraArgs) {
 		return startOn(0, extraArgs);
@@ -218,6 +226,16 @@ public final class RedisServer implements AutoCloseable {
 		catch (IOException ex) {
 			return "(no log: " + ex.getMessage() + ")";
 		}
+	}
+
+	private static final class Shared {
+
+		static final RedisServer SERVER = start();
+
+		static {
+			Runtime.getRuntime().addShutdownHook(new Thread(SERVER::close, "redis-server-shutdown"));
+		}
+
 	}
 
 	private static int freePort() {

@@ -1,0 +1,73 @@
+package dev.distlock.aop;
+
+import java.lang.reflect.Method;
+import java.util.function.Function;
+import java.util.function.Supplier;
+
+import dev.distlock.DistributedLock;
+import dev.distlock.LockOptions;
+import dev.distlock.LockTemplate;
+import org.aopalliance.aop.Advice;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.aop.ClassFilter;
+import org.springframework.aop.Pointcut;
+import org.springframework.aop.support.AbstractPointcutAdvisor;
+import org.springframework.aop.support.StaticMethodMatcherPointcut;
+import org.springframework.beans.factory.config.ConfigurableBeanFactory;
+import org.springframework.core.annotation.AnnotationUtils;
+
+/**
+ * The infrastructure advisor that applies {@link DistributedLockInterceptor} to {@link DistributedLock}
+ * methods. Its order places it outside {@code @Transactional} (whose advisor defaults to the lowest
+ * precedence), so a lock is released only after the transaction on the same method has completed.
+ */
+public final class DistributedLockAdvisor extends AbstractPointcutAdvisor {
+
+	private static final long serialVersionUID = 1L;
+
+	private final transient LockOperationSource source;
+
+	private final transient DistributedLockInterceptor interceptor;
+
+	private final transient Pointcut pointcut = new StaticMethodMatcherPointcut() {
+
+		@Override
+		public ClassFilter getClassFilter() {
+			return (clazz) -> AnnotationUtils.isCandidateClass(clazz, DistributedLock.class);
+		}
+
+		@Override
+		public boolean matches(Method method, Class<?> targetClass) {
+			return DistributedLockAdvisor.this.source.getOperation(method, targetClass) != null;
+		}
+
+	};
+
+	/**
+	 * @param namedOptions the option set for a {@code name}, or null when none is configured; called only for
+	 * annotations that name one
+	 * @param template the template to lock with, looked up on first use
+	 * @param beanFactory resolves {@code ${...}} placeholders and {@code @bean} references
+	 * @param order the advisor's order
+	 */
+	public DistributedLockAdvisor(Function<String, @Nullable LockOptions> namedOptions,
+			Supplier<LockTemplate> template, @Nullable ConfigurableBeanFactory beanFactory, int order) {
+		LockKeyEvaluator evaluator = new LockKeyEvaluator(beanFactory);
+		this.source = new LockOperationSource(namedOptions,
+				(beanFactory != null) ? beanFactory::resolveEmbeddedValue : null, evaluator);
+		this.interceptor = new DistributedLockInterceptor(this.source, evaluator, template);
+		setOrder(order);
+	}
+
+	@Override
+	public Pointcut getPointcut() {
+		return this.pointcut;
+	}
+
+	@Override
+	public Advice getAdvice() {
+		return this.interceptor;
+	}
+
+}

@@ -1,0 +1,163 @@
+package dev.distlock.aop;
+
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Future;
+import java.util.function.Function;
+
+import dev.distlock.DistributedLock;
+import dev.distlock.LockOptions;
+import dev.distlock.OnFailure;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.aop.support.AopUtils;
+import org.springframework.boot.convert.DurationStyle;
+import org.springframework.context.expression.AnnotatedElementKey;
+import org.springframework.core.MethodClassKey;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.util.ClassUtils;
+import org.springframework.util.StringUtils;
+import org.springframework.util.StringValueResolver;
+
+/**
+ * Finds {@link DistributedLock} on a method (merged, so meta-annotations work; interface and superclass methods
+ * too) and resolves it once per method and target class into a {@link LockOperation}. Every check that can be
+ * made without a call is made here, at proxy creation, so a bad annotation fails the application at startup
+ * naming the method: an expression that does not parse, a duration that does not parse or is out of range, a
+ * {@code name} with no configured option set, {@code SKIP} on a method that cannot return "nothing", and async
+ * return types (a lock released when the method returns would not cover the work it started).
+ */
+public final class LockOperationSource {
+
+	private static final Optional<LockOperation> NONE = Optional.empty();
+
+	private final Function<String, @Nullable LockOptions> namedOptions;
+
+	private final @Nullable StringValueResolver placeholders;
+
+	private final LockKeyEvaluator evaluator;
+
+	private final Map<MethodClassKey, Optional<LockOperation>> operations = new ConcurrentHashMap<>(256);
+
+	LockOperationSource(Function<String, @Nullable LockOptions> namedOptions,
+			@Nullable StringValueResolver placeholders, LockKeyEvaluator evaluator) {
+		this.namedOptions = namedOptions;
+		this.placeholders = placeholders;
+		this.evaluator = evaluator;
+	}
+
+	/** The operation for {@code method} called on {@code targetClass}, or {@code null} if not annotated. */
+	@Nullable LockOperation getOperation(Method method, @Nullable Class<?> targetClass) {
+		if (method.getDeclaringClass() == Object.class) {
+			return null;
+		}
+		MethodClassKey cacheKey = new MethodClassKey(method, targetClass);
+		Optional<LockOperation> cached = this.operations.get(cacheKey);
+		if (cached == null) {
+			cached = Optional.ofNullable(resolve(method, targetClass));
+			this.operations.put(cacheKey, cached);
+		}
+		return cached.orElse(null);
+	}
+
+	private @Nullable LockOperation resolve(Method method, @Nullable Class<?> targetClass) {
+		Method specific = AopUtils.getMostSpecificMethod(method, targetClass);
+		DistributedLock annotation = AnnotatedElementUtils.findMergedAnnotation(specific, DistributedLock.class);
+		if (annotation == null && specific != method) {
+			annotation = AnnotatedElementUtils.findMergedAnnotation(method, DistributedLock.class);
+		}
+		if (annotation == null) {
+			return null;
+		}
+		Class<?> owner = (targetClass != null) ? targetClass : specific.getDeclaringClass();
+		String description = ClassUtils.getQualifiedMethodName(specific, owner) + "()";
+		if (!StringUtils.hasText(annotation.key())) {
+			throw new IllegalStateException("@DistributedLock on " + description + " has an empty key");
+		}
+		AnnotatedElementKey elementKey = new AnnotatedElementKey(specific, owner);
+		this.evaluator.parse(annotation.key(), elementKey, description);
+		LockOptions options = options(annotation, description);
+		Class<?> returnType = specific.getReturnType();
+		checkReturnType(annotation.onFailure(), returnType, description);
+		return new LockOperation(specific, elementKey, annotation.key(), options, annotation.onFailure(),
+				returnType == Optional.class, description);
+	}
+
+	private LockOptions options(DistributedLock annotation, String description) {
+		LockOptions base = LockOptions.defaults();
+		if (StringUtils.hasText(annotation.name())) {
+			LockOptions named = this.namedOptions.apply(annotation.name());
+			if (named == null) {
+				throw new IllegalStateException("@DistributedLock on " + description + " names lock options '"
+						+ annotation.name() + "', but distributed-lock.locks." + annotation.name()
+						+ " is not configured");
+			}
+			base = named;
+		}
+		LockOptions.Builder builder = LockOptions.builder();
+		Duration waitTime = duration(annotation.waitTime(), "waitTime", description);
+		if (waitTime != null) {
+			check(waitTime.isNegative(), "waitTime", annotation.waitTime(), "must not be negative", description);
+			builder.waitTime(waitTime);
+		}
+		Duration leaseTime = duration(annotation.leaseTime(), "leaseTime", description);
+		if (leaseTime != null) {
+			check(leaseTime.isNegative() || leaseTime.isZero(), "leaseTime", annotation.leaseTime(),
+					"must be positive", description);
+			builder.leaseTime(leaseTime);
+		}
+		return builder.build().orElse(base);
+	}
+
+	private @Nullable Duration duration(String value, String attribute, String description) {
+		if (!StringUtils.hasText(value)) {
+			return null;
+		}
+		String resolved = (this.placeholders != null) ? this.placeholders.resolveStringValue(value) : value;
+		try {
+			return DurationStyle.detectAndParse((resolved != null) ? resolved.trim() : "");
+		}
+		catch (IllegalArgumentException ex) {
+			throw new IllegalStateException("@DistributedLock(" + attribute + " = \"" + value + "\") on "
+					+ description + " is not a duration (use e.g. 500ms, 2s or PT2S)", ex);
+		}
+	}
+
+	private static void check(boolean invalid, String attribute, String value, String rule, String description) {
+		if (invalid) {
+			throw new IllegalStateException(
+					"@DistributedLock(" + attribute + " = \"" + value + "\") on " + description + " " + rule);
+		}
+	}
+
+	private static void checkReturnType(OnFailure onFailure, Class<?> returnType, String description) {
+		if (CompletionStage.class.isAssignableFrom(returnType) || Future.class.isAssignableFrom(returnType)
+				|| isReactive(returnType)) {
+			throw new IllegalStateException("@DistributedLock on " + description + " returns "
+					+ returnType.getName() + ": asynchronous results are not supported, because the lock would"
+					+ " be released before the work completes; lock inside the asynchronous task instead");
+		}
+		if (onFailure == OnFailure.SKIP && returnType != void.class && returnType != Void.class
+				&& returnType != Optional.class) {
+			throw new IllegalStateException("@DistributedLock(onFailure = SKIP) on " + description + " returns "
+					+ returnType.getName() + ", but a skipped call can only return nothing: declare the method"
+					+ " void or Optional, or use onFailure = THROW");
+		}
+	}
+
+	private static boolean isReactive(Class<?> type) {
+		for (Class<?> candidate = type; candidate != null; candidate = candidate.getSuperclass()) {
+			for (Class<?> implemented : ClassUtils.getAllInterfacesForClassAsSet(candidate)) {
+				if (implemented.getName().equals("org.reactivestreams.Publisher")) {
+					return true;
+				}
+			}
+		}
+		return false;
+	}
+
+}

@@ -1,0 +1,183 @@
+package dev.distlock.autoconfigure;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/**
+ * Configuration of distributed locks ({@code distributed-lock.*}).
+ */
+@ConfigurationProperties("distributed-lock")
+public class DistributedLockProperties {
+
+	/**
+	 * Whether to configure distributed locks. When false, no lock beans are created and @DistributedLock
+	 * methods are not intercepted.
+	 */
+	private boolean enabled = true;
+
+	/**
+	 * Prefix of every lock key in Redis. Must not be empty or start with '{'.
+	 */
+	private String keyPrefix = "lock:";
+
+	/**
+	 * Default time to wait for a lock before giving up. Zero tries once.
+	 */
+	private Duration waitTime = Duration.ofSeconds(5);
+
+	/**
+	 * Default lease: how long a lock outlives a crashed holder, and, without auto-renew, how long it is held at
+	 * most.
+	 */
+	private Duration leaseTime = Duration.ofSeconds(30);
+
+	/**
+	 * Whether held locks are renewed in the background (every third of the lease) for as long as they are held.
+	 */
+	private boolean autoRenew = true;
+
+	/**
+	 * Longest pause between two attempts while waiting for a lock; waiters back off with jitter up to it.
+	 */
+	private Duration retryInterval = Duration.ofMillis(100);
+
+	/**
+	 * Order of the @DistributedLock advisor. The default places it outside @Transactional (lowest precedence)
+	 * so a lock is released only after the transaction completes.
+	 */
+	private int order = 2147483547;
+
+	/**
+	 * Named option sets, chosen by @DistributedLock(name = ...). Each unset value falls back to the global one.
+	 */
+	private Map<String, Lock> locks = new LinkedHashMap<>();
+
+	public boolean isEnabled() {
+		return this.enabled;
+	}
+
+	public void setEnabled(boolean enabled) {
+		this.enabled = enabled;
+	}
+
+	public String getKeyPrefix() {
+		return this.keyPrefix;
+	}
+
+	public void setKeyPrefix(String keyPrefix) {
+		this.keyPrefix = keyPrefix;
+	}
+
+	public Duration getWaitTime() {
+		return this.waitTime;
+	}
+
+	public void setWaitTime(Duration waitTime) {
+		this.waitTime = waitTime;
+	}
+
+	public Duration getLeaseTime() {
+		return this.leaseTime;
+	}
+
+	public void setLeaseTime(Duration leaseTime) {
+		this.leaseTime = leaseTime;
+	}
+
+	public boolean isAutoRenew() {
+		return this.autoRenew;
+	}
+
+	public void setAutoRenew(boolean autoRenew) {
+		this.autoRenew = autoRenew;
+	}
+
+	public Duration getRetryInterval() {
+		return this.retryInterval;
+	}
+
+	public void setRetryInterval(Duration retryInterval) {
+		this.retryInterval = retryInterval;
+	}
+
+	public int getOrder() {
+		return this.order;
+	}
+
+	public void setOrder(int order) {
+		this.order = order;
+	}
+
+	public Map<String, Lock> getLocks() {
+		return this.locks;
+	}
+
+	public void setLocks(Map<String, Lock> locks) {
+		this.locks = locks;
+	}
+
+	/**
+	 * One named option set ({@code distributed-lock.locks.<name>.*}).
+	 */
+	public static class Lock {
+
+		/**
+		 * Time to wait for this lock. Defaults to distributed-lock.wait-time.
+		 */
+		private @Nullable Duration waitTime;
+
+		/**
+		 * Lease of this lock. Defaults to distributed-lock.lease-time.
+		 */
+		private @Nullable Duration leaseTime;
+
+		/**
+		 * Whether to renew this lock while held. Defaults to distributed-lock.auto-renew.
+		 */
+		private @Nullable Boolean autoRenew;
+
+		/**
+		 * Longest pause between attempts for this lock. Defaults to distributed-lock.retry-interval.
+		 */
+		private @Nullable Duration retryInterval;
+
+		public @Nullable Duration getWaitTime() {
+			return this.waitTime;
+		}
+
+		public void setWaitTime(@Nullable Duration waitTime) {
+			this.waitTime = waitTime;
+		}
+
+		public @Nullable Duration getLeaseTime() {
+			return this.leaseTime;
+		}
+
+		public void setLeaseTime(@Nullable Duration leaseTime) {
+			this.leaseTime = leaseTime;
+		}
+
+		public @Nullable Boolean getAutoRenew() {
+			return this.autoRenew;
+		}
+
+		public void setAutoRenew(@Nullable Boolean autoRenew) {
+			this.autoRenew = autoRenew;
+		}
+
+		public @Nullable Duration getRetryInterval() {
+			return this.retryInterval;
+		}
+
+		public void setRetryInterval(@Nullable Duration retryInterval) {
+			this.retryInterval = retryInterval;
+		}
+
+	}
+
+}

@@ -1,0 +1,79 @@
+package dev.distlock.autoconfigure;
+
+import java.time.Duration;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import dev.distlock.LockOptions;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
+
+/**
+ * Turns {@link DistributedLockProperties} into {@link LockOptions}: the global defaults and one set per named
+ * lock. Every value is checked here, so a bad one fails startup naming the property (Boot's failure analyzer
+ * prints the property, its value, where it came from, and the rule).
+ */
+final class LockOptionsResolver {
+
+	private final LockOptions defaults;
+
+	private final Map<String, LockOptions> named;
+
+	LockOptionsResolver(DistributedLockProperties properties) {
+		String prefix = properties.getKeyPrefix();
+		if (prefix == null || prefix.isEmpty() || prefix.startsWith("{")) {
+			throw new InvalidConfigurationPropertyValueException("distributed-lock.key-prefix", prefix,
+					"The key prefix must not be empty (lock keys need their own namespace) and must not start with"
+							+ " '{'.");
+		}
+		this.defaults = options("distributed-lock.", properties.getWaitTime(), properties.getLeaseTime(),
+				properties.isAutoRenew(), properties.getRetryInterval());
+		Map<String, LockOptions> named = new LinkedHashMap<>();
+		properties.getLocks().forEach((name, lock) -> named.put(name, options("distributed-lock.locks." + name + ".",
+				lock.getWaitTime(), lock.getLeaseTime(), lock.getAutoRenew(), lock.getRetryInterval())));
+		this.named = Collections.unmodifiableMap(named);
+	}
+
+	/** The global defaults, every value set. */
+	LockOptions defaults() {
+		return this.defaults;
+	}
+
+	/** The option set called {@code name}, or null if none is configured. */
+	@Nullable LockOptions named(String name) {
+		return this.named.get(name);
+	}
+
+	private static LockOptions options(String prefix, @Nullable Duration waitTime, @Nullable Duration leaseTime,
+			@Nullable Boolean autoRenew, @Nullable Duration retryInterval) {
+		LockOptions.Builder builder = LockOptions.builder();
+		if (waitTime != null) {
+			check(prefix + "wait-time", waitTime, waitTime.isNegative(), "must not be negative");
+			builder.waitTime(waitTime);
+		}
+		if (leaseTime != null) {
+			check(prefix + "lease-time", leaseTime, leaseTime.isNegative() || leaseTime.isZero(),
+					"must be positive");
+			check(prefix + "lease-time", leaseTime, leaseTime.toMillis() < 1, "must be at least 1ms");
+			builder.leaseTime(leaseTime);
+		}
+		if (autoRenew != null) {
+			builder.autoRenew(autoRenew);
+		}
+		if (retryInterval != null) {
+			check(prefix + "retry-interval", retryInterval, retryInterval.isNegative() || retryInterval.isZero(),
+					"must be positive");
+			builder.retryInterval(retryInterval);
+		}
+		return builder.build();
+	}
+
+	private static void check(String property, Duration value, boolean invalid, String rule) {
+		if (invalid) {
+			throw new InvalidConfigurationPropertyValueException(property, value, "The value " + rule + ".");
+		}
+	}
+
+}

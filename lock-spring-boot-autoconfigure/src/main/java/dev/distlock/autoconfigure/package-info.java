@@ -1,0 +1,7 @@
+/**
+ * Auto-configuration of distlock and its {@code distributed-lock.*} properties.
+ */
+@NullMarked
+package dev.distlock.autoconfigure;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,243 @@
+package dev.distlock.autoconfigure;
+
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+import dev.distlock.Lease;
+import dev.distlock.LockOptions;
+import dev.distlock.LockTemplate;
+import dev.distlock.aop.DistributedLockAdvisor;
+import dev.distlock.redis.RedisLockProvider;
+import dev.distlock.spi.LockProvider;
+import dev.distlock.support.RenewalScheduler;
+import dev.distlock.testsupport.RedisServer;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class DistributedLockAutoConfigurationTests {
+
+	private final ApplicationContextRunner runner = new ApplicationContextRunner()
+		.withConfiguration(
+				AutoConfigurations.of(DataRedisAutoConfiguration.class, DistributedLockAutoConfiguration.class))
+		.withPropertyValues("spring.data.redis.host=127.0.0.1",
+				"spring.data.redis.port=" + RedisServer.shared().port());
+
+	@Test
+	void configuresEverythingOnRedis() {
+		this.runner.run((context) -> {
+			assertThat(context).hasSingleBean(LockTemplate.class)
+				.hasSingleBean(RedisLockProvider.class)
+				.hasSingleBean(RenewalScheduler.class)
+				.hasSingleBean(DistributedLockAdvisor.class);
+			LockTemplate template = context.getBean(LockTemplate.class);
+			try (Lease lease = template.acquire("autoconfig-smoke", LockOptions.defaults())) {
+				assertThat(lease.isHeld()).isTrue();
+			}
+		});
+	}
+
+	@Test
+	void appliesConfiguredDefaults() {
+		this.runner.withPropertyValues("distributed-lock.wait-time=0", "distributed-lock.lease-time=2s")
+			.run((context) -> {
+				LockTemplate template = context.getBean(LockTemplate.class);
+				try (Lease held = template.acquire("autoconfig-defaults", LockOptions.defaults())) {
+					Optional<Lease> other = onOtherThread(
+							() -> template.tryAcquire("autoconfig-defaults", LockOptions.defaults()));
+					assertThat(other).isEmpty();
+				}
+			});
+	}
+
+	@Test
+	void enabledFalseTurnsTheStarterOff() {
+		this.runner.withPropertyValues("distributed-lock.enabled=false")
+			.run((context) -> assertThat(context).doesNotHaveBean(LockTemplate.class)
+				.doesNotHaveBean(LockProvider.class)
+				.doesNotHaveBean(DistributedLockAdvisor.class)
+				.doesNotHaveBean(RenewalScheduler.class));
+	}
+
+	@Test
+	void withoutRedisThereIsNoProviderAndNoTemplate() {
+		new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(DistributedLockAutoConfiguration.class))
+			.run((context) -> assertThat(context).hasNotFailed()
+				.doesNotHaveBean(LockProvider.class)
+				.doesNotHaveBean(LockTemplate.class));
+	}
+
+	@Test
+	void backsOffFromAUserTemplate() {
+		this.runner.withUserConfiguration(UserTemplate.class)
+			.run((context) -> assertThat(context).hasSingleBean(LockTemplate.class)
+				.getBean(LockTemplate.class)
+				.isSameAs(context.getBean(UserTemplate.class).template));
+	}
+
+	@Test
+	void backsOffFromAUserProviderAndUsesIt() {
+		this.runner.withUserConfiguration(UserProvider.class).run((context) -> {
+			assertThat(context).hasSingleBean(LockProvider.class).doesNotHaveBean(RedisLockProvider.class);
+			context.getBean(LockTemplate.class).run("user-provider", () -> {
+			});
+			assertThat(context.getBean(UserProvider.class).calls).isEqualTo(1);
+		});
+	}
+
+	@Test
+	void backsOffFromAUserRenewalScheduler() {
+		this.runner.withUserConfiguration(UserScheduler.class)
+			.run((context) -> assertThat(context).getBean(RenewalScheduler.class)
+				.isSameAs(context.getBean(UserScheduler.class).scheduler));
+	}
+
+	@Test
+	void zeroLeaseTimeFailsStartupNamingTheProperty() {
+		assertStartupFailsNaming("distributed-lock.lease-time=0s", "distributed-lock.lease-time");
+	}
+
+	@Test
+	void negativeWaitTimeFailsStartupNamingTheProperty() {
+		assertStartupFailsNaming("distributed-lock.wait-time=-1s", "distributed-lock.wait-time");
+	}
+
+	@Test
+	void zeroRetryIntervalFailsStartupNamingTheProperty() {
+		assertStartupFailsNaming("distributed-lock.retry-interval=0ms", "distributed-lock.retry-interval");
+	}
+
+	@Test
+	void emptyKeyPrefixFailsStartupNamingTheProperty() {
+		assertStartupFailsNaming("distributed-lock.key-prefix=", "distributed-lock.key-prefix");
+	}
+
+	@Test
+	void invalidNamedLeaseFailsStartupNamingTheProperty() {
+		assertStartupFailsNaming("distributed-lock.locks.stock.lease-time=-5s",
+				"distributed-lock.locks.stock.lease-time");
+	}
+
+	@Test
+	void nonDurationFailsStartupNamingTheProperty() {
+		this.runner.withPropertyValues("distributed-lock.lease-time=forever")
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.rootCause()
+				.hasMessageContaining("forever"));
+		this.runner.withPropertyValues("distributed-lock.lease-time=forever")
+			.run((context) -> assertThat(context.getStartupFailure())
+				.hasStackTraceContaining("distributed-lock.lease-time"));
+	}
+
+	private void assertStartupFailsNaming(String property, String name) {
+		this.runner.withPropertyValues(property)
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.rootCause()
+				.isInstanceOf(InvalidConfigurationPropertyValueException.class)
+				.hasMessageContaining(name));
+	}
+
+	/** Locks are reentrant per thread, so a competing caller must be another thread. */
+	static <T> T onOtherThread(Supplier<T> call) throws Exception {
+		ExecutorService executor = Executors.newSingleThreadExecutor();
+		try {
+			return executor.submit(call::get).get(30, TimeUnit.SECONDS);
+		}
+		finally {
+			executor.shutdownNow();
+		}
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class UserTemplate {
+
+		final LockTemplate template = new LockTemplate() {
+
+			@Override
+			public <T> T execute(String key, LockOptions options, Supplier<T> action) {
+				return action.get();
+			}
+
+			@Override
+			public Lease acquire(String key, LockOptions options) {
+				throw new UnsupportedOperationException();
+			}
+
+			@Override
+			public Optional<Lease> tryAcquire(String key, LockOptions options) {
+				return Optional.empty();
+			}
+
+		};
+
+		@Bean
+		LockTemplate userLockTemplate() {
+			return this.template;
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class UserProvider {
+
+		int calls;
+
+		@Bean
+		LockProvider userLockProvider() {
+			return (key, leaseTime) -> {
+				this.calls++;
+				return new dev.distlock.spi.LockAttempt.Acquired(new dev.distlock.spi.LockHandle() {
+
+					@Override
+					public String key() {
+						return key;
+					}
+
+					@Override
+					public long fencingToken() {
+						return 1;
+					}
+
+					@Override
+					public boolean renew(Duration leaseTime) {
+						return true;
+					}
+
+					@Override
+					public boolean release() {
+						return true;
+					}
+
+				});
+			};
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class UserScheduler {
+
+		final RenewalScheduler scheduler = new RenewalScheduler();
+
+		@Bean
+		RenewalScheduler userRenewalScheduler() {
+			return this.scheduler;
+		}
+
+	}
+
+}
