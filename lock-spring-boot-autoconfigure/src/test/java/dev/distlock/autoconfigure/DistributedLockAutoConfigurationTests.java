@@ -54,6 +54,7 @@ class DistributedLockAutoConfigurationTests {
 			.run((context) -> {
 				LockTemplate template = context.getBean(LockTemplate.class);
 				try (Lease held = template.acquire("autoconfig-defaults", LockOptions.defaults())) {
+					assertThat(held.isHeld()).isTrue();
 					Optional<Lease> other = onOtherThread(
 							() -> template.tryAcquire("autoconfig-defaults", LockOptions.defaults()));
 					assertThat(other).isEmpty();
