@@ -1,6 +1,7 @@
 package dev.distlock.support;
 
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 
 import dev.distlock.Lease;
@@ -41,13 +42,13 @@ final class ManagedLease implements Lease {
 
 	private final Object monitor = new Object();
 
-	private volatile State state = State.HELD;
+	private final AtomicReference<State> state = new AtomicReference<>(State.HELD);
 
 	private volatile long deadlineNanos;
 
 	private volatile @Nullable String lostReason;
 
-	private @Nullable ScheduledFuture<?> renewal;
+	private volatile @Nullable ScheduledFuture<?> renewal;
 
 	ManagedLease(LockHandle handle, LockSettings settings, long sentAtNanos, RenewalScheduler scheduler,
 			Consumer<ManagedLease> onEnd) {
@@ -83,10 +84,10 @@ final class ManagedLease implements Lease {
 
 	@Override
 	public boolean isHeld() {
-		if (this.state == State.HELD && System.nanoTime() - this.deadlineNanos >= 0) {
+		if (this.state.get() == State.HELD && System.nanoTime() - this.deadlineNanos >= 0) {
 			markLost("its lease time of " + this.settings.leaseTime().toMillis() + "ms ran out without renewal");
 		}
-		return this.state == State.HELD;
+		return this.state.get() == State.HELD;
 	}
 
 	/** Another level of reentrancy by the owning thread. */
@@ -103,25 +104,22 @@ final class ManagedLease implements Lease {
 	 * every level that held the lease when it was lost.
 	 */
 	void exitNested() {
-		if (this.state != State.RELEASED && !isHeld()) {
+		if (this.state.get() != State.RELEASED && !isHeld()) {
 			throw lostException();
 		}
 	}
 
 	@Override
 	public void release() {
-		boolean wasLost;
+		State previous;
 		synchronized (this.monitor) {
-			if (this.state == State.RELEASED) {
+			previous = this.state.getAndSet(State.RELEASED);
+			if (previous == State.RELEASED) {
 				return;
 			}
-			wasLost = (this.state == State.LOST);
-			this.state = State.RELEASED;
-			if (this.renewal != null) {
-				this.renewal.cancel(false);
-				this.renewal = null;
-			}
+			cancelRenewal();
 		}
+		boolean wasLost = (previous == State.LOST);
 		this.onEnd.accept(this);
 		boolean deleted = this.handle.release();
 		if (wasLost || !deleted) {
@@ -147,7 +145,7 @@ final class ManagedLease implements Lease {
 
 	private void renew() {
 		synchronized (this.monitor) {
-			if (this.state != State.HELD) {
+			if (this.state.get() != State.HELD) {
 				return;
 			}
 			long sent = System.nanoTime();
@@ -174,23 +172,27 @@ final class ManagedLease implements Lease {
 	}
 
 	private void markLost(String reason) {
-		synchronized (this.monitor) {
-			if (this.state != State.HELD) {
-				return;
-			}
-			this.lostReason = reason;
-			this.state = State.LOST;
-			if (this.renewal != null) {
-				this.renewal.cancel(false);
-				this.renewal = null;
-			}
+		if (this.state.get() != State.HELD) {
+			return;
 		}
+		this.lostReason = reason;
+		if (!this.state.compareAndSet(State.HELD, State.LOST)) {
+			return;
+		}
+		cancelRenewal();
 		logger.warn("Lost the lease on lock '" + key() + "' (fencing token " + fencingToken() + "): " + reason);
+	}
+
+	private void cancelRenewal() {
+		ScheduledFuture<?> next = this.renewal;
+		if (next != null) {
+			next.cancel(false);
+		}
 	}
 
 	@Override
 	public String toString() {
-		return "Lease[key=" + key() + ", token=" + fencingToken() + ", state=" + this.state + "]";
+		return "Lease[key=" + key() + ", token=" + fencingToken() + ", state=" + this.state.get() + "]";
 	}
 
 }
