@@ -12,7 +12,7 @@ import java.util.Locale;
 /**
  * Finds a {@code redis-server} executable: the {@code DISTLOCK_REDIS_SERVER} environment variable or system
  * property, then {@code redis-server} on the {@code PATH}, then the binary shipped inside the
- * {@code com.github.codemonstur:embedded-redis} jar (Redis 6.2), copied once per JVM to a temporary file. The
+ * {@code com.github.codemonstur:embedded-redis} jar (Redis 6.2), copied once to the temporary directory. The
  * last step is what lets a fresh machine with no Redis installed run the tests and the sample app.
  */
 public final class RedisServerBinary {
@@ -58,6 +58,12 @@ public final class RedisServerBinary {
 		return extractBundled();
 	}
 
+	/**
+	 * Copies the bundled binary once to {@code <tmpdir>/distlock-redis-server/<name>} and reuses it from then
+	 * on, across JVMs (worker JVMs killed with SIGKILL never run exit hooks, so per-JVM copies would pile up).
+	 * The copy is written beside the target and moved into place atomically, so concurrent JVMs never run a
+	 * half-written file.
+	 */
 	private static Path extractBundled() {
 		String resource = bundledResourceName();
 		try (InputStream in = RedisServerBinary.class.getClassLoader().getResourceAsStream(resource)) {
@@ -65,14 +71,17 @@ public final class RedisServerBinary {
 				throw new IllegalStateException("No redis-server on the PATH and no bundled binary " + resource
 						+ " on the class path; install redis-server or set DISTLOCK_REDIS_SERVER");
 			}
-			Path dir = Files.createTempDirectory("distlock-redis-bin");
-			Path target = dir.resolve("redis-server");
-			Files.copy(in, target, StandardCopyOption.REPLACE_EXISTING);
-			if (!target.toFile().setExecutable(true, true)) {
-				throw new IllegalStateException("Could not make " + target + " executable");
+			Path dir = Files.createDirectories(Path.of(System.getProperty("java.io.tmpdir"), "distlock-redis-server"));
+			Path target = dir.resolve(resource);
+			if (Files.isExecutable(target)) {
+				return target;
 			}
-			target.toFile().deleteOnExit();
-			dir.toFile().deleteOnExit();
+			Path partial = Files.createTempFile(dir, resource, ".partial");
+			Files.copy(in, partial, StandardCopyOption.REPLACE_EXISTING);
+			if (!partial.toFile().setExecutable(true, false)) {
+				throw new IllegalStateException("Could not make " + partial + " executable");
+			}
+			Files.move(partial, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
 			return target;
 		}
 		catch (IOException ex) {
