@@ -49,12 +49,40 @@ public final class RedisLockProvider implements LockProvider {
 	public LockAttempt tryLock(String key, Duration leaseTime) {
 		String lockKey = this.keys.lockKey(key);
 		String owner = this.instanceId + ":" + this.sequence.incrementAndGet();
-		long result = run(key, "acquire", () -> this.redis.execute(LockScripts.ACQUIRE,
-				List.of(lockKey, this.keys.fenceKey(lockKey)), owner, millis(leaseTime)));
+		long result;
+		try {
+			result = run(key, "acquire", () -> this.redis.execute(LockScripts.ACQUIRE,
+					List.of(lockKey, this.keys.fenceKey(lockKey)), owner, millis(leaseTime)));
+		}
+		catch (LockBackendException ex) {
+			abandon(lockKey, owner, ex);
+			throw ex;
+		}
 		if (result > 0) {
 			return new LockAttempt.Acquired(new RedisLockHandle(key, lockKey, owner, result));
 		}
 		return new LockAttempt.Busy(Duration.ofMillis(-result - 1));
+	}
+
+	/**
+	 * The acquire reply was lost (interrupt, timeout, broken connection), but the script may have run and taken
+	 * the lock for an owner nobody knows. Deletes it if so, so that it does not block every caller for a whole
+	 * lease. The owner is unique to this attempt, so nothing else can be deleted; on a shared connection the
+	 * delete is sent after the acquire and runs after it. The interrupt flag is set aside for this one call.
+	 */
+	private void abandon(String lockKey, String owner, LockBackendException failure) {
+		boolean interrupted = Thread.interrupted();
+		try {
+			this.redis.execute(LockScripts.RELEASE, List.of(lockKey), owner);
+		}
+		catch (RuntimeException ex) {
+			failure.addSuppressed(ex);
+		}
+		finally {
+			if (interrupted) {
+				Thread.currentThread().interrupt();
+			}
+		}
 	}
 
 	private static String millis(Duration duration) {

@@ -8,6 +8,7 @@ import java.util.function.Supplier;
 
 import dev.distlock.Lease;
 import dev.distlock.LockAcquisitionException;
+import dev.distlock.LockBackendException;
 import dev.distlock.LockOptions;
 import dev.distlock.LockTemplate;
 import dev.distlock.spi.LockAttempt;
@@ -81,7 +82,16 @@ public final class DefaultLockTemplate implements LockTemplate {
 				throw interrupted(key, settings, null);
 			}
 			long sent = System.nanoTime();
-			LockAttempt attempt = this.provider.tryLock(key, settings.leaseTime());
+			LockAttempt attempt;
+			try {
+				attempt = this.provider.tryLock(key, settings.leaseTime());
+			}
+			catch (LockBackendException ex) {
+				if (Thread.currentThread().isInterrupted()) {
+					throw interrupted(key, settings, ex);
+				}
+				throw ex;
+			}
 			if (attempt instanceof LockAttempt.Acquired acquired) {
 				if (System.nanoTime() - sent < leaseNanos) {
 					return hold(acquired.handle(), settings, sent);
@@ -132,7 +142,7 @@ public final class DefaultLockTemplate implements LockTemplate {
 	}
 
 	private static LockAcquisitionException interrupted(String key, LockSettings settings,
-			@Nullable InterruptedException cause) {
+			@Nullable Exception cause) {
 		return new LockAcquisitionException(key, settings.waitTime(),
 				"Interrupted while waiting for lock '" + key + "'", cause);
 	}

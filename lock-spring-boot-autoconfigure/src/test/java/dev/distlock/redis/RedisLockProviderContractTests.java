@@ -1,0 +1,126 @@
+package dev.distlock.redis;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.UUID;
+
+import dev.distlock.LockBackendException;
+import dev.distlock.spi.AbstractLockProviderContractTests;
+import dev.distlock.spi.LockHandle;
+import dev.distlock.spi.LockProvider;
+import dev.distlock.testsupport.RedisServer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * The provider contract on a real {@code redis-server}, plus what is particular to Redis: the shape of the lock
+ * key, fencing tokens that keep rising when the counter is lost, and errors when the server is gone. The two
+ * providers use separate connection factories, as two JVMs would.
+ */
+class RedisLockProviderContractTests extends AbstractLockProviderContractTests {
+
+	private static LettuceConnectionFactory factory;
+
+	private static LettuceConnectionFactory otherFactory;
+
+	private static RedisLockProvider provider;
+
+	private static RedisLockProvider otherProvider;
+
+	private static StringRedisTemplate redis;
+
+	@BeforeAll
+	static void connect() {
+		factory = TestRedis.connectionFactory(RedisServer.shared());
+		otherFactory = TestRedis.connectionFactory(RedisServer.shared());
+		provider = new RedisLockProvider(factory, "lock:", false);
+		otherProvider = new RedisLockProvider(otherFactory, "lock:", false);
+		redis = new StringRedisTemplate(factory);
+	}
+
+	@AfterAll
+	static void disconnect() {
+		factory.destroy();
+		otherFactory.destroy();
+	}
+
+	@Override
+	protected LockProvider provider() {
+		return provider;
+	}
+
+	@Override
+	protected LockProvider otherProvider() {
+		return otherProvider;
+	}
+
+	@Test
+	void aLockIsAHashOfOwnerAndFenceWithTheLeaseAsItsTtl() {
+		String key = "shape-" + UUID.randomUUID();
+		LockHandle handle = acquired(provider.tryLock(key, Duration.ofSeconds(10)));
+		Map<Object, Object> hash = redis.opsForHash().entries("lock:" + key);
+		assertThat(hash).containsOnlyKeys("owner", "fence");
+		assertThat(hash.get("fence")).isEqualTo(Long.toString(handle.fencingToken()));
+		assertThat((String) hash.get("owner")).matches("[0-9a-f-]{36}:\\d+");
+		assertThat(redis.getExpire("lock:" + key)).isBetween(1L, 10L);
+		assertThat(handle.release()).isTrue();
+		assertThat(redis.hasKey("lock:" + key)).isFalse();
+	}
+
+	@Test
+	void ownersDifferPerAcquisitionAndPerProvider() {
+		String key = "owners-" + UUID.randomUUID();
+		LockHandle first = acquired(provider.tryLock(key, Duration.ofSeconds(10)));
+		Object firstOwner = redis.opsForHash().get("lock:" + key, "owner");
+		first.release();
+		LockHandle second = acquired(provider.tryLock(key, Duration.ofSeconds(10)));
+		Object secondOwner = redis.opsForHash().get("lock:" + key, "owner");
+		second.release();
+		acquired(otherProvider.tryLock(key, Duration.ofSeconds(10))).release();
+		assertThat(secondOwner).isNotEqualTo(firstOwner);
+		assertThat(((String) secondOwner).split(":")[0]).isEqualTo(((String) firstOwner).split(":")[0]);
+	}
+
+	@Test
+	void fencingTokensKeepRisingWhenTheCounterIsLost() {
+		String key = "fence-" + UUID.randomUUID();
+		LockHandle before = acquired(provider.tryLock(key, Duration.ofSeconds(10)));
+		before.release();
+		redis.delete("lock:");
+		LockHandle after = acquired(provider.tryLock(key, Duration.ofSeconds(10)));
+		after.release();
+		assertThat(after.fencingToken()).isGreaterThan(before.fencingToken());
+	}
+
+	@Test
+	void everyOperationReportsAnUnreachableServer() {
+		try (RedisServer server = RedisServer.start()) {
+			LettuceConnectionFactory doomed = TestRedis.connectionFactory(server, Duration.ofMillis(500));
+			try {
+				RedisLockProvider doomedProvider = new RedisLockProvider(doomed, "lock:", false);
+				LockHandle handle = acquired(doomedProvider.tryLock("gone", Duration.ofSeconds(10)));
+				server.kill();
+				assertThatExceptionOfType(LockBackendException.class)
+					.isThrownBy(() -> doomedProvider.tryLock("gone-too", Duration.ofSeconds(10)))
+					.withMessageContaining("gone-too")
+					.satisfies((ex) -> assertThat(ex.getKey()).isEqualTo("gone-too"));
+				assertThatExceptionOfType(LockBackendException.class)
+					.isThrownBy(() -> handle.renew(Duration.ofSeconds(10)))
+					.withMessageContaining("renew");
+				assertThatExceptionOfType(LockBackendException.class).isThrownBy(handle::release)
+					.withMessageContaining("release");
+			}
+			finally {
+				doomed.destroy();
+			}
+		}
+	}
+
+}

@@ -1,0 +1,76 @@
+package dev.distlock.redis;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.Properties;
+import java.util.TreeMap;
+
+import dev.distlock.testsupport.RedisServer;
+
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.RedisCallback;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+/**
+ * Connections to a test {@link RedisServer} the way an application would have them: Lettuce through Spring Data
+ * Redis.
+ */
+public final class TestRedis {
+
+	private TestRedis() {
+	}
+
+	/** A started connection factory; the caller destroys it. */
+	public static LettuceConnectionFactory connectionFactory(RedisServer server) {
+		return connectionFactory(server, Duration.ofSeconds(10));
+	}
+
+	/** As {@link #connectionFactory(RedisServer)} with a command timeout, for tests that take the server away. */
+	public static LettuceConnectionFactory connectionFactory(RedisServer server, Duration commandTimeout) {
+		LettuceConnectionFactory factory = new LettuceConnectionFactory(
+				new RedisStandaloneConfiguration(server.host(), server.port()),
+				LettuceClientConfiguration.builder().commandTimeout(commandTimeout).build());
+		factory.afterPropertiesSet();
+		factory.start();
+		return factory;
+	}
+
+	/** Calls of one command so far, from {@code INFO commandstats}; 0 if never called. */
+	public static long commandCalls(StringRedisTemplate redis, String command) {
+		return commandCalls(redis).getOrDefault(command, 0L);
+	}
+
+	/** Calls per command so far, from one {@code INFO commandstats}. */
+	public static Map<String, Long> commandCalls(StringRedisTemplate redis) {
+		Properties stats = redis.execute((RedisCallback<Properties>) (connection) -> connection.serverCommands()
+			.info("commandstats"));
+		Map<String, Long> calls = new TreeMap<>();
+		if (stats == null) {
+			return calls;
+		}
+		for (String name : stats.stringPropertyNames()) {
+			if (name.startsWith("cmdstat_")) {
+				calls.put(name.substring("cmdstat_".length()), parseCalls(stats.getProperty(name)));
+			}
+		}
+		return calls;
+	}
+
+	private static long parseCalls(String line) {
+		for (String field : line.split(",")) {
+			if (field.startsWith("calls=")) {
+				return Long.parseLong(field.substring("calls=".length()));
+			}
+		}
+		throw new IllegalStateException("No calls= in commandstats line: " + line);
+	}
+
+	/** Script calls so far, whether by SHA or by body. */
+	public static long scriptCalls(StringRedisTemplate redis) {
+		Map<String, Long> calls = commandCalls(redis);
+		return calls.getOrDefault("evalsha", 0L) + calls.getOrDefault("eval", 0L);
+	}
+
+}

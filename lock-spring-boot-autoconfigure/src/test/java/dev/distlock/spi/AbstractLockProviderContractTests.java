@@ -1,0 +1,263 @@
+package dev.distlock.spi;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
+
+/**
+ * What every {@link LockProvider} must do, whatever its store. A provider module extends this class and supplies
+ * a provider connected to a real, empty-enough store; every test uses keys of its own.
+ *
+ * <p>Expiry is provoked by short leases and observed by polling the provider itself, with a deadline: no test
+ * sleeps in place of a condition.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+public abstract class AbstractLockProviderContractTests {
+
+	/** Long enough that no test's lock expires while it is being checked. */
+	protected static final Duration LONG_LEASE = Duration.ofSeconds(30);
+
+	/** Short enough that tests of expiry finish quickly. */
+	protected static final Duration SHORT_LEASE = Duration.ofMillis(200);
+
+	/** A provider for the store under test; called once per test. */
+	protected abstract LockProvider provider();
+
+	/** A second provider on the same store, as another JVM would have. */
+	protected abstract LockProvider otherProvider();
+
+	private static String key() {
+		return "contract-" + UUID.randomUUID();
+	}
+
+	@Test
+	void acquiresAFreeLock() {
+		String key = key();
+		LockHandle handle = acquired(provider().tryLock(key, LONG_LEASE));
+		assertThat(handle.key()).isEqualTo(key);
+		assertThat(handle.fencingToken()).isPositive();
+	}
+
+	@Test
+	void aHeldLockIsBusyForEveryOtherAttempt() {
+		String key = key();
+		acquired(provider().tryLock(key, LONG_LEASE));
+		assertThat(provider().tryLock(key, LONG_LEASE)).as("same provider, second attempt")
+			.isInstanceOf(LockAttempt.Busy.class);
+		LockAttempt other = otherProvider().tryLock(key, LONG_LEASE);
+		assertThat(other).as("other provider").isInstanceOf(LockAttempt.Busy.class);
+		Duration remaining = ((LockAttempt.Busy) other).remaining();
+		assertThat(remaining).isPositive().isLessThanOrEqualTo(LONG_LEASE);
+	}
+
+	@Test
+	void differentKeysDoNotExcludeEachOther() {
+		acquired(provider().tryLock(key(), LONG_LEASE));
+		acquired(provider().tryLock(key(), LONG_LEASE));
+	}
+
+	@Test
+	void releaseFreesTheLockForAnotherOwner() {
+		String key = key();
+		LockHandle first = acquired(provider().tryLock(key, LONG_LEASE));
+		assertThat(first.release()).isTrue();
+		LockHandle second = acquired(otherProvider().tryLock(key, LONG_LEASE));
+		assertThat(second.fencingToken()).isGreaterThan(first.fencingToken());
+	}
+
+	@Test
+	void aSecondReleaseDeletesNothing() {
+		String key = key();
+		LockHandle first = acquired(provider().tryLock(key, LONG_LEASE));
+		assertThat(first.release()).isTrue();
+		LockHandle second = acquired(provider().tryLock(key, LONG_LEASE));
+		assertThat(first.release()).as("release of a handle already released").isFalse();
+		assertThat(otherProvider().tryLock(key, LONG_LEASE)).as("the second holder still holds it")
+			.isInstanceOf(LockAttempt.Busy.class);
+		assertThat(second.release()).isTrue();
+	}
+
+	@Test
+	void aLockExpiresAfterItsLease() {
+		String key = key();
+		LockHandle expired = acquired(provider().tryLock(key, SHORT_LEASE));
+		assertThat(otherProvider().tryLock(key, LONG_LEASE)).isInstanceOf(LockAttempt.Busy.class);
+		LockHandle next = awaitAcquired(otherProvider(), key, LONG_LEASE);
+		assertThat(next.fencingToken()).isGreaterThan(expired.fencingToken());
+	}
+
+	@Test
+	void releaseAfterExpiryNeverDeletesTheNextOwnersLock() {
+		String key = key();
+		LockHandle stale = acquired(provider().tryLock(key, SHORT_LEASE));
+		LockHandle current = awaitAcquired(otherProvider(), key, LONG_LEASE);
+		assertThat(stale.release()).as("stale holder's release").isFalse();
+		assertThat(provider().tryLock(key, LONG_LEASE)).as("still held by the current owner")
+			.isInstanceOf(LockAttempt.Busy.class);
+		assertThat(current.release()).isTrue();
+	}
+
+	@Test
+	void aHandleOfTheSameProviderCannotReleaseAnotherAcquisition() {
+		String key = key();
+		LockHandle stale = acquired(provider().tryLock(key, SHORT_LEASE));
+		LockHandle current = awaitAcquired(provider(), key, LONG_LEASE);
+		assertThat(stale.release()).isFalse();
+		assertThat(stale.renew(LONG_LEASE)).isFalse();
+		assertThat(otherProvider().tryLock(key, LONG_LEASE)).isInstanceOf(LockAttempt.Busy.class);
+		assertThat(current.release()).isTrue();
+	}
+
+	@Test
+	void renewExtendsTheLease() {
+		String key = key();
+		LockHandle handle = acquired(provider().tryLock(key, SHORT_LEASE));
+		assertThat(handle.renew(LONG_LEASE)).isTrue();
+		LockAttempt attempt = otherProvider().tryLock(key, LONG_LEASE);
+		assertThat(attempt).isInstanceOf(LockAttempt.Busy.class);
+		assertThat(((LockAttempt.Busy) attempt).remaining()).as("remaining lease after renewal")
+			.isGreaterThan(SHORT_LEASE);
+	}
+
+	@Test
+	void renewAfterExpiryNeitherRevivesNorExtendsTheNextOwnersLock() {
+		String key = key();
+		Duration currentLease = Duration.ofSeconds(2);
+		LockHandle stale = acquired(provider().tryLock(key, SHORT_LEASE));
+		LockHandle current = awaitAcquired(otherProvider(), key, currentLease);
+		assertThat(stale.renew(LONG_LEASE)).as("stale holder's renewal").isFalse();
+		LockAttempt attempt = provider().tryLock(key, LONG_LEASE);
+		assertThat(attempt).isInstanceOf(LockAttempt.Busy.class);
+		assertThat(((LockAttempt.Busy) attempt).remaining())
+			.as("the current owner's lease, not extended by the stale renewal")
+			.isLessThanOrEqualTo(currentLease);
+		assertThat(current.release()).isTrue();
+	}
+
+	@Test
+	void renewOfAnExpiredLockWithNoNextOwnerFails() {
+		String key = key();
+		LockHandle handle = acquired(provider().tryLock(key, SHORT_LEASE));
+		LockHandle next = awaitAcquired(otherProvider(), key, LONG_LEASE);
+		assertThat(next.release()).isTrue();
+		assertThat(handle.renew(LONG_LEASE)).isFalse();
+		acquired(otherProvider().tryLock(key, LONG_LEASE));
+	}
+
+	/**
+	 * A caller interrupted while its attempt is on the wire may get an exception instead of the reply; the
+	 * attempt must then leave no lock behind, or every caller would wait out a whole lease for an owner nobody
+	 * knows. The interrupt flag is the caller's and must survive.
+	 */
+	@Test
+	void anAttemptWhoseReplyIsLostToAnInterruptLeavesNoLockBehind() {
+		for (int i = 0; i < 10; i++) {
+			String key = key();
+			LockAttempt attempt = null;
+			boolean stillInterrupted;
+			Thread.currentThread().interrupt();
+			try {
+				attempt = provider().tryLock(key, LONG_LEASE);
+			}
+			catch (RuntimeException ex) {
+				// The store reported the interrupt; what matters is what it left behind.
+			}
+			finally {
+				stillInterrupted = Thread.interrupted();
+			}
+			assertThat(stillInterrupted).as("interrupt flag kept").isTrue();
+			if (attempt instanceof LockAttempt.Acquired acquired) {
+				assertThat(acquired.handle().release()).isTrue();
+			}
+			assertThat(otherProvider().tryLock(key, LONG_LEASE)).as("the lock after an interrupted attempt")
+				.isInstanceOf(LockAttempt.Acquired.class);
+		}
+	}
+
+	@Test
+	void fencingTokensIncreaseAcrossAcquisitionsAndKeys() {
+		long previous = 0;
+		for (int i = 0; i < 20; i++) {
+			LockProvider provider = (i % 2 == 0) ? provider() : otherProvider();
+			LockHandle handle = acquired(provider.tryLock((i % 3 == 0) ? key() : "contract-fixed-" + i, LONG_LEASE));
+			assertThat(handle.fencingToken()).isGreaterThan(previous);
+			previous = handle.fencingToken();
+			assertThat(handle.release()).isTrue();
+		}
+	}
+
+	@Test
+	void exactlyOneOfManyConcurrentAttemptsAcquires() throws Exception {
+		int attempts = 16;
+		for (int round = 0; round < 10; round++) {
+			String key = key();
+			ExecutorService pool = Executors.newFixedThreadPool(attempts);
+			try {
+				CountDownLatch start = new CountDownLatch(1);
+				List<Future<LockAttempt>> results = new ArrayList<>();
+				for (int i = 0; i < attempts; i++) {
+					LockProvider provider = (i % 2 == 0) ? provider() : otherProvider();
+					results.add(pool.submit(() -> {
+						start.await();
+						return provider.tryLock(key, LONG_LEASE);
+					}));
+				}
+				start.countDown();
+				int acquired = 0;
+				for (Future<LockAttempt> result : results) {
+					if (result.get(10, TimeUnit.SECONDS) instanceof LockAttempt.Acquired) {
+						acquired++;
+					}
+				}
+				assertThat(acquired).as("acquired in round " + round).isEqualTo(1);
+			}
+			finally {
+				pool.shutdownNow();
+			}
+		}
+	}
+
+	protected static LockHandle acquired(LockAttempt attempt) {
+		if (attempt instanceof LockAttempt.Acquired acquired) {
+			return acquired.handle();
+		}
+		return fail("expected the lock to be acquired but was " + attempt);
+	}
+
+	/** Retries until the lock is free (it must expire within its lease plus the store's expiry precision). */
+	protected static LockHandle awaitAcquired(LockProvider provider, String key, Duration leaseTime) {
+		long deadline = System.nanoTime() + SHORT_LEASE.plusSeconds(5).toNanos();
+		while (System.nanoTime() < deadline) {
+			if (provider.tryLock(key, leaseTime) instanceof LockAttempt.Acquired acquired) {
+				return acquired.handle();
+			}
+			LockSupport.parkNanos(1_000_000);
+		}
+		return fail("lock '" + key + "' was not free within its lease");
+	}
+
+	protected static void await(String what, Duration timeout, BooleanSupplier condition) {
+		long deadline = System.nanoTime() + timeout.toNanos();
+		while (!condition.getAsBoolean()) {
+			if (System.nanoTime() > deadline) {
+				fail("timed out after " + timeout + " waiting for: " + what);
+			}
+			LockSupport.parkNanos(1_000_000);
+		}
+	}
+
+}
