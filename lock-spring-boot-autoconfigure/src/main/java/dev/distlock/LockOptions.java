@@ -14,7 +14,7 @@ import org.jspecify.annotations.Nullable;
  */
 public final class LockOptions {
 
-	private static final LockOptions DEFAULTS = new LockOptions(null, null, null, null);
+	private static final LockOptions DEFAULTS = new LockOptions(null, null, null, null, null);
 
 	private final @Nullable Duration waitTime;
 
@@ -24,12 +24,15 @@ public final class LockOptions {
 
 	private final @Nullable Duration retryInterval;
 
+	private final @Nullable OnLeaseLost onLeaseLost;
+
 	private LockOptions(@Nullable Duration waitTime, @Nullable Duration leaseTime, @Nullable Boolean autoRenew,
-			@Nullable Duration retryInterval) {
+			@Nullable Duration retryInterval, @Nullable OnLeaseLost onLeaseLost) {
 		this.waitTime = waitTime;
 		this.leaseTime = leaseTime;
 		this.autoRenew = autoRenew;
 		this.retryInterval = retryInterval;
+		this.onLeaseLost = onLeaseLost;
 	}
 
 	/** Options that take every value from configuration. */
@@ -61,10 +64,16 @@ public final class LockOptions {
 		return this.retryInterval;
 	}
 
+	/** What to do when the lease is lost while held, or {@code null} for the configured choice. */
+	public @Nullable OnLeaseLost onLeaseLost() {
+		return this.onLeaseLost;
+	}
+
 	/** These options, with every value they leave unset taken from {@code fallback}. */
 	public LockOptions orElse(LockOptions fallback) {
 		return new LockOptions(first(this.waitTime, fallback.waitTime), first(this.leaseTime, fallback.leaseTime),
-				first(this.autoRenew, fallback.autoRenew), first(this.retryInterval, fallback.retryInterval));
+				first(this.autoRenew, fallback.autoRenew), first(this.retryInterval, fallback.retryInterval),
+				first(this.onLeaseLost, fallback.onLeaseLost));
 	}
 
 	private static <T> @Nullable T first(@Nullable T value, @Nullable T fallback) {
@@ -75,18 +84,18 @@ public final class LockOptions {
 	public boolean equals(@Nullable Object other) {
 		return (other instanceof LockOptions that) && Objects.equals(this.waitTime, that.waitTime)
 				&& Objects.equals(this.leaseTime, that.leaseTime) && Objects.equals(this.autoRenew, that.autoRenew)
-				&& Objects.equals(this.retryInterval, that.retryInterval);
+				&& Objects.equals(this.retryInterval, that.retryInterval) && this.onLeaseLost == that.onLeaseLost;
 	}
 
 	@Override
 	public int hashCode() {
-		return Objects.hash(this.waitTime, this.leaseTime, this.autoRenew, this.retryInterval);
+		return Objects.hash(this.waitTime, this.leaseTime, this.autoRenew, this.retryInterval, this.onLeaseLost);
 	}
 
 	@Override
 	public String toString() {
 		return "LockOptions[waitTime=" + this.waitTime + ", leaseTime=" + this.leaseTime + ", autoRenew="
-				+ this.autoRenew + ", retryInterval=" + this.retryInterval + "]";
+				+ this.autoRenew + ", retryInterval=" + this.retryInterval + ", onLeaseLost=" + this.onLeaseLost + "]";
 	}
 
 	/**
@@ -101,6 +110,8 @@ public final class LockOptions {
 		private @Nullable Boolean autoRenew;
 
 		private @Nullable Duration retryInterval;
+
+		private @Nullable OnLeaseLost onLeaseLost;
 
 		private Builder() {
 		}
@@ -129,8 +140,15 @@ public final class LockOptions {
 			return this;
 		}
 
+		/** What to do, besides the event and the log, when the lease is lost while held. */
+		public Builder onLeaseLost(OnLeaseLost onLeaseLost) {
+			this.onLeaseLost = Objects.requireNonNull(onLeaseLost, "onLeaseLost must not be null");
+			return this;
+		}
+
 		public LockOptions build() {
-			return new LockOptions(this.waitTime, this.leaseTime, this.autoRenew, this.retryInterval);
+			return new LockOptions(this.waitTime, this.leaseTime, this.autoRenew, this.retryInterval,
+					this.onLeaseLost);
 		}
 
 		private static Duration check(String name, Duration value, boolean zeroAllowed) {

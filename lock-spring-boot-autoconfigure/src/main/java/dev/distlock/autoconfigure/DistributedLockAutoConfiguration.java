@@ -1,5 +1,6 @@
 package dev.distlock.autoconfigure;
 
+import dev.distlock.LockLostEvent;
 import dev.distlock.LockTemplate;
 import dev.distlock.aop.DistributedLockAdvisor;
 import dev.distlock.redis.RedisLockProvider;
@@ -7,6 +8,7 @@ import dev.distlock.spi.LockProvider;
 import dev.distlock.support.DefaultLockTemplate;
 import dev.distlock.support.RenewalScheduler;
 
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
@@ -17,6 +19,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
@@ -52,8 +55,10 @@ public final class DistributedLockAutoConfiguration {
 	@ConditionalOnMissingBean
 	@ConditionalOnBean(LockProvider.class)
 	LockTemplate lockTemplate(LockProvider lockProvider, RenewalScheduler renewalScheduler,
-			LockOptionsResolver options) {
-		return new DefaultLockTemplate(lockProvider, renewalScheduler, options.defaults());
+			LockOptionsResolver options, DistributedLockProperties properties, ApplicationEventPublisher events) {
+		return new DefaultLockTemplate(lockProvider, renewalScheduler, options.defaults(),
+				(lease, reason, holder) -> events.publishEvent(new LockLostEvent(lease, reason, holder.getName())),
+				properties.isReleaseAfterCommit());
 	}
 
 	@Configuration(proxyBeanMethods = false)
@@ -68,6 +73,17 @@ public final class DistributedLockAutoConfiguration {
 			boolean cluster = (connectionFactory instanceof LettuceConnectionFactory lettuce)
 					&& lettuce.isClusterAware();
 			return new RedisLockProvider(connectionFactory, properties.getKeyPrefix(), cluster);
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(name = "org.springframework.transaction.interceptor.BeanFactoryTransactionAttributeSourceAdvisor")
+	static class TransactionOrderCheckConfiguration {
+
+		@Bean
+		static TransactionOrderCheck distributedLockTransactionOrderCheck(ListableBeanFactory beanFactory) {
+			return new TransactionOrderCheck(beanFactory);
 		}
 
 	}

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
+import dev.distlock.OnLeaseLost;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -45,6 +46,20 @@ public class DistributedLockProperties {
 	 * Longest pause between two attempts while waiting for a lock; waiters back off with jitter up to it.
 	 */
 	private Duration retryInterval = Duration.ofMillis(100);
+
+	/**
+	 * What happens, besides a LockLostEvent and a warning, when a held lease is found lost: fail-on-exit (the
+	 * locked call throws LeaseLostException when it ends), interrupt (also interrupt the holder thread at once),
+	 * or log (the call completes normally).
+	 */
+	private OnLeaseLost onLeaseLost = OnLeaseLost.FAIL_ON_EXIT;
+
+	/**
+	 * Whether a lock taken inside an active transaction (an outer @Transactional or TransactionTemplate) by a
+	 * @DistributedLock method or LockTemplate.execute is kept, and renewed, until that transaction has completed,
+	 * so that the next holder never reads uncommitted data.
+	 */
+	private boolean releaseAfterCommit = true;
 
 	/**
 	 * Order of the @DistributedLock advisor. The default places it outside @Transactional (lowest precedence)
@@ -105,6 +120,22 @@ public class DistributedLockProperties {
 		this.retryInterval = retryInterval;
 	}
 
+	public OnLeaseLost getOnLeaseLost() {
+		return this.onLeaseLost;
+	}
+
+	public void setOnLeaseLost(OnLeaseLost onLeaseLost) {
+		this.onLeaseLost = onLeaseLost;
+	}
+
+	public boolean isReleaseAfterCommit() {
+		return this.releaseAfterCommit;
+	}
+
+	public void setReleaseAfterCommit(boolean releaseAfterCommit) {
+		this.releaseAfterCommit = releaseAfterCommit;
+	}
+
 	public int getOrder() {
 		return this.order;
 	}
@@ -145,6 +176,19 @@ public class DistributedLockProperties {
 		 * Longest pause between attempts for this lock. Defaults to distributed-lock.retry-interval.
 		 */
 		private @Nullable Duration retryInterval;
+
+		/**
+		 * What happens when this lock's lease is lost while held. Defaults to distributed-lock.on-lease-lost.
+		 */
+		private @Nullable OnLeaseLost onLeaseLost;
+
+		public @Nullable OnLeaseLost getOnLeaseLost() {
+			return this.onLeaseLost;
+		}
+
+		public void setOnLeaseLost(@Nullable OnLeaseLost onLeaseLost) {
+			this.onLeaseLost = onLeaseLost;
+		}
 
 		public @Nullable Duration getWaitTime() {
 			return this.waitTime;

@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 import dev.distlock.LockOptions;
+import dev.distlock.OnLeaseLost;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
@@ -29,10 +30,11 @@ final class LockOptionsResolver {
 							+ " '{'.");
 		}
 		this.defaults = options("distributed-lock.", properties.getWaitTime(), properties.getLeaseTime(),
-				properties.isAutoRenew(), properties.getRetryInterval());
+				properties.isAutoRenew(), properties.getRetryInterval(), properties.getOnLeaseLost());
 		Map<String, LockOptions> named = new LinkedHashMap<>();
 		properties.getLocks().forEach((name, lock) -> named.put(name, options("distributed-lock.locks." + name + ".",
-				lock.getWaitTime(), lock.getLeaseTime(), lock.getAutoRenew(), lock.getRetryInterval())));
+				lock.getWaitTime(), lock.getLeaseTime(), lock.getAutoRenew(), lock.getRetryInterval(),
+				lock.getOnLeaseLost())));
 		this.named = Collections.unmodifiableMap(named);
 	}
 
@@ -47,7 +49,7 @@ final class LockOptionsResolver {
 	}
 
 	private static LockOptions options(String prefix, @Nullable Duration waitTime, @Nullable Duration leaseTime,
-			@Nullable Boolean autoRenew, @Nullable Duration retryInterval) {
+			@Nullable Boolean autoRenew, @Nullable Duration retryInterval, @Nullable OnLeaseLost onLeaseLost) {
 		LockOptions.Builder builder = LockOptions.builder();
 		if (waitTime != null) {
 			check(prefix + "wait-time", waitTime, waitTime.isNegative(), "must not be negative");
@@ -66,6 +68,9 @@ final class LockOptionsResolver {
 			check(prefix + "retry-interval", retryInterval, retryInterval.isNegative() || retryInterval.isZero(),
 					"must be positive");
 			builder.retryInterval(retryInterval);
+		}
+		if (onLeaseLost != null) {
+			builder.onLeaseLost(onLeaseLost);
 		}
 		return builder.build();
 	}

@@ -35,6 +35,10 @@ public final class DefaultLockTemplate implements LockTemplate {
 
 	private final LockOptions defaults;
 
+	private final LeaseLossListener lossListener;
+
+	private final boolean releaseAfterCommit;
+
 	/** The lease this JVM holds per key, for reentrancy; at most one per key by mutual exclusion. */
 	private final ConcurrentMap<String, ManagedLease> held = new ConcurrentHashMap<>();
 
@@ -42,10 +46,23 @@ public final class DefaultLockTemplate implements LockTemplate {
 	 * @param defaults values for everything a call leaves unset; must set every value
 	 */
 	public DefaultLockTemplate(LockProvider provider, RenewalScheduler scheduler, LockOptions defaults) {
+		this(provider, scheduler, defaults, LeaseLossListener.NONE, true);
+	}
+
+	/**
+	 * @param defaults values for everything a call leaves unset; must set every value
+	 * @param lossListener told when a held lease is found lost
+	 * @param releaseAfterCommit whether {@link #execute} (and the annotation) called inside an active
+	 * transaction keeps the lock, renewed, until that transaction has completed
+	 */
+	public DefaultLockTemplate(LockProvider provider, RenewalScheduler scheduler, LockOptions defaults,
+			LeaseLossListener lossListener, boolean releaseAfterCommit) {
 		LockSettings.of(defaults, defaults);
 		this.provider = provider;
 		this.scheduler = scheduler;
 		this.defaults = defaults;
+		this.lossListener = lossListener;
+		this.releaseAfterCommit = releaseAfterCommit;
 	}
 
 	@Override
@@ -118,9 +135,9 @@ public final class DefaultLockTemplate implements LockTemplate {
 
 	private ManagedLease hold(LockHandle handle, LockSettings settings, long sentAtNanos) {
 		ManagedLease lease = new ManagedLease(handle, settings, sentAtNanos, this.scheduler,
-				(ended) -> this.held.remove(ended.key(), ended));
+				(ended) -> this.held.remove(ended.key(), ended), this.lossListener, this.releaseAfterCommit);
 		this.held.put(handle.key(), lease);
-		lease.startRenewal();
+		lease.start();
 		return lease;
 	}
 

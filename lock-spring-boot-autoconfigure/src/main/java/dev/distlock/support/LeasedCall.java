@@ -1,15 +1,22 @@
 package dev.distlock.support;
 
 import dev.distlock.Lease;
+import dev.distlock.LeaseLostException;
 import dev.distlock.LockBackendException;
 import dev.distlock.LockContext;
+import dev.distlock.OnLeaseLost;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 /**
  * Runs a body while holding a lease and releases the lease on every path: the body's own exception reaches
  * the caller unchanged (a release failure is added to it as suppressed); a lease lost while the body ran is
- * thrown after it returns. The lease is {@link LockContext#current()} while the body runs.
+ * thrown after it returns, unless the lock's {@link OnLeaseLost} is {@code LOG}. The lease is
+ * {@link LockContext#current()} while the body runs.
+ *
+ * <p>Inside an active Spring transaction (an outer {@code @Transactional} or {@code TransactionTemplate}), the
+ * outermost lease is released only once that transaction has completed, and renewed until then: otherwise the
+ * next holder could read what this one wrote before it was committed.
  */
 public final class LeasedCall {
 
@@ -33,7 +40,12 @@ public final class LeasedCall {
 		}
 		catch (Throwable ex) {
 			try {
-				lease.release();
+				exit(lease);
+			}
+			catch (LeaseLostException lost) {
+				if (onLeaseLost(lease) != OnLeaseLost.LOG) {
+					ex.addSuppressed(lost);
+				}
 			}
 			catch (RuntimeException releaseFailure) {
 				ex.addSuppressed(releaseFailure);
@@ -41,7 +53,13 @@ public final class LeasedCall {
 			throw ex;
 		}
 		try {
-			lease.release();
+			exit(lease);
+		}
+		catch (LeaseLostException ex) {
+			if (onLeaseLost(lease) != OnLeaseLost.LOG) {
+				throw ex;
+			}
+			logger.debug("Lease lost while held; on-lease-lost is LOG, so the call completes", ex);
 		}
 		catch (LockBackendException ex) {
 			// The work is done and renewal has stopped: the lock frees itself when its lease runs out.
@@ -49,6 +67,25 @@ public final class LeasedCall {
 			logger.warn("Could not release lock '" + lease.key() + "'; it expires when its lease runs out", ex);
 		}
 		return result;
+	}
+
+	private static void exit(Lease lease) {
+		if (lease instanceof ManagedLease managed && managed.releaseAfterCommit()
+				&& TransactionBoundRelease.transactionActive()) {
+			TransactionBoundRelease.releaseAfterCompletion(managed);
+			return;
+		}
+		lease.release();
+	}
+
+	private static OnLeaseLost onLeaseLost(Lease lease) {
+		if (lease instanceof ManagedLease managed) {
+			return managed.onLeaseLost();
+		}
+		if (lease instanceof NestedLease nested) {
+			return nested.outer().onLeaseLost();
+		}
+		return OnLeaseLost.FAIL_ON_EXIT;
 	}
 
 }

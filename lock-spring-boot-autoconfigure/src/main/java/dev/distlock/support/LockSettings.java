@@ -3,11 +3,13 @@ package dev.distlock.support;
 import java.time.Duration;
 
 import dev.distlock.LockOptions;
+import dev.distlock.OnLeaseLost;
 
 /**
  * Fully resolved options for one acquisition: nothing left to configuration.
  */
-record LockSettings(Duration waitTime, Duration leaseTime, boolean autoRenew, Duration retryInterval) {
+record LockSettings(Duration waitTime, Duration leaseTime, boolean autoRenew, Duration retryInterval,
+		OnLeaseLost onLeaseLost) {
 
 	static LockSettings of(LockOptions options, LockOptions defaults) {
 		LockOptions merged = options.orElse(defaults);
@@ -15,7 +17,9 @@ record LockSettings(Duration waitTime, Duration leaseTime, boolean autoRenew, Du
 				|| merged.retryInterval() == null) {
 			throw new IllegalStateException("Default lock options must set every value: " + defaults);
 		}
-		return new LockSettings(merged.waitTime(), merged.leaseTime(), merged.autoRenew(), merged.retryInterval());
+		OnLeaseLost onLeaseLost = (merged.onLeaseLost() != null) ? merged.onLeaseLost() : OnLeaseLost.FAIL_ON_EXIT;
+		return new LockSettings(merged.waitTime(), merged.leaseTime(), merged.autoRenew(), merged.retryInterval(),
+				onLeaseLost);
 	}
 
 }

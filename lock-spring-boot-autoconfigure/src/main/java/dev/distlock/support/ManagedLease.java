@@ -6,6 +6,7 @@ import java.util.function.Consumer;
 
 import dev.distlock.Lease;
 import dev.distlock.LeaseLostException;
+import dev.distlock.OnLeaseLost;
 import dev.distlock.spi.LockHandle;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -40,7 +41,14 @@ final class ManagedLease implements Lease {
 
 	private final Consumer<ManagedLease> onEnd;
 
+	private final LeaseLossListener lossListener;
+
+	private final boolean releaseAfterCommit;
+
 	private final Object monitor = new Object();
+
+	/** Guards re-arming the deadline check against release cancelling it; never held while waiting on I/O. */
+	private final Object deadlineCheckMonitor = new Object();
 
 	private final AtomicReference<State> state = new AtomicReference<>(State.HELD);
 
@@ -50,22 +58,40 @@ final class ManagedLease implements Lease {
 
 	private volatile @Nullable ScheduledFuture<?> renewal;
 
+	private volatile @Nullable ScheduledFuture<?> deadlineCheck;
+
 	ManagedLease(LockHandle handle, LockSettings settings, long sentAtNanos, RenewalScheduler scheduler,
-			Consumer<ManagedLease> onEnd) {
+			Consumer<ManagedLease> onEnd, LeaseLossListener lossListener, boolean releaseAfterCommit) {
 		this.handle = handle;
 		this.settings = settings;
 		this.scheduler = scheduler;
 		this.owner = Thread.currentThread();
 		this.onEnd = onEnd;
+		this.lossListener = lossListener;
+		this.releaseAfterCommit = releaseAfterCommit;
 		this.deadlineNanos = sentAtNanos + settings.leaseTime().toNanos();
 	}
 
-	void startRenewal() {
-		if (this.settings.autoRenew()) {
-			synchronized (this.monitor) {
-				scheduleRenewal(renewIntervalNanos());
+	/**
+	 * Starts renewal (with auto-renew) and the deadline watch. The watch runs on the watchdog thread, which never
+	 * waits for the store: a lease whose deadline passes is declared lost then, even while a renewal is stuck.
+	 */
+	void start() {
+		synchronized (this.monitor) {
+			if (this.settings.autoRenew()) {
+				scheduleRenewal(renewalDelayAfter(this.deadlineNanos - this.settings.leaseTime().toNanos()));
 			}
+			scheduleDeadlineCheck();
 		}
+	}
+
+	OnLeaseLost onLeaseLost() {
+		return this.settings.onLeaseLost();
+	}
+
+	/** Whether a release at the end of a locked call waits for an active transaction to complete. */
+	boolean releaseAfterCommit() {
+		return this.releaseAfterCommit;
 	}
 
 	@Override
@@ -118,10 +144,23 @@ final class ManagedLease implements Lease {
 				return;
 			}
 			cancelRenewal();
+			cancelDeadlineCheck();
 		}
 		boolean wasLost = (previous == State.LOST);
 		this.onEnd.accept(this);
-		boolean deleted = this.handle.release();
+		boolean deleted;
+		try {
+			deleted = this.handle.release();
+		}
+		catch (RuntimeException ex) {
+			if (!wasLost) {
+				throw ex;
+			}
+			// The loss is what the caller must hear about; the failed clean-up is detail.
+			LeaseLostException lost = lostException();
+			lost.addSuppressed(ex);
+			throw lost;
+		}
 		if (wasLost || !deleted) {
 			if (this.lostReason == null) {
 				this.lostReason = "the key had expired or was held by another owner at release";
@@ -135,8 +174,40 @@ final class ManagedLease implements Lease {
 				+ ") was lost while held: " + this.lostReason);
 	}
 
+	/**
+	 * The next renewal is due a third of the lease after the last confirmed command was <em>sent</em>, the
+	 * moment the deadline counts from; a slow reply shortens the wait rather than eating into the margin.
+	 */
+	private long renewalDelayAfter(long sentNanos) {
+		return Math.max(0, sentNanos + renewIntervalNanos() - System.nanoTime());
+	}
+
 	private long renewIntervalNanos() {
 		return Math.max(1, this.settings.leaseTime().toNanos() / 3);
+	}
+
+	private void scheduleDeadlineCheck() {
+		long delay = Math.max(0, this.deadlineNanos - System.nanoTime());
+		this.deadlineCheck = this.scheduler.scheduleDeadlineCheck(this::checkDeadline, delay);
+	}
+
+	/** Re-arms itself while renewals keep moving the deadline; declares the lease lost once it passes. */
+	private void checkDeadline() {
+		if (this.state.get() != State.HELD) {
+			return;
+		}
+		if (System.nanoTime() - this.deadlineNanos >= 0) {
+			markLost(this.settings.autoRenew()
+					? "no renewal was confirmed before the lease deadline (" + this.settings.leaseTime().toMillis()
+							+ "ms after the last confirmed renewal)"
+					: "its lease time of " + this.settings.leaseTime().toMillis() + "ms ran out without renewal");
+			return;
+		}
+		synchronized (this.deadlineCheckMonitor) {
+			if (this.state.get() == State.HELD) {
+				scheduleDeadlineCheck();
+			}
+		}
 	}
 
 	private void scheduleRenewal(long delayNanos) {
@@ -151,8 +222,10 @@ final class ManagedLease implements Lease {
 			long sent = System.nanoTime();
 			try {
 				if (this.handle.renew(this.settings.leaseTime())) {
-					this.deadlineNanos = sent + this.settings.leaseTime().toNanos();
-					scheduleRenewal(renewIntervalNanos());
+					if (this.state.get() == State.HELD) {
+						this.deadlineNanos = sent + this.settings.leaseTime().toNanos();
+						scheduleRenewal(renewalDelayAfter(sent));
+					}
 				}
 				else {
 					markLost("renewal found the key expired or held by another owner");
@@ -180,13 +253,33 @@ final class ManagedLease implements Lease {
 			return;
 		}
 		cancelRenewal();
-		logger.warn("Lost the lease on lock '" + key() + "' (fencing token " + fencingToken() + "): " + reason);
+		cancelDeadlineCheck();
+		logger.warn("Lost the lease on lock '" + key() + "' (fencing token " + fencingToken() + ", held by thread '"
+				+ this.owner.getName() + "'): " + reason);
+		if (this.settings.onLeaseLost() == OnLeaseLost.INTERRUPT) {
+			this.owner.interrupt();
+		}
+		try {
+			this.lossListener.leaseLost(this, reason, this.owner);
+		}
+		catch (RuntimeException ex) {
+			logger.error("Lease loss listener failed for lock '" + key() + "'", ex);
+		}
 	}
 
 	private void cancelRenewal() {
 		ScheduledFuture<?> next = this.renewal;
 		if (next != null) {
 			next.cancel(false);
+		}
+	}
+
+	private void cancelDeadlineCheck() {
+		synchronized (this.deadlineCheckMonitor) {
+			ScheduledFuture<?> next = this.deadlineCheck;
+			if (next != null) {
+				next.cancel(false);
+			}
 		}
 	}
 

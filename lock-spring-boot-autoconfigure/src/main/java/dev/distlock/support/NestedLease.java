@@ -19,6 +19,10 @@ final class NestedLease implements Lease {
 		this.outer = outer;
 	}
 
+	ManagedLease outer() {
+		return this.outer;
+	}
+
 	@Override
 	public String key() {
 		return this.outer.key();

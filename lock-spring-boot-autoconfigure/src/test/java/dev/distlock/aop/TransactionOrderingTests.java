@@ -50,13 +50,26 @@ class TransactionOrderingTests {
 	}
 
 	@Test
-	void aTransactionAdvisorOrderedOutsideTheLockIsDetectedByThisTest() {
+	void aTransactionAdvisorOrderedOutsideTheLockFailsStartup() {
 		this.runner.withUserConfiguration(TransactionOutside.class).run((context) -> {
-			Repository repository = context.getBean(Repository.class);
-			RecordingTransactionManager transactions = context.getBean(RecordingTransactionManager.class);
-			repository.save("tx-3");
-			assertThat(transactions.lockHeldAtCompletion).containsExactly("commit:none");
+			assertThat(context).hasFailed();
+			assertThat(context.getStartupFailure())
+				.isInstanceOf(IllegalStateException.class)
+				.hasMessageContaining("would run inside the @Transactional advice (order 0)")
+				.hasMessageContaining("distributed-lock.order");
 		});
+	}
+
+	@Test
+	void aLockOrderBelowTheTransactionOrderStarts() {
+		this.runner.withUserConfiguration(TransactionOutside.class)
+			.withPropertyValues("distributed-lock.order=-1")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				context.getBean(Repository.class).save("tx-4");
+				assertThat(context.getBean(RecordingTransactionManager.class).lockHeldAtCompletion)
+					.containsExactly("commit:held");
+			});
 	}
 
 	static class Repository {

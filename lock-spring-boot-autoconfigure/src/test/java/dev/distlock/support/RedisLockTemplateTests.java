@@ -167,10 +167,12 @@ class RedisLockTemplateTests {
 			leases.add(this.template.acquire(key(), lease(leaseTime, true)));
 		}
 		assertThat(this.scheduler.pendingTasks()).isEqualTo(20);
+		assertThat(this.scheduler.pendingDeadlineChecks()).isEqualTo(20);
 		long renewalsWhileHeld = scriptCallsOver(leaseTime.multipliedBy(2));
 		assertThat(renewalsWhileHeld).as("renewals of 20 leases over two lease periods").isGreaterThanOrEqualTo(20);
 		leases.forEach(Lease::release);
 		assertThat(this.scheduler.pendingTasks()).as("renewal tasks left after release").isZero();
+		assertThat(this.scheduler.pendingDeadlineChecks()).as("deadline checks left after release").isZero();
 		assertThat(scriptCallsOver(leaseTime.multipliedBy(4))).as("script calls after release").isZero();
 	}
 

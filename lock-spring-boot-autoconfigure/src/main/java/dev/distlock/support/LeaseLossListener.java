@@ -1,0 +1,23 @@
+package dev.distlock.support;
+
+import dev.distlock.Lease;
+
+/**
+ * Told once when a held lease is found lost, by the thread that found it (a renewal, the deadline watchdog, or a
+ * caller of {@link Lease#isHeld()}). The auto-configuration publishes a {@link dev.distlock.LockLostEvent}.
+ */
+@FunctionalInterface
+public interface LeaseLossListener {
+
+	/** Does nothing. */
+	LeaseLossListener NONE = (lease, reason, holder) -> {
+	};
+
+	/**
+	 * @param lease the lost lease
+	 * @param reason why it is known lost
+	 * @param holder the thread that holds it
+	 */
+	void leaseLost(Lease lease, String reason, Thread holder);
+
+}
