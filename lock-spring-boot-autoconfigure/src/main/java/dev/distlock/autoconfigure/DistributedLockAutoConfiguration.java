@@ -72,7 +72,8 @@ public final class DistributedLockAutoConfiguration {
 				LockOptionsResolver options, DistributedLockProperties properties) {
 			boolean cluster = (connectionFactory instanceof LettuceConnectionFactory lettuce)
 					&& lettuce.isClusterAware();
-			return new RedisLockProvider(connectionFactory, properties.getKeyPrefix(), cluster);
+			return new RedisLockProvider(connectionFactory, properties.getKeyPrefix(), cluster,
+					properties.getWaitForReplicas(), properties.getWaitForReplicasTimeout());
 		}
 
 	}

@@ -62,6 +62,18 @@ public class DistributedLockProperties {
 	private boolean releaseAfterCommit = true;
 
 	/**
+	 * Failover guard: how many replicas must acknowledge each acquire (Redis WAIT) before it counts. An acquire
+	 * that fewer replicas acknowledge in time is released and fails with LockBackendException. 0 turns the guard
+	 * off. Narrows, but does not close, the window in which a failover loses a lock.
+	 */
+	private int waitForReplicas = 0;
+
+	/**
+	 * How long an acquire waits for the replicas of distributed-lock.wait-for-replicas to acknowledge it.
+	 */
+	private Duration waitForReplicasTimeout = Duration.ofMillis(100);
+
+	/**
 	 * Order of the @DistributedLock advisor. The default places it outside @Transactional (lowest precedence)
 	 * so a lock is released only after the transaction completes.
 	 */
@@ -134,6 +146,22 @@ public class DistributedLockProperties {
 
 	public void setReleaseAfterCommit(boolean releaseAfterCommit) {
 		this.releaseAfterCommit = releaseAfterCommit;
+	}
+
+	public int getWaitForReplicas() {
+		return this.waitForReplicas;
+	}
+
+	public void setWaitForReplicas(int waitForReplicas) {
+		this.waitForReplicas = waitForReplicas;
+	}
+
+	public Duration getWaitForReplicasTimeout() {
+		return this.waitForReplicasTimeout;
+	}
+
+	public void setWaitForReplicasTimeout(Duration waitForReplicasTimeout) {
+		this.waitForReplicasTimeout = waitForReplicasTimeout;
 	}
 
 	public int getOrder() {

@@ -29,6 +29,14 @@ final class LockOptionsResolver {
 					"The key prefix must not be empty (lock keys need their own namespace) and must not start with"
 							+ " '{'.");
 		}
+		if (properties.getWaitForReplicas() < 0) {
+			throw new InvalidConfigurationPropertyValueException("distributed-lock.wait-for-replicas",
+					properties.getWaitForReplicas(), "The value must not be negative (0 turns the guard off).");
+		}
+		Duration replicaTimeout = properties.getWaitForReplicasTimeout();
+		check("distributed-lock.wait-for-replicas-timeout", replicaTimeout,
+				replicaTimeout.isNegative() || replicaTimeout.isZero() || replicaTimeout.toMillis() < 1,
+				"must be at least 1ms");
 		this.defaults = options("distributed-lock.", properties.getWaitTime(), properties.getLeaseTime(),
 				properties.isAutoRenew(), properties.getRetryInterval(), properties.getOnLeaseLost());
 		Map<String, LockOptions> named = new LinkedHashMap<>();

@@ -1,5 +1,6 @@
 package dev.distlock.redis;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
@@ -10,10 +11,15 @@ import dev.distlock.LockBackendException;
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockHandle;
 import dev.distlock.spi.LockProvider;
+import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.output.IntegerOutput;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.DataAccessException;
+import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.ReturnType;
+import org.springframework.data.redis.connection.lettuce.LettuceConnection;
 import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
 
@@ -27,6 +33,8 @@ import org.springframework.data.redis.core.script.RedisScript;
  */
 public final class RedisLockProvider implements LockProvider {
 
+	private final RedisConnectionFactory connectionFactory;
+
 	private final StringRedisTemplate redis;
 
 	private final RedisKeys keys;
@@ -35,14 +43,40 @@ public final class RedisLockProvider implements LockProvider {
 
 	private final AtomicLong sequence = new AtomicLong();
 
+	private final int waitForReplicas;
+
+	private final Duration replicaTimeout;
+
 	/**
 	 * @param connectionFactory the connection factory to use
 	 * @param keyPrefix prepended to every key; non-empty, not starting with '{'
 	 * @param cluster whether the server is a Redis Cluster (fencing counters are then kept per slot)
 	 */
 	public RedisLockProvider(RedisConnectionFactory connectionFactory, String keyPrefix, boolean cluster) {
+		this(connectionFactory, keyPrefix, cluster, 0, Duration.ZERO);
+	}
+
+	/**
+	 * @param connectionFactory the connection factory to use
+	 * @param keyPrefix prepended to every key; non-empty, not starting with '{'
+	 * @param cluster whether the server is a Redis Cluster (fencing counters are then kept per slot)
+	 * @param waitForReplicas how many replicas must acknowledge each acquire ({@code WAIT}) before it counts; 0
+	 * turns the guard off
+	 * @param replicaTimeout how long {@code WAIT} may take
+	 */
+	public RedisLockProvider(RedisConnectionFactory connectionFactory, String keyPrefix, boolean cluster,
+			int waitForReplicas, Duration replicaTimeout) {
+		if (waitForReplicas < 0) {
+			throw new IllegalArgumentException("waitForReplicas must not be negative but was " + waitForReplicas);
+		}
+		if (waitForReplicas > 0 && (replicaTimeout.isNegative() || replicaTimeout.isZero())) {
+			throw new IllegalArgumentException("replicaTimeout must be positive but was " + replicaTimeout);
+		}
+		this.connectionFactory = connectionFactory;
 		this.redis = new StringRedisTemplate(connectionFactory);
 		this.keys = new RedisKeys(keyPrefix, cluster);
+		this.waitForReplicas = waitForReplicas;
+		this.replicaTimeout = replicaTimeout;
 	}
 
 	@Override
@@ -51,10 +85,12 @@ public final class RedisLockProvider implements LockProvider {
 		String owner = this.instanceId + ":" + this.sequence.incrementAndGet();
 		long result;
 		try {
-			result = run(key, "acquire", () -> this.redis.execute(LockScripts.ACQUIRE,
-					List.of(lockKey, this.keys.fenceKey(lockKey)), owner, millis(leaseTime)));
+			result = (this.waitForReplicas > 0) ? acquireReplicated(key, lockKey, owner, leaseTime)
+					: run(key, "acquire", () -> this.redis.execute(LockScripts.ACQUIRE,
+							List.of(lockKey, this.keys.fenceKey(lockKey)), owner, millis(leaseTime)));
 		}
 		catch (LockBackendException ex) {
+			// Also where a lock too few replicas acknowledged is released.
 			abandon(lockKey, owner, ex);
 			throw ex;
 		}
@@ -62,6 +98,86 @@ public final class RedisLockProvider implements LockProvider {
 			return new LockAttempt.Acquired(new RedisLockHandle(key, lockKey, owner, result));
 		}
 		return new LockAttempt.Busy(Duration.ofMillis(-result - 1));
+	}
+
+	/**
+	 * The acquire script and {@code WAIT} in one pipeline on a connection of its own: {@code WAIT} counts the
+	 * replicas that acknowledged this connection's writes, and it blocks its connection, which must not be the
+	 * one the application shares. A lock that too few replicas acknowledged is released on that same connection
+	 * (so the release cannot overtake the acquire) and reported: a failover now could hand it to a second holder.
+	 */
+	private long acquireReplicated(String key, String lockKey, String owner, Duration leaseTime) {
+		byte[][] keysAndArgs = { bytes(lockKey), bytes(this.keys.fenceKey(lockKey)), bytes(owner),
+				bytes(millis(leaseTime)) };
+		byte[][] waitArgs = { bytes(Integer.toString(this.waitForReplicas)),
+				bytes(Long.toString(Math.max(1, this.replicaTimeout.toMillis()))) };
+		RedisConnection connection = this.connectionFactory.getConnection();
+		try {
+			List<Object> replies;
+			try {
+				connection.openPipeline();
+				connection.scriptingCommands()
+					.eval(bytes(LockScripts.ACQUIRE.getScriptAsString()), ReturnType.INTEGER, 2, keysAndArgs);
+				if (connection instanceof LettuceConnection lettuce) {
+					// Lettuce needs to be told that the reply is an integer.
+					lettuce.execute("WAIT", new IntegerOutput<>(ByteArrayCodec.INSTANCE), waitArgs);
+				}
+				else {
+					connection.execute("WAIT", waitArgs);
+				}
+				replies = connection.closePipeline();
+			}
+			catch (DataAccessException ex) {
+				LockBackendException failure = new LockBackendException(key,
+						"Redis failed to acquire lock '" + key + "': " + ex.getMessage(), ex);
+				releaseOn(connection, lockKey, owner, failure);
+				throw failure;
+			}
+			long result = ((Number) replies.get(0)).longValue();
+			long acknowledged = ((Number) replies.get(1)).longValue();
+			if (result > 0 && acknowledged < this.waitForReplicas) {
+				LockBackendException failure = new LockBackendException(key, "Lock '" + key + "' was acquired on"
+						+ " the master, but only " + acknowledged + " of " + this.waitForReplicas + " replicas"
+						+ " acknowledged it within " + this.replicaTimeout.toMillis() + "ms"
+						+ " (distributed-lock.wait-for-replicas); it is released, since a failover now could give"
+						+ " it to a second holder", new IllegalStateException("WAIT returned " + acknowledged));
+				releaseOn(connection, lockKey, owner, failure);
+				throw failure;
+			}
+			return result;
+		}
+		finally {
+			connection.close();
+		}
+	}
+
+	/**
+	 * Releases by owner token on the connection the acquire went out on. If that connection is broken,
+	 * {@link #abandon} tries again on the shared one.
+	 */
+	private void releaseOn(RedisConnection connection, String lockKey, String owner,
+			LockBackendException failure) {
+		boolean interrupted = Thread.interrupted();
+		try {
+			if (connection.isPipelined()) {
+				connection.closePipeline();
+			}
+			connection.scriptingCommands()
+				.eval(bytes(LockScripts.RELEASE.getScriptAsString()), ReturnType.INTEGER, 1, bytes(lockKey),
+						bytes(owner));
+		}
+		catch (RuntimeException ex) {
+			failure.addSuppressed(ex);
+		}
+		finally {
+			if (interrupted) {
+				Thread.currentThread().interrupt();
+			}
+		}
+	}
+
+	private static byte[] bytes(String value) {
+		return value.getBytes(StandardCharsets.UTF_8);
 	}
 
 	/**

@@ -126,6 +126,17 @@ class DistributedLockAutoConfigurationTests {
 	}
 
 	@Test
+	void negativeReplicaCountFailsStartupNamingTheProperty() {
+		assertStartupFailsNaming("distributed-lock.wait-for-replicas=-1", "distributed-lock.wait-for-replicas");
+	}
+
+	@Test
+	void zeroReplicaTimeoutFailsStartupNamingTheProperty() {
+		assertStartupFailsNaming("distributed-lock.wait-for-replicas-timeout=0ms",
+				"distributed-lock.wait-for-replicas-timeout");
+	}
+
+	@Test
 	void invalidNamedLeaseFailsStartupNamingTheProperty() {
 		assertStartupFailsNaming("distributed-lock.locks.stock.lease-time=-5s",
 				"distributed-lock.locks.stock.lease-time");

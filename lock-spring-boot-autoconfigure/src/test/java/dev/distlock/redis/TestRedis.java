@@ -5,8 +5,12 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.TreeMap;
 
+import dev.distlock.LockOptions;
+import dev.distlock.support.DefaultLockTemplate;
+import dev.distlock.support.RenewalScheduler;
 import dev.distlock.testsupport.RedisServer;
 
+import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -19,7 +23,15 @@ import org.springframework.data.redis.core.StringRedisTemplate;
  */
 public final class TestRedis {
 
+	/** The key prefix of the lock templates made here. */
+	public static final String PREFIX = "lock:";
+
 	private TestRedis() {
+	}
+
+	/** A started connection factory for a server on this host's loopback; the caller destroys it. */
+	public static LettuceConnectionFactory connectionFactory(int port) {
+		return connectionFactory("127.0.0.1", port, Duration.ofSeconds(10));
 	}
 
 	/** A started connection factory; the caller destroys it. */
@@ -29,12 +41,29 @@ public final class TestRedis {
 
 	/** As {@link #connectionFactory(RedisServer)} with a command timeout, for tests that take the server away. */
 	public static LettuceConnectionFactory connectionFactory(RedisServer server, Duration commandTimeout) {
-		LettuceConnectionFactory factory = new LettuceConnectionFactory(
-				new RedisStandaloneConfiguration(server.host(), server.port()),
+		return connectionFactory(server.host(), server.port(), commandTimeout);
+	}
+
+	private static LettuceConnectionFactory connectionFactory(String host, int port, Duration commandTimeout) {
+		LettuceConnectionFactory factory = new LettuceConnectionFactory(new RedisStandaloneConfiguration(host, port),
 				LettuceClientConfiguration.builder().commandTimeout(commandTimeout).build());
 		factory.afterPropertiesSet();
 		factory.start();
 		return factory;
+	}
+
+	/**
+	 * A template over a fresh {@link RedisLockProvider}, so with an owner identity of its own, as another
+	 * application instance would have; by default no waiting, a 30s lease, auto-renew on.
+	 */
+	public static DefaultLockTemplate template(RedisConnectionFactory factory, RenewalScheduler scheduler) {
+		LockOptions defaults = LockOptions.builder()
+			.waitTime(Duration.ZERO)
+			.leaseTime(Duration.ofSeconds(30))
+			.autoRenew(true)
+			.retryInterval(Duration.ofMillis(20))
+			.build();
+		return new DefaultLockTemplate(new RedisLockProvider(factory, PREFIX, false), scheduler, defaults);
 	}
 
 	/** Calls of one command so far, from {@code INFO commandstats}; 0 if never called. */

@@ -1,0 +1,158 @@
+package dev.distlock.fuzz;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.LongAdder;
+
+import dev.distlock.LeaseLostException;
+import dev.distlock.LockAcquisitionException;
+import dev.distlock.LockOptions;
+import dev.distlock.LockTemplate;
+
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+/**
+ * The fuzz workload, run alike in the test JVM and in {@link FuzzWorker}: threads that, under the lock, read a
+ * shared counter, pause, and write it back incremented. Two holders at once lose an increment, which an atomic
+ * counter would hide; an occupancy marker ({@code INCR} on entry must return 1) counts the overlaps directly.
+ * One thread per JVM once holds the lock for longer than its lease, so that only renewal keeps others out.
+ */
+final class FuzzLoop {
+
+	static final String LOCK = "fuzz";
+
+	static final String COUNTER = "fuzz:counter";
+
+	static final String INSIDE = "fuzz:inside";
+
+	static final Duration LEASE = Duration.ofMillis(600);
+
+	static final Duration SLOW_HOLD = Duration.ofMillis(1000);
+
+	static final LockOptions OPTIONS = LockOptions.builder()
+		.waitTime(Duration.ofSeconds(10))
+		.leaseTime(LEASE)
+		.autoRenew(true)
+		.retryInterval(Duration.ofMillis(20))
+		.build();
+
+	private final StringRedisTemplate redis;
+
+	private final LongAdder successes = new LongAdder();
+
+	private final LongAdder overlaps = new LongAdder();
+
+	private final LongAdder lost = new LongAdder();
+
+	private final LongAdder timeouts = new LongAdder();
+
+	private final LongAdder errors = new LongAdder();
+
+	private final AtomicReference<Throwable> firstError = new AtomicReference<>();
+
+	private FuzzLoop(StringRedisTemplate redis) {
+		this.redis = redis;
+	}
+
+	/**
+	 * Runs {@code threads} threads for {@code duration}, thread {@code i} locking through
+	 * {@code templates[i % size]}.
+	 */
+	static Result run(List<? extends LockTemplate> templates, StringRedisTemplate redis, int threads,
+			Duration duration) throws InterruptedException {
+		FuzzLoop loop = new FuzzLoop(redis);
+		long start = System.nanoTime();
+		long end = start + duration.toNanos();
+		long slowAt = start + duration.toNanos() / 3;
+		List<Thread> workers = new ArrayList<>();
+		for (int i = 0; i < threads; i++) {
+			LockTemplate template = templates.get(i % templates.size());
+			boolean slow = (i == 0);
+			Thread worker = new Thread(() -> loop.work(template, end, slow ? slowAt : Long.MAX_VALUE),
+					"fuzz-" + i);
+			workers.add(worker);
+			worker.start();
+		}
+		for (Thread worker : workers) {
+			worker.join(duration.plus(OPTIONS.waitTime()).plusSeconds(10).toMillis());
+			if (worker.isAlive()) {
+				throw new IllegalStateException(worker.getName() + " did not finish");
+			}
+		}
+		Throwable error = loop.firstError.get();
+		return new Result(loop.successes.sum(), loop.overlaps.sum(), loop.lost.sum(), loop.timeouts.sum(),
+				loop.errors.sum(), (error != null) ? error.toString() : "none");
+	}
+
+	private void work(LockTemplate template, long end, long slowAt) {
+		boolean slowDone = false;
+		while (System.nanoTime() - end < 0) {
+			boolean slow = !slowDone && System.nanoTime() - slowAt >= 0;
+			slowDone |= slow;
+			try {
+				template.run(LOCK, OPTIONS, () -> increment(slow ? SLOW_HOLD : Duration.ofMillis(1)));
+				this.successes.increment();
+			}
+			catch (LeaseLostException ex) {
+				this.lost.increment();
+				this.firstError.compareAndSet(null, ex);
+			}
+			catch (LockAcquisitionException ex) {
+				this.timeouts.increment();
+			}
+			catch (RuntimeException ex) {
+				this.errors.increment();
+				this.firstError.compareAndSet(null, ex);
+			}
+		}
+	}
+
+	private void increment(Duration pause) {
+		Long occupants = this.redis.opsForValue().increment(INSIDE);
+		try {
+			if (occupants == null || occupants != 1) {
+				this.overlaps.increment();
+			}
+			String value = this.redis.opsForValue().get(COUNTER);
+			long current = (value != null) ? Long.parseLong(value) : 0;
+			pause(pause);
+			this.redis.opsForValue().set(COUNTER, Long.toString(current + 1));
+		}
+		finally {
+			this.redis.opsForValue().decrement(INSIDE);
+		}
+	}
+
+	/** The work done under the lock: a pause between read and write, where a second holder would slip in. */
+	private static void pause(Duration pause) {
+		try {
+			TimeUnit.NANOSECONDS.sleep(pause.toNanos());
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("Interrupted inside the lock", ex);
+		}
+	}
+
+	/** What one JVM counted; printed by {@link FuzzWorker} as one line. */
+	record Result(long successes, long overlaps, long lost, long timeouts, long errors, String firstError) {
+
+		static final String PREFIX = "RESULT ";
+
+		String line() {
+			return PREFIX + this.successes + " " + this.overlaps + " " + this.lost + " " + this.timeouts + " "
+					+ this.errors + " " + this.firstError;
+		}
+
+		static Result parse(String line) {
+			String[] parts = line.substring(PREFIX.length()).split(" ", 6);
+			return new Result(Long.parseLong(parts[0]), Long.parseLong(parts[1]), Long.parseLong(parts[2]),
+					Long.parseLong(parts[3]), Long.parseLong(parts[4]), parts[5]);
+		}
+
+	}
+
+}

@@ -1,0 +1,96 @@
+package dev.distlock.redis;
+
+import java.time.Duration;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+import dev.distlock.LockBackendException;
+import dev.distlock.spi.LockAttempt;
+import dev.distlock.spi.LockHandle;
+import dev.distlock.testsupport.RedisServer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.RedisCallback;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.fail;
+
+/**
+ * The failover guard ({@code distributed-lock.wait-for-replicas}) against a real master and replica: with the
+ * replica up an acquire counts; with the replica stopped it is released and reported, while the same acquire
+ * without the guard succeeds (the control showing what the guard prevents).
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class ReplicaGuardTests {
+
+	@Test
+	void anAcquireCountsOnlyWhenTheReplicasAcknowledgeIt() {
+		try (RedisServer master = RedisServer.start(); RedisServer replica = RedisServer.start("--replicaof",
+				master.host(), Integer.toString(master.port()))) {
+			LettuceConnectionFactory factory = TestRedis.connectionFactory(master);
+			try {
+				StringRedisTemplate redis = new StringRedisTemplate(factory);
+				awaitReplicas(redis, 1);
+				RedisLockProvider guarded = new RedisLockProvider(factory, "lock:", false, 1, Duration.ofMillis(200));
+				RedisLockProvider unguarded = new RedisLockProvider(factory, "lock:", false);
+
+				LockHandle handle = acquired(guarded.tryLock("replicated", Duration.ofSeconds(30)));
+				assertThat(replicaValue(replica, "lock:replicated")).as("the lock on the replica").isTrue();
+				assertThat(handle.release()).isTrue();
+
+				replica.stop();
+				awaitReplicas(redis, 0);
+				assertThatExceptionOfType(LockBackendException.class)
+					.isThrownBy(() -> guarded.tryLock("unreplicated", Duration.ofSeconds(30)))
+					.withMessageContaining("only 0 of 1 replicas acknowledged")
+					.withMessageContaining("distributed-lock.wait-for-replicas");
+				assertThat(redis.hasKey("lock:unreplicated")).as("the unacknowledged lock was released").isFalse();
+
+				LockHandle control = acquired(unguarded.tryLock("unreplicated", Duration.ofSeconds(30)));
+				assertThat(control.release()).isTrue();
+			}
+			finally {
+				factory.destroy();
+			}
+		}
+	}
+
+	private static boolean replicaValue(RedisServer replica, String key) {
+		long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+		while (System.nanoTime() < deadline) {
+			if (replica.command("EXISTS", key).equals(":1")) {
+				return true;
+			}
+			LockSupport.parkNanos(1_000_000);
+		}
+		return false;
+	}
+
+	private static void awaitReplicas(StringRedisTemplate redis, int replicas) {
+		long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+		while (System.nanoTime() < deadline) {
+			Properties info = redis.execute((RedisCallback<Properties>) (c) -> c.serverCommands().info("replication"));
+			String connected = (info != null) ? info.getProperty("connected_slaves") : null;
+			String state = (info != null) ? info.getProperty("slave0") : null;
+			boolean online = replicas == 0 || (state != null && state.contains("state=online"));
+			if (Integer.toString(replicas).equals(connected) && online) {
+				return;
+			}
+			LockSupport.parkNanos(10_000_000);
+		}
+		fail("the master did not report " + replicas + " connected replica(s) within 20s");
+	}
+
+	private static LockHandle acquired(LockAttempt attempt) {
+		if (attempt instanceof LockAttempt.Acquired acquired) {
+			return acquired.handle();
+		}
+		return fail("expected the lock to be acquired but was " + attempt);
+	}
+
+}
