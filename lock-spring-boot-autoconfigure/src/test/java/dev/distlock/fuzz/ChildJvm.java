@@ -101,6 +101,17 @@ final class ChildJvm implements AutoCloseable {
 		}
 	}
 
+	/** Sends a signal ({@code STOP}, {@code CONT}) with {@code kill}, as an operator or a stalled host would. */
+	void signal(String signal) throws IOException, InterruptedException {
+		Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(this.process.pid()))
+			.redirectErrorStream(true)
+			.start();
+		if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+			throw new AssertionError("kill -" + signal + " " + this.process.pid() + " failed: "
+					+ new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
+		}
+	}
+
 	/** Everything the child printed so far. */
 	String output() {
 		synchronized (this.lines) {
