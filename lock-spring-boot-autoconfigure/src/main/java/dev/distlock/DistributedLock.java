@@ -8,20 +8,26 @@ import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
 /**
- * Runs the annotated method while holding a distributed lock on the evaluated {@link #key()}.
+ * Runs the annotated method while holding a distributed lock on the evaluated
+ * {@link #key()}.
  *
- * <p>The lock is acquired before the method runs and released after it returns or throws; the method's own
- * exception reaches the caller unchanged. The lock is reentrant per thread: a nested call on the same key does
- * not wait, and the lock is free only after the outermost call ends. While the method runs, the lock is renewed
- * in the background (unless {@code auto-renew} is off), and {@link LockContext#current()} returns its
- * {@link Lease}, for example to pass the {@linkplain Lease#fencingToken() fencing token} to a store.
+ * <p>
+ * The lock is acquired before the method runs and released after it returns or throws;
+ * the method's own exception reaches the caller unchanged. The lock is reentrant per
+ * thread: a nested call on the same key does not wait, and the lock is free only after
+ * the outermost call ends. While the method runs, the lock is renewed in the background
+ * (unless {@code auto-renew} is off), and {@link LockContext#current()} returns its
+ * {@link Lease}, for example to pass the {@linkplain Lease#fencingToken() fencing token}
+ * to a store.
  *
- * <p>If the lease is lost while the method runs (a pause longer than the lease, Redis failover), the loss is not
- * silent: a {@link LeaseLostException} is thrown after the method returns, or added as suppressed to the
- * method's own exception.
+ * <p>
+ * If the lease is lost while the method runs (a pause longer than the lease, Redis
+ * failover), the loss is not silent: a {@link LeaseLostException} is thrown after the
+ * method returns, or added as suppressed to the method's own exception.
  *
- * <p>The advice is ordered outside {@code @Transactional} on the same method, so the lock is released only after
- * the transaction has completed. May be used as a meta-annotation.
+ * <p>
+ * The advice is ordered outside {@code @Transactional} on the same method, so the lock is
+ * released only after the transaction has completed. May be used as a meta-annotation.
  *
  * <pre>
  * &#64;DistributedLock(key = "'order:' + #order.id", waitTime = "2s", leaseTime = "10s")
@@ -35,29 +41,33 @@ import java.lang.annotation.Target;
 public @interface DistributedLock {
 
 	/**
-	 * SpEL expression for the lock key, evaluated against each call: parameter names ({@code #orderId}),
-	 * {@code #p0}/{@code #a0}, {@code #root.method}, {@code #root.args}, {@code #root.target}, bean references
-	 * ({@code @bean}). A literal key is a quoted string ({@code "'nightly-report'"}). An expression that does not
-	 * parse fails the application at startup; one that evaluates to {@code null} or a blank string throws
-	 * {@link IllegalArgumentException} and the method is not invoked.
+	 * SpEL expression for the lock key, evaluated against each call: parameter names
+	 * ({@code #orderId}), {@code #p0}/{@code #a0}, {@code #root.method},
+	 * {@code #root.args}, {@code #root.target}, bean references ({@code @bean}). A
+	 * literal key is a quoted string ({@code "'nightly-report'"}). An expression that
+	 * does not parse fails the application at startup; one that evaluates to {@code null}
+	 * or a blank string throws {@link IllegalArgumentException} and the method is not
+	 * invoked.
 	 */
 	String key();
 
 	/**
-	 * Selects the named option set {@code distributed-lock.locks.<name>}; empty uses the global defaults. A name
-	 * with no such entry fails startup.
+	 * Selects the named option set {@code distributed-lock.locks.<name>}; empty uses the
+	 * global defaults. A name with no such entry fails startup.
 	 */
 	String name() default "";
 
 	/**
-	 * How long to wait for the lock: a duration such as {@code 500ms}, {@code 2s}, {@code PT2S} or a
-	 * {@code ${...}} placeholder; {@code 0} tries once. Empty takes the configured value.
+	 * How long to wait for the lock: a duration such as {@code 500ms}, {@code 2s},
+	 * {@code PT2S} or a {@code ${...}} placeholder; {@code 0} tries once. Empty takes the
+	 * configured value.
 	 */
 	String waitTime() default "";
 
 	/**
-	 * How long the lock outlives a crashed holder (and, with auto-renew off, how long it is held at most); same
-	 * syntax as {@link #waitTime()}. Empty takes the configured value.
+	 * How long the lock outlives a crashed holder (and, with auto-renew off, how long it
+	 * is held at most); same syntax as {@link #waitTime()}. Empty takes the configured
+	 * value.
 	 */
 	String leaseTime() default "";
 

@@ -3,7 +3,8 @@ package dev.distlock;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Base of every exception distlock throws for a lock that could not be taken, kept or reached.
+ * Base of every exception distlock throws for a lock that could not be taken, kept or
+ * reached.
  */
 public class DistributedLockException extends RuntimeException {
 

@@ -5,8 +5,9 @@ import java.time.Duration;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The lock was not acquired within the wait time (or the waiting thread was interrupted, in which case the
- * cause is the {@link InterruptedException} and the thread's interrupt flag is set again).
+ * The lock was not acquired within the wait time (or the waiting thread was interrupted,
+ * in which case the cause is the {@link InterruptedException} and the thread's interrupt
+ * flag is set again).
  */
 public class LockAcquisitionException extends DistributedLockException {
 

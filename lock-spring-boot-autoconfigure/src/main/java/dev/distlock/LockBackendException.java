@@ -1,7 +1,8 @@
 package dev.distlock;
 
 /**
- * The lock store (Redis) failed or could not be reached. The cause is the store client's exception.
+ * The lock store (Redis) failed or could not be reached. The cause is the store client's
+ * exception.
  */
 public class LockBackendException extends DistributedLockException {
 

@@ -5,8 +5,8 @@ import java.util.Deque;
 import java.util.Optional;
 
 /**
- * The leases held by the current thread through {@link DistributedLock} methods and {@link LockTemplate}
- * {@code execute}/{@code run} calls.
+ * The leases held by the current thread through {@link DistributedLock} methods and
+ * {@link LockTemplate} {@code execute}/{@code run} calls.
  */
 public final class LockContext {
 
@@ -16,14 +16,18 @@ public final class LockContext {
 	}
 
 	/**
-	 * The innermost lease held by the current thread inside an annotated method or a template callback, for
-	 * example to pass its {@linkplain Lease#fencingToken() fencing token} on.
+	 * The innermost lease held by the current thread inside an annotated method or a
+	 * template callback, for example to pass its {@linkplain Lease#fencingToken() fencing
+	 * token} on.
 	 */
 	public static Optional<Lease> current() {
 		return Optional.ofNullable(LEASES.get().peek());
 	}
 
-	/** Makes {@code lease} the current one until the returned scope is closed. Framework use. */
+	/**
+	 * Makes {@code lease} the current one until the returned scope is closed. Framework
+	 * use.
+	 */
 	public static Scope open(Lease lease) {
 		Deque<Lease> leases = LEASES.get();
 		leases.push(lease);

@@ -5,12 +5,14 @@ import java.io.Serial;
 import org.springframework.context.ApplicationEvent;
 
 /**
- * Published in the application context as soon as a held lease is known lost, while its holder may still be
- * running: the renewal found the key expired or owned by another holder, the lease ran out without renewal, or
- * Redis stayed unreachable until the lease deadline.
+ * Published in the application context as soon as a held lease is known lost, while its
+ * holder may still be running: the renewal found the key expired or owned by another
+ * holder, the lease ran out without renewal, or Redis stayed unreachable until the lease
+ * deadline.
  *
- * <p>Published on distlock's watchdog thread, not the holder's; listeners should be quick and must not wait for
- * the holder. The source is the lost {@link Lease}.
+ * <p>
+ * Published on distlock's watchdog thread, not the holder's; listeners should be quick
+ * and must not wait for the holder. The source is the lost {@link Lease}.
  */
 public final class LockLostEvent extends ApplicationEvent {
 
@@ -48,7 +50,10 @@ public final class LockLostEvent extends ApplicationEvent {
 		return this.key;
 	}
 
-	/** The fencing token of the lost lease: writes fenced with it are the ones to distrust. */
+	/**
+	 * The fencing token of the lost lease: writes fenced with it are the ones to
+	 * distrust.
+	 */
 	public long getFencingToken() {
 		return this.fencingToken;
 	}
@@ -65,8 +70,8 @@ public final class LockLostEvent extends ApplicationEvent {
 
 	@Override
 	public String toString() {
-		return "LockLostEvent[key=" + this.key + ", fencingToken=" + this.fencingToken + ", holder="
-				+ this.holderThread + ", reason=" + this.reason + "]";
+		return "LockLostEvent[key=" + this.key + ", fencingToken=" + this.fencingToken + ", holder=" + this.holderThread
+				+ ", reason=" + this.reason + "]";
 	}
 
 }

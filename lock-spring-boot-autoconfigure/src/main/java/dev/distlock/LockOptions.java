@@ -6,7 +6,8 @@ import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Per-call lock options. Each value left unset is taken from configuration ({@code distributed-lock.*}).
+ * Per-call lock options. Each value left unset is taken from configuration
+ * ({@code distributed-lock.*}).
  *
  * <pre>
  * LockOptions.builder().waitTime(Duration.ofSeconds(2)).leaseTime(Duration.ofSeconds(10)).build()
@@ -54,17 +55,25 @@ public final class LockOptions {
 		return this.leaseTime;
 	}
 
-	/** Whether to renew the lease in the background, or {@code null} for the configured choice. */
+	/**
+	 * Whether to renew the lease in the background, or {@code null} for the configured
+	 * choice.
+	 */
 	public @Nullable Boolean autoRenew() {
 		return this.autoRenew;
 	}
 
-	/** The fallback poll interval while waiting, or {@code null} for the configured one. */
+	/**
+	 * The fallback poll interval while waiting, or {@code null} for the configured one.
+	 */
 	public @Nullable Duration retryInterval() {
 		return this.retryInterval;
 	}
 
-	/** What to do when the lease is lost while held, or {@code null} for the configured choice. */
+	/**
+	 * What to do when the lease is lost while held, or {@code null} for the configured
+	 * choice.
+	 */
 	public @Nullable OnLeaseLost onLeaseLost() {
 		return this.onLeaseLost;
 	}
@@ -140,15 +149,16 @@ public final class LockOptions {
 			return this;
 		}
 
-		/** What to do, besides the event and the log, when the lease is lost while held. */
+		/**
+		 * What to do, besides the event and the log, when the lease is lost while held.
+		 */
 		public Builder onLeaseLost(OnLeaseLost onLeaseLost) {
 			this.onLeaseLost = Objects.requireNonNull(onLeaseLost, "onLeaseLost must not be null");
 			return this;
 		}
 
 		public LockOptions build() {
-			return new LockOptions(this.waitTime, this.leaseTime, this.autoRenew, this.retryInterval,
-					this.onLeaseLost);
+			return new LockOptions(this.waitTime, this.leaseTime, this.autoRenew, this.retryInterval, this.onLeaseLost);
 		}
 
 		private static Duration check(String name, Duration value, boolean zeroAllowed) {

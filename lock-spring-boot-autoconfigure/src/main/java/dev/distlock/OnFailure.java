@@ -9,9 +9,10 @@ public enum OnFailure {
 	THROW,
 
 	/**
-	 * Do not invoke the method and return {@code null} (or an empty {@link java.util.Optional}). Allowed on
-	 * {@code void} and {@code Optional}-returning methods only; any other return type fails startup. Suits
-	 * {@code @Scheduled} jobs that only one instance should run.
+	 * Do not invoke the method and return {@code null} (or an empty
+	 * {@link java.util.Optional}). Allowed on {@code void} and {@code Optional}-returning
+	 * methods only; any other return type fails startup. Suits {@code @Scheduled} jobs
+	 * that only one instance should run.
 	 */
 	SKIP
 

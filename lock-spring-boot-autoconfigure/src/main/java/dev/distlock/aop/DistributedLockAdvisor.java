@@ -18,9 +18,10 @@ import org.springframework.beans.factory.config.ConfigurableBeanFactory;
 import org.springframework.core.annotation.AnnotationUtils;
 
 /**
- * The infrastructure advisor that applies {@link DistributedLockInterceptor} to {@link DistributedLock}
- * methods. Its order places it outside {@code @Transactional} (whose advisor defaults to the lowest
- * precedence), so a lock is released only after the transaction on the same method has completed.
+ * The infrastructure advisor that applies {@link DistributedLockInterceptor} to
+ * {@link DistributedLock} methods. Its order places it outside {@code @Transactional}
+ * (whose advisor defaults to the lowest precedence), so a lock is released only after the
+ * transaction on the same method has completed.
  */
 public final class DistributedLockAdvisor extends AbstractPointcutAdvisor {
 
@@ -45,14 +46,15 @@ public final class DistributedLockAdvisor extends AbstractPointcutAdvisor {
 	};
 
 	/**
-	 * @param namedOptions the option set for a {@code name}, or null when none is configured; called only for
-	 * annotations that name one
+	 * @param namedOptions the option set for a {@code name}, or null when none is
+	 * configured; called only for annotations that name one
 	 * @param template the template to lock with, looked up on first use
-	 * @param beanFactory resolves {@code ${...}} placeholders and {@code @bean} references
+	 * @param beanFactory resolves {@code ${...}} placeholders and {@code @bean}
+	 * references
 	 * @param order the advisor's order
 	 */
-	public DistributedLockAdvisor(Function<String, @Nullable LockOptions> namedOptions,
-			Supplier<LockTemplate> template, @Nullable ConfigurableBeanFactory beanFactory, int order) {
+	public DistributedLockAdvisor(Function<String, @Nullable LockOptions> namedOptions, Supplier<LockTemplate> template,
+			@Nullable ConfigurableBeanFactory beanFactory, int order) {
 		LockKeyEvaluator evaluator = new LockKeyEvaluator(beanFactory);
 		this.source = new LockOperationSource(namedOptions,
 				(beanFactory != null) ? beanFactory::resolveEmbeddedValue : null, evaluator);

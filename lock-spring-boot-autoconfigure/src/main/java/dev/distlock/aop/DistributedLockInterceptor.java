@@ -16,9 +16,10 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.aop.framework.AopProxyUtils;
 
 /**
- * Runs a {@link dev.distlock.DistributedLock} method holding its lock: evaluates the key, acquires through the
- * {@link LockTemplate} (or skips), and releases on every path through {@link LeasedCall}. Fails closed: when
- * the lock is not acquired, or the key is invalid, the method is not invoked.
+ * Runs a {@link dev.distlock.DistributedLock} method holding its lock: evaluates the key,
+ * acquires through the {@link LockTemplate} (or skips), and releases on every path
+ * through {@link LeasedCall}. Fails closed: when the lock is not acquired, or the key is
+ * invalid, the method is not invoked.
  */
 public final class DistributedLockInterceptor implements MethodInterceptor {
 

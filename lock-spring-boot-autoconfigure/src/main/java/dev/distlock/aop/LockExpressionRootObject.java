@@ -5,8 +5,9 @@ import java.lang.reflect.Method;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The {@code #root} object of a key expression: {@code #root.method}, {@code #root.methodName},
- * {@code #root.args}, {@code #root.target}, {@code #root.targetClass}.
+ * The {@code #root} object of a key expression: {@code #root.method},
+ * {@code #root.methodName}, {@code #root.args}, {@code #root.target},
+ * {@code #root.targetClass}.
  */
 public final class LockExpressionRootObject {
 

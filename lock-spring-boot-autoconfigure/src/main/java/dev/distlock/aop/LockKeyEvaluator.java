@@ -17,9 +17,10 @@ import org.springframework.expression.ParseException;
 import org.springframework.expression.TypeLocator;
 
 /**
- * Parses key expressions once (at startup) and evaluates them per call against the method's arguments. Type
- * references ({@code T(...)}, {@code new ...}) are refused: a lock key needs none, and an expression that can
- * reach arbitrary classes is a risk wherever annotation values come from outside the codebase.
+ * Parses key expressions once (at startup) and evaluates them per call against the
+ * method's arguments. Type references ({@code T(...)}, {@code new ...}) are refused: a
+ * lock key needs none, and an expression that can reach arbitrary classes is a risk
+ * wherever annotation values come from outside the codebase.
  */
 final class LockKeyEvaluator extends CachedExpressionEvaluator {
 
@@ -48,7 +49,8 @@ final class LockKeyEvaluator extends CachedExpressionEvaluator {
 
 	/**
 	 * The lock key for one call.
-	 * @throws IllegalArgumentException if the key evaluates to null or blank, or cannot be evaluated
+	 * @throws IllegalArgumentException if the key evaluates to null or blank, or cannot
+	 * be evaluated
 	 */
 	String key(LockOperation operation, @Nullable Object[] args, @Nullable Object target, Class<?> targetClass) {
 		Method method = operation.method();

@@ -24,12 +24,14 @@ import org.springframework.util.StringUtils;
 import org.springframework.util.StringValueResolver;
 
 /**
- * Finds {@link DistributedLock} on a method (merged, so meta-annotations work; interface and superclass methods
- * too) and resolves it once per method and target class into a {@link LockOperation}. Every check that can be
- * made without a call is made here, at proxy creation, so a bad annotation fails the application at startup
- * naming the method: an expression that does not parse, a duration that does not parse or is out of range, a
- * {@code name} with no configured option set, {@code SKIP} on a method that cannot return "nothing", and async
- * return types (a lock released when the method returns would not cover the work it started).
+ * Finds {@link DistributedLock} on a method (merged, so meta-annotations work; interface
+ * and superclass methods too) and resolves it once per method and target class into a
+ * {@link LockOperation}. Every check that can be made without a call is made here, at
+ * proxy creation, so a bad annotation fails the application at startup naming the method:
+ * an expression that does not parse, a duration that does not parse or is out of range, a
+ * {@code name} with no configured option set, {@code SKIP} on a method that cannot return
+ * "nothing", and async return types (a lock released when the method returns would not
+ * cover the work it started).
  */
 public final class LockOperationSource {
 
@@ -50,7 +52,10 @@ public final class LockOperationSource {
 		this.evaluator = evaluator;
 	}
 
-	/** The operation for {@code method} called on {@code targetClass}, or {@code null} if not annotated. */
+	/**
+	 * The operation for {@code method} called on {@code targetClass}, or {@code null} if
+	 * not annotated.
+	 */
 	@Nullable LockOperation getOperation(Method method, @Nullable Class<?> targetClass) {
 		if (method.getDeclaringClass() == Object.class) {
 			return null;
@@ -92,9 +97,9 @@ public final class LockOperationSource {
 		if (StringUtils.hasText(annotation.name())) {
 			LockOptions named = this.namedOptions.apply(annotation.name());
 			if (named == null) {
-				throw new IllegalStateException("@DistributedLock on " + description + " names lock options '"
-						+ annotation.name() + "', but distributed-lock.locks." + annotation.name()
-						+ " is not configured");
+				throw new IllegalStateException(
+						"@DistributedLock on " + description + " names lock options '" + annotation.name()
+								+ "', but distributed-lock.locks." + annotation.name() + " is not configured");
 			}
 			base = named;
 		}
@@ -106,8 +111,8 @@ public final class LockOperationSource {
 		}
 		Duration leaseTime = duration(annotation.leaseTime(), "leaseTime", description);
 		if (leaseTime != null) {
-			check(leaseTime.isNegative() || leaseTime.isZero(), "leaseTime", annotation.leaseTime(),
-					"must be positive", description);
+			check(leaseTime.isNegative() || leaseTime.isZero(), "leaseTime", annotation.leaseTime(), "must be positive",
+					description);
 			builder.leaseTime(leaseTime);
 		}
 		return builder.build().orElse(base);
@@ -122,8 +127,8 @@ public final class LockOperationSource {
 			return DurationStyle.detectAndParse((resolved != null) ? resolved.trim() : "");
 		}
 		catch (IllegalArgumentException ex) {
-			throw new IllegalStateException("@DistributedLock(" + attribute + " = \"" + value + "\") on "
-					+ description + " is not a duration (use e.g. 500ms, 2s or PT2S)", ex);
+			throw new IllegalStateException("@DistributedLock(" + attribute + " = \"" + value + "\") on " + description
+					+ " is not a duration (use e.g. 500ms, 2s or PT2S)", ex);
 		}
 	}
 
@@ -137,8 +142,8 @@ public final class LockOperationSource {
 	private static void checkReturnType(OnFailure onFailure, Class<?> returnType, String description) {
 		if (CompletionStage.class.isAssignableFrom(returnType) || Future.class.isAssignableFrom(returnType)
 				|| isReactive(returnType)) {
-			throw new IllegalStateException("@DistributedLock on " + description + " returns "
-					+ returnType.getName() + ": asynchronous results are not supported, because the lock would"
+			throw new IllegalStateException("@DistributedLock on " + description + " returns " + returnType.getName()
+					+ ": asynchronous results are not supported, because the lock would"
 					+ " be released before the work completes; lock inside the asynchronous task instead");
 		}
 		if (onFailure == OnFailure.SKIP && returnType != void.class && returnType != Void.class

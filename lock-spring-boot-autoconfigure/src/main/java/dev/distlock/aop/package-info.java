@@ -1,5 +1,6 @@
 /**
- * The {@link dev.distlock.DistributedLock} advice: advisor, interceptor, annotation metadata and SpEL keys.
+ * The {@link dev.distlock.DistributedLock} advice: advisor, interceptor, annotation
+ * metadata and SpEL keys.
  */
 @NullMarked
 package dev.distlock.aop;

@@ -29,9 +29,10 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
- * Auto-configuration of distributed locks on Redis: a {@link LockProvider} over the application's
- * {@link RedisConnectionFactory}, the shared {@link RenewalScheduler}, the {@link LockTemplate}, and the
- * {@code @DistributedLock} advisor. Every bean backs off when the application defines its own.
+ * Auto-configuration of distributed locks on Redis: a {@link LockProvider} over the
+ * application's {@link RedisConnectionFactory}, the shared {@link RenewalScheduler}, the
+ * {@link LockTemplate}, and the {@code @DistributedLock} advisor. Every bean backs off
+ * when the application defines its own.
  */
 @AutoConfiguration(after = DataRedisAutoConfiguration.class)
 @ConditionalOnBooleanProperty(name = "distributed-lock.enabled", matchIfMissing = true)
@@ -54,8 +55,8 @@ public final class DistributedLockAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	@ConditionalOnBean(LockProvider.class)
-	LockTemplate lockTemplate(LockProvider lockProvider, RenewalScheduler renewalScheduler,
-			LockOptionsResolver options, DistributedLockProperties properties, ApplicationEventPublisher events) {
+	LockTemplate lockTemplate(LockProvider lockProvider, RenewalScheduler renewalScheduler, LockOptionsResolver options,
+			DistributedLockProperties properties, ApplicationEventPublisher events) {
 		return new DefaultLockTemplate(lockProvider, renewalScheduler, options.defaults(),
 				(lease, reason, holder) -> events.publishEvent(new LockLostEvent(lease, reason, holder.getName())),
 				properties.isReleaseAfterCommit());
@@ -68,8 +69,8 @@ public final class DistributedLockAutoConfiguration {
 
 		@Bean
 		@ConditionalOnMissingBean
-		LockProvider distributedLockProvider(RedisConnectionFactory connectionFactory,
-				LockOptionsResolver options, DistributedLockProperties properties) {
+		LockProvider distributedLockProvider(RedisConnectionFactory connectionFactory, LockOptionsResolver options,
+				DistributedLockProperties properties) {
 			boolean cluster = (connectionFactory instanceof LettuceConnectionFactory lettuce)
 					&& lettuce.isClusterAware();
 			return new RedisLockProvider(connectionFactory, properties.getKeyPrefix(), cluster,
@@ -79,7 +80,8 @@ public final class DistributedLockAutoConfiguration {
 	}
 
 	@Configuration(proxyBeanMethods = false)
-	@ConditionalOnClass(name = "org.springframework.transaction.interceptor.BeanFactoryTransactionAttributeSourceAdvisor")
+	@ConditionalOnClass(
+			name = "org.springframework.transaction.interceptor.BeanFactoryTransactionAttributeSourceAdvisor")
 	static class TransactionOrderCheckConfiguration {
 
 		@Bean
@@ -90,8 +92,8 @@ public final class DistributedLockAutoConfiguration {
 	}
 
 	/**
-	 * The advisor is created while other beans are being proxied, possibly early, so it depends on nothing
-	 * eagerly: options and the template are looked up on first use.
+	 * The advisor is created while other beans are being proxied, possibly early, so it
+	 * depends on nothing eagerly: options and the template are looked up on first use.
 	 */
 	@Configuration(proxyBeanMethods = false)
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)

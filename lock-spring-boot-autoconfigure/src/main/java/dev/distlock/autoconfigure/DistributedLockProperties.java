@@ -16,8 +16,8 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 public class DistributedLockProperties {
 
 	/**
-	 * Whether to configure distributed locks. When false, no lock beans are created and @DistributedLock
-	 * methods are not intercepted.
+	 * Whether to configure distributed locks. When false, no lock beans are created
+	 * and @DistributedLock methods are not intercepted.
 	 */
 	private boolean enabled = true;
 
@@ -32,55 +32,62 @@ public class DistributedLockProperties {
 	private Duration waitTime = Duration.ofSeconds(5);
 
 	/**
-	 * Default lease: how long a lock outlives a crashed holder, and, without auto-renew, how long it is held at
-	 * most.
+	 * Default lease: how long a lock outlives a crashed holder, and, without auto-renew,
+	 * how long it is held at most.
 	 */
 	private Duration leaseTime = Duration.ofSeconds(30);
 
 	/**
-	 * Whether held locks are renewed in the background (every third of the lease) for as long as they are held.
+	 * Whether held locks are renewed in the background (every third of the lease) for as
+	 * long as they are held.
 	 */
 	private boolean autoRenew = true;
 
 	/**
-	 * Longest pause between two attempts while waiting for a lock; waiters back off with jitter up to it.
+	 * Longest pause between two attempts while waiting for a lock; waiters back off with
+	 * jitter up to it.
 	 */
 	private Duration retryInterval = Duration.ofMillis(100);
 
 	/**
-	 * What happens, besides a LockLostEvent and a warning, when a held lease is found lost: fail-on-exit (the
-	 * locked call throws LeaseLostException when it ends), interrupt (also interrupt the holder thread at once),
-	 * or log (the call completes normally).
+	 * What happens, besides a LockLostEvent and a warning, when a held lease is found
+	 * lost: fail-on-exit (the locked call throws LeaseLostException when it ends),
+	 * interrupt (also interrupt the holder thread at once), or log (the call completes
+	 * normally).
 	 */
 	private OnLeaseLost onLeaseLost = OnLeaseLost.FAIL_ON_EXIT;
 
 	/**
-	 * Whether a lock taken inside an active transaction (an outer @Transactional or TransactionTemplate) by a
-	 * @DistributedLock method or LockTemplate.execute is kept, and renewed, until that transaction has completed,
-	 * so that the next holder never reads uncommitted data.
+	 * Whether a lock taken inside an active transaction (an outer @Transactional or
+	 * TransactionTemplate) by a
+	 * @DistributedLock method or LockTemplate.execute is kept, and renewed, until that
+	 * transaction has completed, so that the next holder never reads uncommitted data.
 	 */
 	private boolean releaseAfterCommit = true;
 
 	/**
-	 * Failover guard: how many replicas must acknowledge each acquire (Redis WAIT) before it counts. An acquire
-	 * that fewer replicas acknowledge in time is released and fails with LockBackendException. 0 turns the guard
-	 * off. Narrows, but does not close, the window in which a failover loses a lock.
+	 * Failover guard: how many replicas must acknowledge each acquire (Redis WAIT) before
+	 * it counts. An acquire that fewer replicas acknowledge in time is released and fails
+	 * with LockBackendException. 0 turns the guard off. Narrows, but does not close, the
+	 * window in which a failover loses a lock.
 	 */
 	private int waitForReplicas = 0;
 
 	/**
-	 * How long an acquire waits for the replicas of distributed-lock.wait-for-replicas to acknowledge it.
+	 * How long an acquire waits for the replicas of distributed-lock.wait-for-replicas to
+	 * acknowledge it.
 	 */
 	private Duration waitForReplicasTimeout = Duration.ofMillis(100);
 
 	/**
-	 * Order of the @DistributedLock advisor. The default places it outside @Transactional (lowest precedence)
-	 * so a lock is released only after the transaction completes.
+	 * Order of the @DistributedLock advisor. The default places it outside @Transactional
+	 * (lowest precedence) so a lock is released only after the transaction completes.
 	 */
 	private int order = 2147483547;
 
 	/**
-	 * Named option sets, chosen by @DistributedLock(name = ...). Each unset value falls back to the global one.
+	 * Named option sets, chosen by @DistributedLock(name = ...). Each unset value falls
+	 * back to the global one.
 	 */
 	private Map<String, Lock> locks = new LinkedHashMap<>();
 
@@ -201,12 +208,14 @@ public class DistributedLockProperties {
 		private @Nullable Boolean autoRenew;
 
 		/**
-		 * Longest pause between attempts for this lock. Defaults to distributed-lock.retry-interval.
+		 * Longest pause between attempts for this lock. Defaults to
+		 * distributed-lock.retry-interval.
 		 */
 		private @Nullable Duration retryInterval;
 
 		/**
-		 * What happens when this lock's lease is lost while held. Defaults to distributed-lock.on-lease-lost.
+		 * What happens when this lock's lease is lost while held. Defaults to
+		 * distributed-lock.on-lease-lost.
 		 */
 		private @Nullable OnLeaseLost onLeaseLost;
 

@@ -7,9 +7,10 @@ import org.springframework.core.type.AnnotationMetadata;
 
 /**
  * Makes sure an auto-proxy creator exists even when {@code spring.aop.auto=false} and no
- * {@code @EnableTransactionManagement} or {@code @EnableCaching} registered one: without it, annotated methods
- * would silently run unlocked. Registers the infrastructure-only creator, which an application's own creator
- * (from AspectJ auto-proxying, say) supersedes.
+ * {@code @EnableTransactionManagement} or {@code @EnableCaching} registered one: without
+ * it, annotated methods would silently run unlocked. Registers the infrastructure-only
+ * creator, which an application's own creator (from AspectJ auto-proxying, say)
+ * supersedes.
  */
 class LockAutoProxyRegistrar implements ImportBeanDefinitionRegistrar {
 

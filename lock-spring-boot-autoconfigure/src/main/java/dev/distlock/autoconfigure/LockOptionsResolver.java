@@ -12,9 +12,10 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 
 /**
- * Turns {@link DistributedLockProperties} into {@link LockOptions}: the global defaults and one set per named
- * lock. Every value is checked here, so a bad one fails startup naming the property (Boot's failure analyzer
- * prints the property, its value, where it came from, and the rule).
+ * Turns {@link DistributedLockProperties} into {@link LockOptions}: the global defaults
+ * and one set per named lock. Every value is checked here, so a bad one fails startup
+ * naming the property (Boot's failure analyzer prints the property, its value, where it
+ * came from, and the rule).
  */
 final class LockOptionsResolver {
 
@@ -40,9 +41,9 @@ final class LockOptionsResolver {
 		this.defaults = options("distributed-lock.", properties.getWaitTime(), properties.getLeaseTime(),
 				properties.isAutoRenew(), properties.getRetryInterval(), properties.getOnLeaseLost());
 		Map<String, LockOptions> named = new LinkedHashMap<>();
-		properties.getLocks().forEach((name, lock) -> named.put(name, options("distributed-lock.locks." + name + ".",
-				lock.getWaitTime(), lock.getLeaseTime(), lock.getAutoRenew(), lock.getRetryInterval(),
-				lock.getOnLeaseLost())));
+		properties.getLocks()
+			.forEach((name, lock) -> named.put(name, options("distributed-lock.locks." + name + ".", lock.getWaitTime(),
+					lock.getLeaseTime(), lock.getAutoRenew(), lock.getRetryInterval(), lock.getOnLeaseLost())));
 		this.named = Collections.unmodifiableMap(named);
 	}
 
@@ -64,8 +65,7 @@ final class LockOptionsResolver {
 			builder.waitTime(waitTime);
 		}
 		if (leaseTime != null) {
-			check(prefix + "lease-time", leaseTime, leaseTime.isNegative() || leaseTime.isZero(),
-					"must be positive");
+			check(prefix + "lease-time", leaseTime, leaseTime.isNegative() || leaseTime.isZero(), "must be positive");
 			check(prefix + "lease-time", leaseTime, leaseTime.toMillis() < 1, "must be at least 1ms");
 			builder.leaseTime(leaseTime);
 		}

@@ -7,9 +7,10 @@ import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.transaction.interceptor.BeanFactoryTransactionAttributeSourceAdvisor;
 
 /**
- * Fails startup when the {@code @DistributedLock} advice would run inside the {@code @Transactional} advice of
- * the same method: the lock would then be released before the transaction commits, and the next holder could
- * read data this one has not committed yet. It would also hold a database connection while waiting for the lock.
+ * Fails startup when the {@code @DistributedLock} advice would run inside the
+ * {@code @Transactional} advice of the same method: the lock would then be released
+ * before the transaction commits, and the next holder could read data this one has not
+ * committed yet. It would also hold a database connection while waiting for the lock.
  */
 final class TransactionOrderCheck implements SmartInitializingSingleton {
 
@@ -30,8 +31,8 @@ final class TransactionOrderCheck implements SmartInitializingSingleton {
 					throw new IllegalStateException("The @DistributedLock advice (order " + lock.getOrder()
 							+ ", distributed-lock.order) would run inside the @Transactional advice (order "
 							+ tx.getOrder() + "), so a lock would be released before its transaction commits."
-							+ " Give distributed-lock.order a value below " + tx.getOrder()
-							+ " (the default, " + Integer.MAX_VALUE + " - 100, is below the default transaction order)"
+							+ " Give distributed-lock.order a value below " + tx.getOrder() + " (the default, "
+							+ Integer.MAX_VALUE + " - 100, is below the default transaction order)"
 							+ " or raise the order of @EnableTransactionManagement.");
 				}
 			}

@@ -3,10 +3,11 @@ package dev.distlock.redis;
 import org.springframework.data.redis.connection.ClusterSlotHashUtil;
 
 /**
- * Maps user keys to Redis keys. A lock lives at {@code prefix + key}. The fencing counter for it must share the
- * lock's cluster slot (a script may only touch one slot) yet never collide with a lock: it is the prefix itself
- * (no lock key equals the prefix, as user keys are never empty), preceded on a cluster by a hash tag that
- * selects the lock's slot. So a standalone server holds one counter, a cluster at most one per slot.
+ * Maps user keys to Redis keys. A lock lives at {@code prefix + key}. The fencing counter
+ * for it must share the lock's cluster slot (a script may only touch one slot) yet never
+ * collide with a lock: it is the prefix itself (no lock key equals the prefix, as user
+ * keys are never empty), preceded on a cluster by a hash tag that selects the lock's
+ * slot. So a standalone server holds one counter, a cluster at most one per slot.
  */
 final class RedisKeys {
 

@@ -24,12 +24,15 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
 
 /**
- * Locks in Redis through Spring Data Redis. Runs its own {@link StringRedisTemplate} over the application's
- * {@link RedisConnectionFactory}, so user serializers never touch lock keys.
+ * Locks in Redis through Spring Data Redis. Runs its own {@link StringRedisTemplate} over
+ * the application's {@link RedisConnectionFactory}, so user serializers never touch lock
+ * keys.
  *
- * <p>Each acquisition gets a fresh owner token ({@code <instance uuid>:<sequence>}), unique per JVM instance and
- * per acquisition: a handle whose lease expired cannot delete or renew the lock that a later acquisition took,
- * even one by the same thread. Acquire, renew and release are one script call (one round trip) each.
+ * <p>
+ * Each acquisition gets a fresh owner token ({@code <instance uuid>:<sequence>}), unique
+ * per JVM instance and per acquisition: a handle whose lease expired cannot delete or
+ * renew the lock that a later acquisition took, even one by the same thread. Acquire,
+ * renew and release are one script call (one round trip) each.
  */
 public final class RedisLockProvider implements LockProvider {
 
@@ -50,7 +53,8 @@ public final class RedisLockProvider implements LockProvider {
 	/**
 	 * @param connectionFactory the connection factory to use
 	 * @param keyPrefix prepended to every key; non-empty, not starting with '{'
-	 * @param cluster whether the server is a Redis Cluster (fencing counters are then kept per slot)
+	 * @param cluster whether the server is a Redis Cluster (fencing counters are then
+	 * kept per slot)
 	 */
 	public RedisLockProvider(RedisConnectionFactory connectionFactory, String keyPrefix, boolean cluster) {
 		this(connectionFactory, keyPrefix, cluster, 0, Duration.ZERO);
@@ -59,9 +63,10 @@ public final class RedisLockProvider implements LockProvider {
 	/**
 	 * @param connectionFactory the connection factory to use
 	 * @param keyPrefix prepended to every key; non-empty, not starting with '{'
-	 * @param cluster whether the server is a Redis Cluster (fencing counters are then kept per slot)
-	 * @param waitForReplicas how many replicas must acknowledge each acquire ({@code WAIT}) before it counts; 0
-	 * turns the guard off
+	 * @param cluster whether the server is a Redis Cluster (fencing counters are then
+	 * kept per slot)
+	 * @param waitForReplicas how many replicas must acknowledge each acquire
+	 * ({@code WAIT}) before it counts; 0 turns the guard off
 	 * @param replicaTimeout how long {@code WAIT} may take
 	 */
 	public RedisLockProvider(RedisConnectionFactory connectionFactory, String keyPrefix, boolean cluster,
@@ -101,10 +106,12 @@ public final class RedisLockProvider implements LockProvider {
 	}
 
 	/**
-	 * The acquire script and {@code WAIT} in one pipeline on a connection of its own: {@code WAIT} counts the
-	 * replicas that acknowledged this connection's writes, and it blocks its connection, which must not be the
-	 * one the application shares. A lock that too few replicas acknowledged is released on that same connection
-	 * (so the release cannot overtake the acquire) and reported: a failover now could hand it to a second holder.
+	 * The acquire script and {@code WAIT} in one pipeline on a connection of its own:
+	 * {@code WAIT} counts the replicas that acknowledged this connection's writes, and it
+	 * blocks its connection, which must not be the one the application shares. A lock
+	 * that too few replicas acknowledged is released on that same connection (so the
+	 * release cannot overtake the acquire) and reported: a failover now could hand it to
+	 * a second holder.
 	 */
 	private long acquireReplicated(String key, String lockKey, String owner, Duration leaseTime) {
 		byte[][] keysAndArgs = { bytes(lockKey), bytes(this.keys.fenceKey(lockKey)), bytes(owner),
@@ -152,11 +159,10 @@ public final class RedisLockProvider implements LockProvider {
 	}
 
 	/**
-	 * Releases by owner token on the connection the acquire went out on. If that connection is broken,
-	 * {@link #abandon} tries again on the shared one.
+	 * Releases by owner token on the connection the acquire went out on. If that
+	 * connection is broken, {@link #abandon} tries again on the shared one.
 	 */
-	private void releaseOn(RedisConnection connection, String lockKey, String owner,
-			LockBackendException failure) {
+	private void releaseOn(RedisConnection connection, String lockKey, String owner, LockBackendException failure) {
 		boolean interrupted = Thread.interrupted();
 		try {
 			if (connection.isPipelined()) {
@@ -181,10 +187,12 @@ public final class RedisLockProvider implements LockProvider {
 	}
 
 	/**
-	 * The acquire reply was lost (interrupt, timeout, broken connection), but the script may have run and taken
-	 * the lock for an owner nobody knows. Deletes it if so, so that it does not block every caller for a whole
-	 * lease. The owner is unique to this attempt, so nothing else can be deleted; on a shared connection the
-	 * delete is sent after the acquire and runs after it. The interrupt flag is set aside for this one call.
+	 * The acquire reply was lost (interrupt, timeout, broken connection), but the script
+	 * may have run and taken the lock for an owner nobody knows. Deletes it if so, so
+	 * that it does not block every caller for a whole lease. The owner is unique to this
+	 * attempt, so nothing else can be deleted; on a shared connection the delete is sent
+	 * after the acquire and runs after it. The interrupt flag is set aside for this one
+	 * call.
 	 */
 	private void abandon(String lockKey, String owner, LockBackendException failure) {
 		boolean interrupted = Thread.interrupted();
@@ -211,8 +219,8 @@ public final class RedisLockProvider implements LockProvider {
 			result = call.get();
 		}
 		catch (DataAccessException ex) {
-			throw new LockBackendException(key, "Redis failed to " + operation + " lock '" + key + "': "
-					+ ex.getMessage(), ex);
+			throw new LockBackendException(key,
+					"Redis failed to " + operation + " lock '" + key + "': " + ex.getMessage(), ex);
 		}
 		if (result == null) {
 			throw new LockBackendException(key, "Redis returned no reply to " + operation + " lock '" + key + "'",
@@ -259,8 +267,8 @@ public final class RedisLockProvider implements LockProvider {
 		}
 
 		private long call(RedisScript<Long> script, String operation, String... args) {
-			return run(this.key, operation, () -> RedisLockProvider.this.redis.execute(script,
-					List.of(this.lockKey), (Object[]) args));
+			return run(this.key, operation,
+					() -> RedisLockProvider.this.redis.execute(script, List.of(this.lockKey), (Object[]) args));
 		}
 
 		@Override

@@ -3,8 +3,9 @@ package dev.distlock.redis;
 import org.springframework.data.redis.connection.ClusterSlotHashUtil;
 
 /**
- * For each of the 16384 cluster slots, a short string that hashes to it, so that a hash tag can place a key in
- * any chosen slot. Computed once, on first use, in a few milliseconds.
+ * For each of the 16384 cluster slots, a short string that hashes to it, so that a hash
+ * tag can place a key in any chosen slot. Computed once, on first use, in a few
+ * milliseconds.
  */
 final class SlotTags {
 

@@ -1,5 +1,6 @@
 /**
- * The Redis provider: Lua scripts run by SHA, per-acquisition owner tokens, fencing counters.
+ * The Redis provider: Lua scripts run by SHA, per-acquisition owner tokens, fencing
+ * counters.
  */
 @NullMarked
 package dev.distlock.redis;

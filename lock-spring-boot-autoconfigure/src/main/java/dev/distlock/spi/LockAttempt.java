@@ -13,7 +13,9 @@ public sealed interface LockAttempt {
 
 	/**
 	 * Another owner holds the lock.
-	 * @param remaining the holder's remaining lease as seen by the store, zero when unknown
+	 *
+	 * @param remaining the holder's remaining lease as seen by the store, zero when
+	 * unknown
 	 */
 	record Busy(Duration remaining) implements LockAttempt {
 	}

@@ -1,5 +1,6 @@
 /**
- * The provider SPI: one attempt at a lock returns a handle; waiting, renewal and reentrancy live elsewhere.
+ * The provider SPI: one attempt at a lock returns a handle; waiting, renewal and
+ * reentrancy live elsewhere.
  */
 @NullMarked
 package dev.distlock.spi;

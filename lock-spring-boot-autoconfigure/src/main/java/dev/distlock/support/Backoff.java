@@ -3,9 +3,10 @@ package dev.distlock.support;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * Jittered exponential backoff between lock attempts: starts at a few milliseconds, doubles up to the retry
- * interval, and draws each pause from the upper half of the current step, so that waiters in different JVMs
- * spread out instead of retrying in lockstep.
+ * Jittered exponential backoff between lock attempts: starts at a few milliseconds,
+ * doubles up to the retry interval, and draws each pause from the upper half of the
+ * current step, so that waiters in different JVMs spread out instead of retrying in
+ * lockstep.
  */
 final class Backoff {
 

@@ -19,11 +19,14 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
- * {@link LockTemplate} over any {@link LockProvider}: reentrancy per thread, the waiting loop, the
- * "too slow to count" rule, and renewal through a shared {@link RenewalScheduler}.
+ * {@link LockTemplate} over any {@link LockProvider}: reentrancy per thread, the waiting
+ * loop, the "too slow to count" rule, and renewal through a shared
+ * {@link RenewalScheduler}.
  *
- * <p>An acquire reply that arrives after the lease could already have expired (measured from when the request
- * was sent) does not count: the lock is released if it is still ours and the attempt is treated as busy.
+ * <p>
+ * An acquire reply that arrives after the lease could already have expired (measured from
+ * when the request was sent) does not count: the lock is released if it is still ours and
+ * the attempt is treated as busy.
  */
 public final class DefaultLockTemplate implements LockTemplate {
 
@@ -39,7 +42,10 @@ public final class DefaultLockTemplate implements LockTemplate {
 
 	private final boolean releaseAfterCommit;
 
-	/** The lease this JVM holds per key, for reentrancy; at most one per key by mutual exclusion. */
+	/**
+	 * The lease this JVM holds per key, for reentrancy; at most one per key by mutual
+	 * exclusion.
+	 */
 	private final ConcurrentMap<String, ManagedLease> held = new ConcurrentHashMap<>();
 
 	/**
@@ -52,8 +58,9 @@ public final class DefaultLockTemplate implements LockTemplate {
 	/**
 	 * @param defaults values for everything a call leaves unset; must set every value
 	 * @param lossListener told when a held lease is found lost
-	 * @param releaseAfterCommit whether {@link #execute} (and the annotation) called inside an active
-	 * transaction keeps the lock, renewed, until that transaction has completed
+	 * @param releaseAfterCommit whether {@link #execute} (and the annotation) called
+	 * inside an active transaction keeps the lock, renewed, until that transaction has
+	 * completed
 	 */
 	public DefaultLockTemplate(LockProvider provider, RenewalScheduler scheduler, LockOptions defaults,
 			LeaseLossListener lossListener, boolean releaseAfterCommit) {
@@ -158,8 +165,7 @@ public final class DefaultLockTemplate implements LockTemplate {
 		}
 	}
 
-	private static LockAcquisitionException interrupted(String key, LockSettings settings,
-			@Nullable Exception cause) {
+	private static LockAcquisitionException interrupted(String key, LockSettings settings, @Nullable Exception cause) {
 		return new LockAcquisitionException(key, settings.waitTime(),
 				"Interrupted while waiting for lock '" + key + "'", cause);
 	}

@@ -3,8 +3,9 @@ package dev.distlock.support;
 import dev.distlock.Lease;
 
 /**
- * Told once when a held lease is found lost, by the thread that found it (a renewal, the deadline watchdog, or a
- * caller of {@link Lease#isHeld()}). The auto-configuration publishes a {@link dev.distlock.LockLostEvent}.
+ * Told once when a held lease is found lost, by the thread that found it (a renewal, the
+ * deadline watchdog, or a caller of {@link Lease#isHeld()}). The auto-configuration
+ * publishes a {@link dev.distlock.LockLostEvent}.
  */
 @FunctionalInterface
 public interface LeaseLossListener {

@@ -9,14 +9,17 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 
 /**
- * Runs a body while holding a lease and releases the lease on every path: the body's own exception reaches
- * the caller unchanged (a release failure is added to it as suppressed); a lease lost while the body ran is
- * thrown after it returns, unless the lock's {@link OnLeaseLost} is {@code LOG}. The lease is
- * {@link LockContext#current()} while the body runs.
+ * Runs a body while holding a lease and releases the lease on every path: the body's own
+ * exception reaches the caller unchanged (a release failure is added to it as
+ * suppressed); a lease lost while the body ran is thrown after it returns, unless the
+ * lock's {@link OnLeaseLost} is {@code LOG}. The lease is {@link LockContext#current()}
+ * while the body runs.
  *
- * <p>Inside an active Spring transaction (an outer {@code @Transactional} or {@code TransactionTemplate}), the
- * outermost lease is released only once that transaction has completed, and renewed until then: otherwise the
- * next holder could read what this one wrote before it was committed.
+ * <p>
+ * Inside an active Spring transaction (an outer {@code @Transactional} or
+ * {@code TransactionTemplate}), the outermost lease is released only once that
+ * transaction has completed, and renewed until then: otherwise the next holder could read
+ * what this one wrote before it was committed.
  */
 public final class LeasedCall {
 
@@ -62,7 +65,8 @@ public final class LeasedCall {
 			logger.debug("Lease lost while held; on-lease-lost is LOG, so the call completes", ex);
 		}
 		catch (LockBackendException ex) {
-			// The work is done and renewal has stopped: the lock frees itself when its lease runs out.
+			// The work is done and renewal has stopped: the lock frees itself when its
+			// lease runs out.
 			// Failing a completed call here would tell the caller it did not happen.
 			logger.warn("Could not release lock '" + lease.key() + "'; it expires when its lease runs out", ex);
 		}

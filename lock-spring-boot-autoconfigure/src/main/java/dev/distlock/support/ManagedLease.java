@@ -13,13 +13,15 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The outermost lease of one acquisition: tracks the lease deadline on the monotonic clock, renews itself
- * through the shared {@link RenewalScheduler}, and reports loss.
+ * The outermost lease of one acquisition: tracks the lease deadline on the monotonic
+ * clock, renews itself through the shared {@link RenewalScheduler}, and reports loss.
  *
- * <p>Renewal and release exclude each other on one monitor: release marks the lease released and cancels the
- * next renewal before it deletes the key, and a renewal runs only while the lease is held, so no renewal is
- * ever sent after release. The deadline is measured from the moment a command was <em>sent</em>, so it is never
- * later than the expiry Redis applies.
+ * <p>
+ * Renewal and release exclude each other on one monitor: release marks the lease released
+ * and cancels the next renewal before it deletes the key, and a renewal runs only while
+ * the lease is held, so no renewal is ever sent after release. The deadline is measured
+ * from the moment a command was <em>sent</em>, so it is never later than the expiry Redis
+ * applies.
  */
 final class ManagedLease implements Lease {
 
@@ -47,7 +49,10 @@ final class ManagedLease implements Lease {
 
 	private final Object monitor = new Object();
 
-	/** Guards re-arming the deadline check against release cancelling it; never held while waiting on I/O. */
+	/**
+	 * Guards re-arming the deadline check against release cancelling it; never held while
+	 * waiting on I/O.
+	 */
 	private final Object deadlineCheckMonitor = new Object();
 
 	private final AtomicReference<State> state = new AtomicReference<>(State.HELD);
@@ -73,8 +78,9 @@ final class ManagedLease implements Lease {
 	}
 
 	/**
-	 * Starts renewal (with auto-renew) and the deadline watch. The watch runs on the watchdog thread, which never
-	 * waits for the store: a lease whose deadline passes is declared lost then, even while a renewal is stuck.
+	 * Starts renewal (with auto-renew) and the deadline watch. The watch runs on the
+	 * watchdog thread, which never waits for the store: a lease whose deadline passes is
+	 * declared lost then, even while a renewal is stuck.
 	 */
 	void start() {
 		synchronized (this.monitor) {
@@ -89,7 +95,10 @@ final class ManagedLease implements Lease {
 		return this.settings.onLeaseLost();
 	}
 
-	/** Whether a release at the end of a locked call waits for an active transaction to complete. */
+	/**
+	 * Whether a release at the end of a locked call waits for an active transaction to
+	 * complete.
+	 */
 	boolean releaseAfterCommit() {
 		return this.releaseAfterCommit;
 	}
@@ -119,15 +128,15 @@ final class ManagedLease implements Lease {
 	/** Another level of reentrancy by the owning thread. */
 	Lease enter() {
 		if (!isHeld()) {
-			throw new LeaseLostException(key(), "Cannot re-enter lock '" + key() + "': the outer lease was lost ("
-					+ this.lostReason + ")");
+			throw new LeaseLostException(key(),
+					"Cannot re-enter lock '" + key() + "': the outer lease was lost (" + this.lostReason + ")");
 		}
 		return new NestedLease(this);
 	}
 
 	/**
-	 * A nested lease ends. The lock stays held until the outermost lease is released; a loss is reported to
-	 * every level that held the lease when it was lost.
+	 * A nested lease ends. The lock stays held until the outermost lease is released; a
+	 * loss is reported to every level that held the lease when it was lost.
 	 */
 	void exitNested() {
 		if (this.state.get() != State.RELEASED && !isHeld()) {
@@ -175,8 +184,9 @@ final class ManagedLease implements Lease {
 	}
 
 	/**
-	 * The next renewal is due a third of the lease after the last confirmed command was <em>sent</em>, the
-	 * moment the deadline counts from; a slow reply shortens the wait rather than eating into the margin.
+	 * The next renewal is due a third of the lease after the last confirmed command was
+	 * <em>sent</em>, the moment the deadline counts from; a slow reply shortens the wait
+	 * rather than eating into the margin.
 	 */
 	private long renewalDelayAfter(long sentNanos) {
 		return Math.max(0, sentNanos + renewIntervalNanos() - System.nanoTime());
@@ -191,7 +201,10 @@ final class ManagedLease implements Lease {
 		this.deadlineCheck = this.scheduler.scheduleDeadlineCheck(this::checkDeadline, delay);
 	}
 
-	/** Re-arms itself while renewals keep moving the deadline; declares the lease lost once it passes. */
+	/**
+	 * Re-arms itself while renewals keep moving the deadline; declares the lease lost
+	 * once it passes.
+	 */
 	private void checkDeadline() {
 		if (this.state.get() != State.HELD) {
 			return;

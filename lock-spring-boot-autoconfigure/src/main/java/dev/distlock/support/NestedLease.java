@@ -5,9 +5,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import dev.distlock.Lease;
 
 /**
- * A re-entrant acquisition by the thread that already holds the lock: shares the outer lease's key, token and
- * state; releasing it
- * does not free the lock (the outermost release does) but reports a loss.
+ * A re-entrant acquisition by the thread that already holds the lock: shares the outer
+ * lease's key, token and state; releasing it does not free the lock (the outermost
+ * release does) but reports a loss.
  */
 final class NestedLease implements Lease {
 

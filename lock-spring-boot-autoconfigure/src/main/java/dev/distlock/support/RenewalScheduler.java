@@ -7,12 +7,14 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The one scheduler that renews every held lease of an application: two daemon threads for renewals, however
- * many locks are held (no thread or timer per lock), and one watchdog thread that checks lease deadlines.
+ * The one scheduler that renews every held lease of an application: two daemon threads
+ * for renewals, however many locks are held (no thread or timer per lock), and one
+ * watchdog thread that checks lease deadlines.
  *
- * <p>The watchdog never talks to the store, so a renewal stuck on a slow or unreachable Redis cannot delay the
- * moment a lease is declared lost. Cancelled tasks are removed at once, so released leases leave nothing
- * behind.
+ * <p>
+ * The watchdog never talks to the store, so a renewal stuck on a slow or unreachable
+ * Redis cannot delay the moment a lease is declared lost. Cancelled tasks are removed at
+ * once, so released leases leave nothing behind.
  */
 public final class RenewalScheduler implements AutoCloseable {
 
@@ -51,7 +53,10 @@ public final class RenewalScheduler implements AutoCloseable {
 		return this.renewals.getQueue().size();
 	}
 
-	/** Lease deadline checks waiting to run, one per held lease; a released lease leaves none. */
+	/**
+	 * Lease deadline checks waiting to run, one per held lease; a released lease leaves
+	 * none.
+	 */
 	public int pendingDeadlineChecks() {
 		return this.watchdog.getQueue().size();
 	}

@@ -11,12 +11,14 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
 import org.springframework.util.ClassUtils;
 
 /**
- * Holds a lease until the surrounding transaction completes. Only touched when spring-tx is on the class path.
+ * Holds a lease until the surrounding transaction completes. Only touched when spring-tx
+ * is on the class path.
  *
- * <p>Before the transaction commits, the lease is checked once more: a lease already lost then fails the commit
- * (the transaction rolls back), since another holder may be working on the same data. That check narrows the
- * window but cannot close it: the lease can still run out between the check and the commit, which only a
- * fenced write can catch.
+ * <p>
+ * Before the transaction commits, the lease is checked once more: a lease already lost
+ * then fails the commit (the transaction rolls back), since another holder may be working
+ * on the same data. That check narrows the window but cannot close it: the lease can
+ * still run out between the check and the commit, which only a fenced write can catch.
  */
 final class TransactionBoundRelease {
 
@@ -35,7 +37,8 @@ final class TransactionBoundRelease {
 
 	/**
 	 * Registers the release with the current transaction.
-	 * @throws LeaseLostException at once if the lease is already lost, so that the transaction rolls back
+	 * @throws LeaseLostException at once if the lease is already lost, so that the
+	 * transaction rolls back
 	 */
 	static void releaseAfterCompletion(ManagedLease lease) {
 		if (!lease.isHeld()) {
@@ -61,9 +64,9 @@ final class TransactionBoundRelease {
 		@Override
 		public void beforeCommit(boolean readOnly) {
 			if (!this.lease.isHeld() && this.lease.onLeaseLost() != OnLeaseLost.LOG) {
-				throw new LeaseLostException(this.lease.key(), "Lease on lock '" + this.lease.key()
-						+ "' (fencing token " + this.lease.fencingToken()
-						+ ") was lost before the transaction committed; rolling it back");
+				throw new LeaseLostException(this.lease.key(),
+						"Lease on lock '" + this.lease.key() + "' (fencing token " + this.lease.fencingToken()
+								+ ") was lost before the transaction committed; rolling it back");
 			}
 		}
 

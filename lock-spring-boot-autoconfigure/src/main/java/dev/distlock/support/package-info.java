@@ -1,5 +1,6 @@
 /**
- * Store-neutral machinery: the waiting loop and backoff, leases and their renewal, reentrancy.
+ * Store-neutral machinery: the waiting loop and backoff, leases and their renewal,
+ * reentrancy.
  */
 @NullMarked
 package dev.distlock.support;

@@ -39,10 +39,9 @@ class DistributedLockAnnotationTests {
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
 		.withConfiguration(
 				AutoConfigurations.of(DataRedisAutoConfiguration.class, DistributedLockAutoConfiguration.class))
-		.withPropertyValues("spring.data.redis.host=127.0.0.1",
-				"spring.data.redis.port=" + RedisServer.shared().port(), "distributed-lock.wait-time=0",
-				"distributed-lock.locks.quick.wait-time=0", "distributed-lock.locks.quick.lease-time=5s",
-				"sample.wait=0")
+		.withPropertyValues("spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + RedisServer.shared().port(),
+				"distributed-lock.wait-time=0", "distributed-lock.locks.quick.wait-time=0",
+				"distributed-lock.locks.quick.lease-time=5s", "sample.wait=0")
 		.withUserConfiguration(Services.class);
 
 	@Test
@@ -68,12 +67,12 @@ class DistributedLockAnnotationTests {
 		this.runner.run((context) -> {
 			Orders orders = context.getBean(Orders.class);
 			LockTemplate template = context.getBean(LockTemplate.class);
-			String seenFromOtherThread = orders.whileHeld("held-1",
-					() -> onOtherThread(() -> template.tryAcquire("held-1", LockOptions.defaults()).isPresent()
-							? "acquired" : "kept out"));
+			String seenFromOtherThread = orders.whileHeld("held-1", () -> onOtherThread(
+					() -> template.tryAcquire("held-1", LockOptions.defaults()).isPresent() ? "acquired" : "kept out"));
 			assertThat(seenFromOtherThread).isEqualTo("kept out");
 			assertThat(onOtherThread(() -> release(template.tryAcquire("held-1", LockOptions.defaults()))))
-				.as("released after the method").isTrue();
+				.as("released after the method")
+				.isTrue();
 		});
 	}
 
@@ -110,8 +109,7 @@ class DistributedLockAnnotationTests {
 				.withMessageContaining("#orderId")
 				.withMessageContaining("Orders.plain")
 				.withMessageContaining("null");
-			assertThatIllegalArgumentException().isThrownBy(() -> orders.plain("  "))
-				.withMessageContaining("blank");
+			assertThatIllegalArgumentException().isThrownBy(() -> orders.plain("  ")).withMessageContaining("blank");
 			assertThat(orders.invocations()).isEmpty();
 		});
 	}
@@ -131,9 +129,10 @@ class DistributedLockAnnotationTests {
 		this.runner.run((context) -> {
 			Orders orders = context.getBean(Orders.class);
 			LockTemplate template = context.getBean(LockTemplate.class);
-			holdElsewhere(template, "a:busy-1", () -> assertThatExceptionOfType(LockAcquisitionException.class)
-				.isThrownBy(() -> orders.byName("busy-1"))
-				.withMessageContaining("a:busy-1"));
+			holdElsewhere(template, "a:busy-1",
+					() -> assertThatExceptionOfType(LockAcquisitionException.class)
+						.isThrownBy(() -> orders.byName("busy-1"))
+						.withMessageContaining("a:busy-1"));
 			assertThat(orders.invocations()).isEmpty();
 		});
 	}
@@ -177,9 +176,10 @@ class DistributedLockAnnotationTests {
 		this.runner.run((context) -> {
 			Orders orders = context.getBean(Orders.class);
 			LockTemplate template = context.getBean(LockTemplate.class);
-			holdElsewhere(template, "named-1", () -> assertThatExceptionOfType(LockAcquisitionException.class)
-				.isThrownBy(() -> orders.named("named-1"))
-				.satisfies((ex) -> assertThat(ex.getWaitTime()).isZero()));
+			holdElsewhere(template, "named-1",
+					() -> assertThatExceptionOfType(LockAcquisitionException.class)
+						.isThrownBy(() -> orders.named("named-1"))
+						.satisfies((ex) -> assertThat(ex.getWaitTime()).isZero()));
 		});
 	}
 

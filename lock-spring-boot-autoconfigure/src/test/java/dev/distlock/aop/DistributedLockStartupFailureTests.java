@@ -65,13 +65,11 @@ class DistributedLockStartupFailureTests {
 	}
 
 	private void assertFails(Class<?> bean, String method, String reason) {
-		this.runner.withUserConfiguration(Config.class)
-			.withBean(bean)
-			.run((context) -> {
-				assertThat(context).hasFailed();
-				assertThat(lockError(context.getStartupFailure())).hasMessageContaining(method)
-					.hasMessageContaining(reason);
-			});
+		this.runner.withUserConfiguration(Config.class).withBean(bean).run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(lockError(context.getStartupFailure())).hasMessageContaining(method)
+				.hasMessageContaining(reason);
+		});
 	}
 
 	/** The error distlock raised, wherever the container wrapped it. */

@@ -21,17 +21,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * A lease lost while the annotated method runs is reported: thrown after the method returns, or added as
- * suppressed to the method's own exception. The loss is provoked by deleting the key behind the holder's back,
- * as an expiry during a long pause or a failover would.
+ * A lease lost while the annotated method runs is reported: thrown after the method
+ * returns, or added as suppressed to the method's own exception. The loss is provoked by
+ * deleting the key behind the holder's back, as an expiry during a long pause or a
+ * failover would.
  */
 class LeaseLossAnnotationTests {
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
 		.withConfiguration(
 				AutoConfigurations.of(DataRedisAutoConfiguration.class, DistributedLockAutoConfiguration.class))
-		.withPropertyValues("spring.data.redis.host=127.0.0.1",
-				"spring.data.redis.port=" + RedisServer.shared().port(), "distributed-lock.lease-time=300ms")
+		.withPropertyValues("spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + RedisServer.shared().port(),
+				"distributed-lock.lease-time=300ms")
 		.withUserConfiguration(Config.class);
 
 	@Test
@@ -50,8 +51,8 @@ class LeaseLossAnnotationTests {
 			Worker worker = context.getBean(Worker.class);
 			assertThatExceptionOfType(IllegalStateException.class).isThrownBy(() -> worker.loseLease("lost-2", true))
 				.withMessage("the method's own failure")
-				.satisfies((ex) -> assertThat(ex.getSuppressed()).singleElement()
-					.isInstanceOf(LeaseLostException.class));
+				.satisfies(
+						(ex) -> assertThat(ex.getSuppressed()).singleElement().isInstanceOf(LeaseLostException.class));
 		});
 	}
 

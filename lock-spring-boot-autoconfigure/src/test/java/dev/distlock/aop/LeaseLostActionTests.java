@@ -28,10 +28,11 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.fail;
 
 /**
- * A lease lost while its holder runs is known at once: a {@link LockLostEvent} is published within one renewal
- * interval, and {@code on-lease-lost} decides what the holder sees (fail on exit, an interrupt, or only the
- * log). The loss is provoked by deleting the key, as an expiry during a pause or a failover would, or by
- * killing Redis, so that renewals hang until the deadline watchdog declares the lease lost.
+ * A lease lost while its holder runs is known at once: a {@link LockLostEvent} is
+ * published within one renewal interval, and {@code on-lease-lost} decides what the
+ * holder sees (fail on exit, an interrupt, or only the log). The loss is provoked by
+ * deleting the key, as an expiry during a pause or a failover would, or by killing Redis,
+ * so that renewals hang until the deadline watchdog declares the lease lost.
  */
 class LeaseLostActionTests {
 
@@ -40,9 +41,9 @@ class LeaseLostActionTests {
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
 		.withConfiguration(
 				AutoConfigurations.of(DataRedisAutoConfiguration.class, DistributedLockAutoConfiguration.class))
-		.withPropertyValues("spring.data.redis.host=127.0.0.1",
-				"spring.data.redis.port=" + RedisServer.shared().port(),
-				"distributed-lock.lease-time=" + LEASE.toMillis() + "ms", "distributed-lock.locks.relaxed.on-lease-lost=log")
+		.withPropertyValues("spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + RedisServer.shared().port(),
+				"distributed-lock.lease-time=" + LEASE.toMillis() + "ms",
+				"distributed-lock.locks.relaxed.on-lease-lost=log")
 		.withUserConfiguration(Config.class);
 
 	@Test
@@ -81,15 +82,15 @@ class LeaseLostActionTests {
 			Holder holder = context.getBean(Holder.class);
 			Events events = context.getBean(Events.class);
 			assertThat(holder.loseLeaseRelaxed("lla-3", events)).isEqualTo("done");
-			assertThat(events.received).singleElement().satisfies((event) -> assertThat(event.getKey()).isEqualTo("lla-3"));
+			assertThat(events.received).singleElement()
+				.satisfies((event) -> assertThat(event.getKey()).isEqualTo("lla-3"));
 		});
 	}
 
 	@Test
 	void aHungRedisIsDeclaredLostAtTheLeaseDeadlineNotAtTheCommandTimeout() {
 		try (RedisServer server = RedisServer.start()) {
-			this.runner
-				.withPropertyValues("spring.data.redis.port=" + server.port(), "spring.data.redis.timeout=3s")
+			this.runner.withPropertyValues("spring.data.redis.port=" + server.port(), "spring.data.redis.timeout=3s")
 				.run((context) -> {
 					Holder holder = context.getBean(Holder.class);
 					Events events = context.getBean(Events.class);
@@ -100,7 +101,8 @@ class LeaseLostActionTests {
 						.satisfies((event) -> assertThat(event.getReason()).contains("lease deadline"));
 					System.out.printf("Lease loss (Redis killed) published %d ms after the kill; lease %d ms%n",
 							holder.detectedAfter().toMillis(), LEASE.toMillis());
-					assertThat(holder.detectedAfter()).as("time from kill to the event, far below the 3s command timeout")
+					assertThat(holder.detectedAfter())
+						.as("time from kill to the event, far below the 3s command timeout")
 						.isLessThan(LEASE.multipliedBy(2));
 				});
 		}
@@ -132,7 +134,8 @@ class LeaseLostActionTests {
 			this.redis = redis;
 		}
 
-		// Read through these: the test holds a class-based proxy, whose own fields are never set.
+		// Read through these: the test holds a class-based proxy, whose own fields are
+		// never set.
 
 		public long token() {
 			return this.token;

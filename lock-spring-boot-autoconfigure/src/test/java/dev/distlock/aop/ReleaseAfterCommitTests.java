@@ -33,18 +33,19 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.fail;
 
 /**
- * A lock taken inside an outer transaction stays held, and renewed, until that transaction completes, so the
- * next holder never reads what this one has not committed. The transaction manager records, at the moment of
- * commit or rollback, whether the lock key still exists in Redis. A control with
- * {@code distributed-lock.release-after-commit=false} shows the lock gone before the commit.
+ * A lock taken inside an outer transaction stays held, and renewed, until that
+ * transaction completes, so the next holder never reads what this one has not committed.
+ * The transaction manager records, at the moment of commit or rollback, whether the lock
+ * key still exists in Redis. A control with
+ * {@code distributed-lock.release-after-commit=false} shows the lock gone before the
+ * commit.
  */
 class ReleaseAfterCommitTests {
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
 		.withConfiguration(
 				AutoConfigurations.of(DataRedisAutoConfiguration.class, DistributedLockAutoConfiguration.class))
-		.withPropertyValues("spring.data.redis.host=127.0.0.1",
-				"spring.data.redis.port=" + RedisServer.shared().port())
+		.withPropertyValues("spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + RedisServer.shared().port())
 		.withUserConfiguration(Config.class);
 
 	@Test

@@ -27,8 +27,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 /**
- * The lock advice must sit outside {@code @Transactional} on the same method, so that the lock is still held
- * when the transaction commits or rolls back.
+ * The lock advice must sit outside {@code @Transactional} on the same method, so that the
+ * lock is still held when the transaction commits or rolls back.
  */
 class TransactionOrderingTests {
 
@@ -53,8 +53,7 @@ class TransactionOrderingTests {
 	void aTransactionAdvisorOrderedOutsideTheLockFailsStartup() {
 		this.runner.withUserConfiguration(TransactionOutside.class).run((context) -> {
 			assertThat(context).hasFailed();
-			assertThat(context.getStartupFailure())
-				.isInstanceOf(IllegalStateException.class)
+			assertThat(context.getStartupFailure()).isInstanceOf(IllegalStateException.class)
 				.hasMessageContaining("would run inside the @Transactional advice (order 0)")
 				.hasMessageContaining("distributed-lock.order");
 		});

@@ -73,8 +73,7 @@ class DistributedLockAutoConfigurationTests {
 
 	@Test
 	void withoutRedisThereIsNoProviderAndNoTemplate() {
-		new ApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(DistributedLockAutoConfiguration.class))
+		new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(DistributedLockAutoConfiguration.class))
 			.run((context) -> assertThat(context).hasNotFailed()
 				.doesNotHaveBean(LockProvider.class)
 				.doesNotHaveBean(LockTemplate.class));
@@ -145,10 +144,7 @@ class DistributedLockAutoConfigurationTests {
 	@Test
 	void nonDurationFailsStartupNamingTheProperty() {
 		this.runner.withPropertyValues("distributed-lock.lease-time=forever")
-			.run((context) -> assertThat(context).hasFailed()
-				.getFailure()
-				.rootCause()
-				.hasMessageContaining("forever"));
+			.run((context) -> assertThat(context).hasFailed().getFailure().rootCause().hasMessageContaining("forever"));
 		this.runner.withPropertyValues("distributed-lock.lease-time=forever")
 			.run((context) -> assertThat(context.getStartupFailure())
 				.hasStackTraceContaining("distributed-lock.lease-time"));

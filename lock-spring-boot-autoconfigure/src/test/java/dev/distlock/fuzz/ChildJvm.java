@@ -14,8 +14,9 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Another JVM running a {@code main} class from the test class path, as a second application instance would.
- * Its standard output and error are collected line by line; tests wait for a line with a given prefix.
+ * Another JVM running a {@code main} class from the test class path, as a second
+ * application instance would. Its standard output and error are collected line by line;
+ * tests wait for a line with a given prefix.
  */
 final class ChildJvm implements AutoCloseable {
 
@@ -42,8 +43,8 @@ final class ChildJvm implements AutoCloseable {
 			.info()
 			.command()
 			.orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-		List<String> command = new ArrayList<>(List.of(java, "-Xmx256m", "-XX:+UseSerialGC",
-				"-XX:TieredStopAtLevel=1", "-Dlogback.configurationFile=dev/distlock/fuzz/child-logback.xml", "-cp",
+		List<String> command = new ArrayList<>(List.of(java, "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+				"-Dlogback.configurationFile=dev/distlock/fuzz/child-logback.xml", "-cp",
 				System.getProperty("java.class.path"), mainClass.getName()));
 		command.addAll(List.of(args));
 		try {
@@ -93,7 +94,9 @@ final class ChildJvm implements AutoCloseable {
 		return this.process.exitValue();
 	}
 
-	/** Kills the child with SIGKILL (as {@code kill -9} would) and waits until it is gone. */
+	/**
+	 * Kills the child with SIGKILL (as {@code kill -9} would) and waits until it is gone.
+	 */
 	void kill() throws InterruptedException {
 		this.process.destroyForcibly();
 		if (!this.process.waitFor(10, TimeUnit.SECONDS)) {
@@ -101,7 +104,10 @@ final class ChildJvm implements AutoCloseable {
 		}
 	}
 
-	/** Sends a signal ({@code STOP}, {@code CONT}) with {@code kill}, as an operator or a stalled host would. */
+	/**
+	 * Sends a signal ({@code STOP}, {@code CONT}) with {@code kill}, as an operator or a
+	 * stalled host would.
+	 */
 	void signal(String signal) throws IOException, InterruptedException {
 		Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(this.process.pid()))
 			.redirectErrorStream(true)

@@ -15,9 +15,10 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Mutual exclusion under contention: threads of two templates in this JVM and of a second JVM
- * ({@link FuzzWorker}) do read-pause-write increments of one Redis value under one lock. The final value must
- * equal the number of increments that reported success, and no holder may ever find another inside.
+ * Mutual exclusion under contention: threads of two templates in this JVM and of a second
+ * JVM ({@link FuzzWorker}) do read-pause-write increments of one Redis value under one
+ * lock. The final value must equal the number of increments that reported success, and no
+ * holder may ever find another inside.
  */
 class CrossJvmFuzzTests {
 
@@ -33,8 +34,7 @@ class CrossJvmFuzzTests {
 			try (ChildJvm worker = ChildJvm.start(FuzzWorker.class, String.valueOf(redis.port()), "3",
 					String.valueOf(DURATION.toMillis()))) {
 				StringRedisTemplate store = new StringRedisTemplate(connectionFactory);
-				List<DefaultLockTemplate> templates = List.of(
-						TestRedis.template(connectionFactory, scheduler),
+				List<DefaultLockTemplate> templates = List.of(TestRedis.template(connectionFactory, scheduler),
 						TestRedis.template(connectionFactory, scheduler));
 				templates.get(0).run("fuzz-warm-up", () -> store.hasKey(FuzzLoop.COUNTER));
 				worker.awaitLine("READY", CHILD_TIMEOUT);

@@ -7,8 +7,9 @@ import org.springframework.data.redis.core.script.RedisScript;
 
 /**
  * A resource that fences its writers, as a database row with a {@code fence} column would
- * ({@code UPDATE ... SET value = ?, fence = ? WHERE id = ? AND fence <= ?}): a write carrying a fencing token
- * lower than the last accepted one is rejected; the same holder may write more than once. Every accepted write is logged, so a checker can look for a
+ * ({@code UPDATE ... SET value = ?, fence = ? WHERE id = ? AND fence <= ?}): a write
+ * carrying a fencing token lower than the last accepted one is rejected; the same holder
+ * may write more than once. Every accepted write is logged, so a checker can look for a
  * stale write that got through.
  */
 final class FencedRegister {
@@ -34,7 +35,10 @@ final class FencedRegister {
 		this.redis = redis;
 	}
 
-	/** Writes {@code value} unless an accepted write carried a greater token; returns whether it was. */
+	/**
+	 * Writes {@code value} unless an accepted write carried a greater token; returns
+	 * whether it was.
+	 */
 	boolean write(long token, String value) {
 		Long accepted = this.redis.execute(WRITE, List.of(KEY, LOG), Long.toString(token), value);
 		return accepted != null && accepted == 1;

@@ -15,10 +15,12 @@ import dev.distlock.LockTemplate;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 /**
- * The fuzz workload, run alike in the test JVM and in {@link FuzzWorker}: threads that, under the lock, read a
- * shared counter, pause, and write it back incremented. Two holders at once lose an increment, which an atomic
- * counter would hide; an occupancy marker ({@code INCR} on entry must return 1) counts the overlaps directly.
- * One thread per JVM once holds the lock for longer than its lease, so that only renewal keeps others out.
+ * The fuzz workload, run alike in the test JVM and in {@link FuzzWorker}: threads that,
+ * under the lock, read a shared counter, pause, and write it back incremented. Two
+ * holders at once lose an increment, which an atomic counter would hide; an occupancy
+ * marker ({@code INCR} on entry must return 1) counts the overlaps directly. One thread
+ * per JVM once holds the lock for longer than its lease, so that only renewal keeps
+ * others out.
  */
 final class FuzzLoop {
 
@@ -61,8 +63,8 @@ final class FuzzLoop {
 	 * Runs {@code threads} threads for {@code duration}, thread {@code i} locking through
 	 * {@code templates[i % size]}.
 	 */
-	static Result run(List<? extends LockTemplate> templates, StringRedisTemplate redis, int threads,
-			Duration duration) throws InterruptedException {
+	static Result run(List<? extends LockTemplate> templates, StringRedisTemplate redis, int threads, Duration duration)
+			throws InterruptedException {
 		FuzzLoop loop = new FuzzLoop(redis);
 		long start = System.nanoTime();
 		long end = start + duration.toNanos();
@@ -71,8 +73,7 @@ final class FuzzLoop {
 		for (int i = 0; i < threads; i++) {
 			LockTemplate template = templates.get(i % templates.size());
 			boolean slow = (i == 0);
-			Thread worker = new Thread(() -> loop.work(template, end, slow ? slowAt : Long.MAX_VALUE),
-					"fuzz-" + i);
+			Thread worker = new Thread(() -> loop.work(template, end, slow ? slowAt : Long.MAX_VALUE), "fuzz-" + i);
 			workers.add(worker);
 			worker.start();
 		}
@@ -126,7 +127,10 @@ final class FuzzLoop {
 		}
 	}
 
-	/** The work done under the lock: a pause between read and write, where a second holder would slip in. */
+	/**
+	 * The work done under the lock: a pause between read and write, where a second holder
+	 * would slip in.
+	 */
 	private static void pause(Duration pause) {
 		try {
 			TimeUnit.NANOSECONDS.sleep(pause.toNanos());

@@ -14,9 +14,11 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 /**
- * The second JVM of {@link CrossJvmFuzzTests}: connects, prints {@code READY}, waits for {@code GO} on standard
- * input, runs the {@link FuzzLoop} and prints its {@link FuzzLoop.Result} line.
- * <p>Arguments: Redis port, thread count, duration in milliseconds.
+ * The second JVM of {@link CrossJvmFuzzTests}: connects, prints {@code READY}, waits for
+ * {@code GO} on standard input, runs the {@link FuzzLoop} and prints its
+ * {@link FuzzLoop.Result} line.
+ * <p>
+ * Arguments: Redis port, thread count, duration in milliseconds.
  */
 public final class FuzzWorker {
 

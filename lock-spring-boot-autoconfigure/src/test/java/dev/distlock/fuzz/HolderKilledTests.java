@@ -19,8 +19,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * A holder that dies without releasing (SIGKILL: no shutdown hook, no release) frees the lock when its lease
- * runs out, and not before; the next holder gets a greater fencing token.
+ * A holder that dies without releasing (SIGKILL: no shutdown hook, no release) frees the
+ * lock when its lease runs out, and not before; the next holder gets a greater fencing
+ * token.
  */
 class HolderKilledTests {
 
@@ -38,7 +39,8 @@ class HolderKilledTests {
 				StringRedisTemplate store = new StringRedisTemplate(connectionFactory);
 				DefaultLockTemplate contender = TestRedis.template(connectionFactory, scheduler);
 				long heldToken = Long.parseLong(holder.awaitLine("HELD ", Duration.ofSeconds(30)).substring(5));
-				// The holder renews (it is the only client running scripts so far), so only the kill can free it.
+				// The holder renews (it is the only client running scripts so far), so
+				// only the kill can free it.
 				long scriptsSoFar = TestRedis.scriptCalls(store);
 				await().atMost(LEASE).until(() -> TestRedis.scriptCalls(store) > scriptsSoFar);
 				assertThat(ttlMillis(store)).isPositive();

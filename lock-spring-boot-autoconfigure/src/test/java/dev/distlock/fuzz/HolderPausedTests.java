@@ -19,10 +19,11 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A holder JVM stopped ({@code SIGSTOP}, as a long GC pause or a frozen VM would) for twice its lease. No Redis
- * lock can keep a second holder out then; what distlock promises is that the second holder gets a greater
- * fencing token, that the fenced resource rejects every write of the first holder from then on, and that the
- * first holder learns of the loss within one renewal interval of resuming.
+ * A holder JVM stopped ({@code SIGSTOP}, as a long GC pause or a frozen VM would) for
+ * twice its lease. No Redis lock can keep a second holder out then; what distlock
+ * promises is that the second holder gets a greater fencing token, that the fenced
+ * resource rejects every write of the first holder from then on, and that the first
+ * holder learns of the loss within one renewal interval of resuming.
  */
 class HolderPausedTests {
 
@@ -52,7 +53,8 @@ class HolderPausedTests {
 				try (Lease lease = second.acquire(KEY, wait)) {
 					assertThat(lease.fencingToken()).isGreaterThan(firstToken);
 					assertThat(register.write(lease.fencingToken(), "second holder")).isTrue();
-					// The fault is a pause of twice the lease; the first holder stays stopped until then.
+					// The fault is a pause of twice the lease; the first holder stays
+					// stopped until then.
 					LockSupport.parkNanos(stoppedAt + LEASE.multipliedBy(2).toNanos() - System.nanoTime());
 					long resumedAt = System.nanoTime();
 					holder.signal("CONT");
@@ -67,9 +69,10 @@ class HolderPausedTests {
 						.stream()
 						.filter((token) -> token < lease.fencingToken())
 						.count();
-					System.out.printf("Paused holder: loss known %d ms after SIGCONT (renewal interval %d ms);"
-							+ " stale writes rejected %d, accepted %d (%s)%n", detectionMillis,
-							LEASE.toMillis() / 3, register.rejected(), staleAccepted, lost);
+					System.out.printf(
+							"Paused holder: loss known %d ms after SIGCONT (renewal interval %d ms);"
+									+ " stale writes rejected %d, accepted %d (%s)%n",
+							detectionMillis, LEASE.toMillis() / 3, register.rejected(), staleAccepted, lost);
 					assertThat(detectionMillis).as("loss detection after SIGCONT, ms")
 						.isLessThanOrEqualTo(LEASE.toMillis() / 3);
 					assertThat(staleAccepted).as("stale writes accepted").isZero();

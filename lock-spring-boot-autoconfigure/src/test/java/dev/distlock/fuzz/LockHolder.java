@@ -11,9 +11,10 @@ import dev.distlock.support.RenewalScheduler;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
- * The holder JVM of {@link HolderKilledTests}: takes a lock with auto-renew on, prints {@code HELD <token>},
- * and keeps holding it until killed (or its standard input ends).
- * <p>Arguments: Redis port, lock key, lease time in milliseconds.
+ * The holder JVM of {@link HolderKilledTests}: takes a lock with auto-renew on, prints
+ * {@code HELD <token>}, and keeps holding it until killed (or its standard input ends).
+ * <p>
+ * Arguments: Redis port, lock key, lease time in milliseconds.
  */
 public final class LockHolder {
 

@@ -15,13 +15,15 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 /**
- * The holder JVM of {@link HolderPausedTests}: takes a lock with auto-renew on, prints {@code HELD <token>}, then
- * writes to the {@link FencedRegister} with its token every few milliseconds without ever asking whether it
- * still holds the lock: the worst case of a holder whose pause fell between its check and its write. When the
- * loss is reported it prints {@code LOST <System.nanoTime()>} (the monotonic clock, which on Linux is shared by
- * every process of the host), writes a few more times, and prints
+ * The holder JVM of {@link HolderPausedTests}: takes a lock with auto-renew on, prints
+ * {@code HELD <token>}, then writes to the {@link FencedRegister} with its token every
+ * few milliseconds without ever asking whether it still holds the lock: the worst case of
+ * a holder whose pause fell between its check and its write. When the loss is reported it
+ * prints {@code LOST <System.nanoTime()>} (the monotonic clock, which on Linux is shared
+ * by every process of the host), writes a few more times, and prints
  * {@code DONE <accepted after the loss> <rejected>}.
- * <p>Arguments: Redis port, lock key, lease time in milliseconds.
+ * <p>
+ * Arguments: Redis port, lock key, lease time in milliseconds.
  */
 public final class PausedHolder {
 

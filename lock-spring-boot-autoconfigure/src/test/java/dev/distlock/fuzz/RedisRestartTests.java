@@ -21,9 +21,10 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Redis killed ({@code kill -9}) and restarted while a lock is held. With an fsync'ed append-only file the lock
- * survives and still excludes others; without persistence the lock is gone, the holder learns that it lost it,
- * and the next holder's fencing token is still greater (the token has a clock floor).
+ * Redis killed ({@code kill -9}) and restarted while a lock is held. With an fsync'ed
+ * append-only file the lock survives and still excludes others; without persistence the
+ * lock is gone, the holder learns that it lost it, and the next holder's fencing token is
+ * still greater (the token has a clock floor).
  */
 class RedisRestartTests {
 
@@ -97,7 +98,9 @@ class RedisRestartTests {
 		this.scheduler = new RenewalScheduler();
 	}
 
-	/** A client with its own provider (its own owner identity), as another JVM would have. */
+	/**
+	 * A client with its own provider (its own owner identity), as another JVM would have.
+	 */
 	private DefaultLockTemplate client() {
 		return TestRedis.template(this.connectionFactory, this.scheduler);
 	}

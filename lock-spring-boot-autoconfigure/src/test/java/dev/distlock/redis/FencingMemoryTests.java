@@ -20,9 +20,10 @@ import org.springframework.data.redis.core.StringRedisTemplate;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Fencing tokens do not cost memory per lock name: after many distinct keys have each been locked and released
- * once, the only key left is the one fencing counter, and every token was greater than the one before. The
- * default suite locks 10,000 keys; the {@code soak} profile ({@code -Psoak}) locks 1,000,000.
+ * Fencing tokens do not cost memory per lock name: after many distinct keys have each
+ * been locked and released once, the only key left is the one fencing counter, and every
+ * token was greater than the one before. The default suite locks 10,000 keys; the
+ * {@code soak} profile ({@code -Psoak}) locks 1,000,000.
  */
 class FencingMemoryTests {
 
@@ -50,13 +51,14 @@ class FencingMemoryTests {
 					disordered += worker.get(10, TimeUnit.MINUTES);
 				}
 				long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started);
-				Long keysLeft = redis.execute((RedisCallback<Long>) (connection) -> connection.serverCommands()
-					.dbSize());
+				Long keysLeft = redis
+					.execute((RedisCallback<Long>) (connection) -> connection.serverCommands().dbSize());
 				List<String> names = new ArrayList<>(redis.keys("*"));
 				long memoryAfter = usedMemory(redis);
-				System.out.printf("Fencing memory: %,d distinct keys locked once each in %d s; keys left %d %s;"
-						+ " used_memory %,d -> %,d bytes%n", KEYS, seconds, keysLeft, names, memoryBefore,
-						memoryAfter);
+				System.out.printf(
+						"Fencing memory: %,d distinct keys locked once each in %d s; keys left %d %s;"
+								+ " used_memory %,d -> %,d bytes%n",
+						KEYS, seconds, keysLeft, names, memoryBefore, memoryAfter);
 				assertThat(disordered).as("tokens not greater than the thread's previous token").isZero();
 				assertThat(keysLeft).as("keys left after %d distinct locks", KEYS).isEqualTo(1);
 				assertThat(names).allMatch((name) -> name.startsWith("lock:") && !name.contains("key-"));
@@ -68,7 +70,10 @@ class FencingMemoryTests {
 		}
 	}
 
-	/** Locks and releases every THREADS-th key from {@code first}; returns how often a token failed to rise. */
+	/**
+	 * Locks and releases every THREADS-th key from {@code first}; returns how often a
+	 * token failed to rise.
+	 */
 	private static long lockEach(RedisLockProvider provider, int first) {
 		long previous = 0;
 		long disordered = 0;
@@ -88,8 +93,8 @@ class FencingMemoryTests {
 	}
 
 	private static long usedMemory(StringRedisTemplate redis) {
-		Properties memory = redis.execute((RedisCallback<Properties>) (connection) -> connection.serverCommands()
-			.info("memory"));
+		Properties memory = redis
+			.execute((RedisCallback<Properties>) (connection) -> connection.serverCommands().info("memory"));
 		return Long.parseLong(memory.getProperty("used_memory"));
 	}
 

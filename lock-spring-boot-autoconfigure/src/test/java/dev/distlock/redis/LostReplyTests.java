@@ -41,14 +41,17 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.fail;
 
 /**
- * The library through a {@link FaultProxy}: replies lost, late, or cut off by a partition, between a real
- * {@code redis-server} and Lettuce as an application has it (Spring Data, a shared connection, a command
- * timeout). What is really in Redis is read over a second, direct connection that no fault touches; the same
- * connection serves as "another JVM" competing for the lock.
+ * The library through a {@link FaultProxy}: replies lost, late, or cut off by a
+ * partition, between a real {@code redis-server} and Lettuce as an application has it
+ * (Spring Data, a shared connection, a command timeout). What is really in Redis is read
+ * over a second, direct connection that no fault touches; the same connection serves as
+ * "another JVM" competing for the lock.
  *
- * <p>The server is this class's own, so {@code INFO commandstats} counts only its commands: that is how a test
- * shows a fault actually hit (the lock was taken in Redis, then deleted) rather than passing for lack of one.
- * Each test states the property that makes it fail.
+ * <p>
+ * The server is this class's own, so {@code INFO commandstats} counts only its commands:
+ * that is how a test shows a fault actually hit (the lock was taken in Redis, then
+ * deleted) rather than passing for lack of one. Each test states the property that makes
+ * it fail.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class LostReplyTests {
@@ -102,10 +105,12 @@ class LostReplyTests {
 	}
 
 	/**
-	 * (a) The acquire reaches Redis and takes the lock, but its reply is lost, so the client times out not
-	 * knowing it holds the lock. The provider must fail the acquire and delete the lock by the attempt's owner
-	 * token. Fails if the lock key is left in Redis: an orphan nobody will release, which would turn every caller
-	 * away for the whole 30 s lease (as it does when {@code RedisLockProvider.tryLock} skips its clean-up).
+	 * (a) The acquire reaches Redis and takes the lock, but its reply is lost, so the
+	 * client times out not knowing it holds the lock. The provider must fail the acquire
+	 * and delete the lock by the attempt's owner token. Fails if the lock key is left in
+	 * Redis: an orphan nobody will release, which would turn every caller away for the
+	 * whole 30 s lease (as it does when {@code RedisLockProvider.tryLock} skips its
+	 * clean-up).
 	 */
 	@Test
 	void aLostAcquireReplyFailsTheAcquireAndLeavesNoLockInRedis() {
@@ -125,9 +130,9 @@ class LostReplyTests {
 	}
 
 	/**
-	 * (a) The same lost reply through the template, waiting for nothing: the caller gets the
-	 * {@link LockBackendException}, and another client gets the lock at once, not after the 30 s lease. Fails if
-	 * the other client finds the lock busy.
+	 * (a) The same lost reply through the template, waiting for nothing: the caller gets
+	 * the {@link LockBackendException}, and another client gets the lock at once, not
+	 * after the 30 s lease. Fails if the other client finds the lock busy.
 	 */
 	@Test
 	void aLostAcquireReplyThroughTheTemplateLeavesTheLockFreeForAnotherClientAtOnce() {
@@ -145,9 +150,10 @@ class LostReplyTests {
 	}
 
 	/**
-	 * (a) A lost reply as TCP produces one: not gone but late, arriving after the command timeout. The clean-up
-	 * is sent behind the acquire on the same connection, so it runs after it in Redis. Fails if the lock key is
-	 * left in Redis. Also shows the connection is usable again once the late replies have drained.
+	 * (a) A lost reply as TCP produces one: not gone but late, arriving after the command
+	 * timeout. The clean-up is sent behind the acquire on the same connection, so it runs
+	 * after it in Redis. Fails if the lock key is left in Redis. Also shows the
+	 * connection is usable again once the late replies have drained.
 	 */
 	@Test
 	void anAcquireReplyLaterThanTheCommandTimeoutLeavesNoLockInRedis() {
@@ -169,10 +175,12 @@ class LostReplyTests {
 	}
 
 	/**
-	 * (b) Every acquire reply takes 400 ms, twice the 200 ms lease: when it arrives the lock may already have
-	 * expired and been taken by another client, so the template must not count it (the "too slow to count" rule
-	 * of {@link DefaultLockTemplate}). Fails if {@code tryAcquire} returns a lease. (No lock of this caller is
-	 * left in Redis either; that check cannot fail here, as the key's own 200 ms expiry comes before the reply.)
+	 * (b) Every acquire reply takes 400 ms, twice the 200 ms lease: when it arrives the
+	 * lock may already have expired and been taken by another client, so the template
+	 * must not count it (the "too slow to count" rule of {@link DefaultLockTemplate}).
+	 * Fails if {@code tryAcquire} returns a lease. (No lock of this caller is left in
+	 * Redis either; that check cannot fail here, as the key's own 200 ms expiry comes
+	 * before the reply.)
 	 */
 	@Test
 	void anAcquireReplySlowerThanTheLeaseDoesNotCount() {
@@ -182,20 +190,22 @@ class LostReplyTests {
 		String key = key();
 		Map<String, Long> before = TestRedis.commandCalls(redis);
 		this.proxy.delayReplies(Duration.ofMillis(400));
-		Optional<Lease> lease = template.tryAcquire(key, LockOptions.builder()
-			.waitTime(Duration.ofMillis(300))
-			.leaseTime(Duration.ofMillis(200))
-			.autoRenew(false)
-			.build());
+		Optional<Lease> lease = template.tryAcquire(key,
+				LockOptions.builder()
+					.waitTime(Duration.ofMillis(300))
+					.leaseTime(Duration.ofMillis(200))
+					.autoRenew(false)
+					.build());
 		assertThat(callsSince(before)).as("the late attempt did take the lock in Redis").containsEntry("hset", 1L);
 		assertThat(lease).as("lease from a reply that came after the lease time").isEmpty();
 		assertThat(redis.hasKey("lock:" + key)).as("lock key left in Redis").isFalse();
 	}
 
 	/**
-	 * (b) A late reply, then Redis is fast again within the wait time: the lease the template returns is from a
-	 * later attempt, with a higher fencing token, and really held in Redis. Fails if the template hands out the
-	 * late attempt (its token, a key already expired in Redis).
+	 * (b) A late reply, then Redis is fast again within the wait time: the lease the
+	 * template returns is from a later attempt, with a higher fencing token, and really
+	 * held in Redis. Fails if the template hands out the late attempt (its token, a key
+	 * already expired in Redis).
 	 */
 	@Test
 	void afterALateAcquireReplyTheLeaseComesFromALaterAttempt() throws Exception {
@@ -209,7 +219,8 @@ class LostReplyTests {
 				LockOptions.builder().waitTime(Duration.ofSeconds(5)).leaseTime(Duration.ofMillis(200)).build()));
 		await("the first acquire ran in Redis", Duration.ofSeconds(5),
 				() -> TestRedis.scriptCalls(redis) - scriptsBefore >= 1);
-		// the acquire script leaves the fencing counter (the key prefix itself) at the token it handed out
+		// the acquire script leaves the fencing counter (the key prefix itself) at the
+		// token it handed out
 		long lateToken = Long.parseLong(redis.opsForValue().get("lock:"));
 		await("the late reply arrived and its lock was released", Duration.ofSeconds(5),
 				() -> TestRedis.scriptCalls(redis) - scriptsBefore >= 2);
@@ -224,18 +235,22 @@ class LostReplyTests {
 	}
 
 	/**
-	 * (c) The holder of a 600 ms lease with auto-renew is cut off by a partition: no replies, no errors, open
-	 * connections. It must stop believing it holds the lock by the lease deadline, the earliest moment Redis may
-	 * expire the key and another client take it. Fails if {@code isHeld()} is still true more than about the
-	 * lease after the partition began, or true at a moment another client holds the lock (two holders); or if a
-	 * request held during the partition (the renewals, the release) deletes the new holder's lock once the
-	 * partition heals.
+	 * (c) The holder of a 600 ms lease with auto-renew is cut off by a partition: no
+	 * replies, no errors, open connections. It must stop believing it holds the lock by
+	 * the lease deadline, the earliest moment Redis may expire the key and another client
+	 * take it. Fails if {@code isHeld()} is still true more than about the lease after
+	 * the partition began, or true at a moment another client holds the lock (two
+	 * holders); or if a request held during the partition (the renewals, the release)
+	 * deletes the new holder's lock once the partition heals.
 	 *
-	 * <p>{@code release()} on the lost lease throws {@link LeaseLostException}, not {@link LockBackendException}:
-	 * the lease was already lost, and the loss (another holder may have run the critical section meanwhile) is
-	 * what the caller must hear about; the release command timing out on the partitioned connection is attached
-	 * as a suppressed {@link LockBackendException}. (Released before its deadline, the same lease would throw the
-	 * {@link LockBackendException} itself, and the key would expire with its lease.)
+	 * <p>
+	 * {@code release()} on the lost lease throws {@link LeaseLostException}, not
+	 * {@link LockBackendException}: the lease was already lost, and the loss (another
+	 * holder may have run the critical section meanwhile) is what the caller must hear
+	 * about; the release command timing out on the partitioned connection is attached as
+	 * a suppressed {@link LockBackendException}. (Released before its deadline, the same
+	 * lease would throw the {@link LockBackendException} itself, and the key would expire
+	 * with its lease.)
 	 */
 	@Test
 	void aPartitionedHolderGivesTheLeaseUpByItsDeadline() {
@@ -288,10 +303,11 @@ class LostReplyTests {
 	}
 
 	/**
-	 * (d) Redis answers, but every reply takes 180 ms, just under a third of the 600 ms lease (the renewal
-	 * interval), for three lease periods. Renewal must keep the lease: {@code isHeld()} stays true, another
-	 * client stays out, and Redis still holds the key under this lease's token. Fails if the lease is lost or
-	 * taken while replies are slow but timely, or if renewals stopped (then the key expires after one lease).
+	 * (d) Redis answers, but every reply takes 180 ms, just under a third of the 600 ms
+	 * lease (the renewal interval), for three lease periods. Renewal must keep the lease:
+	 * {@code isHeld()} stays true, another client stays out, and Redis still holds the
+	 * key under this lease's token. Fails if the lease is lost or taken while replies are
+	 * slow but timely, or if renewals stopped (then the key expires after one lease).
 	 * Here the passing of time is itself the condition.
 	 */
 	@Test
@@ -321,7 +337,10 @@ class LostReplyTests {
 		assertThat(redis.hasKey("lock:" + key)).isFalse();
 	}
 
-	/** A started connection factory whose connections go through the proxy; destroyed after the test. */
+	/**
+	 * A started connection factory whose connections go through the proxy; destroyed
+	 * after the test.
+	 */
 	private LettuceConnectionFactory throughProxy(Duration commandTimeout) {
 		LettuceConnectionFactory factory = new LettuceConnectionFactory(
 				new RedisStandaloneConfiguration(this.proxy.host(), this.proxy.port()),
@@ -333,8 +352,9 @@ class LostReplyTests {
 	}
 
 	/**
-	 * One acquire, renew and release, so that the scripts are loaded and each later call is one {@code EVALSHA}
-	 * with a one-line reply (the first call of a script is {@code EVALSHA}, {@code NOSCRIPT}, then {@code EVAL}).
+	 * One acquire, renew and release, so that the scripts are loaded and each later call
+	 * is one {@code EVALSHA} with a one-line reply (the first call of a script is
+	 * {@code EVALSHA}, {@code NOSCRIPT}, then {@code EVAL}).
 	 */
 	private static void warmUp(RedisLockProvider provider) {
 		LockHandle handle = acquired(provider.tryLock("warm-up-" + UUID.randomUUID(), LONG_LEASE));
@@ -375,7 +395,10 @@ class LostReplyTests {
 		}
 	}
 
-	/** Calls per command since {@code before}, leaving out the {@code INFO} calls that measure them. */
+	/**
+	 * Calls per command since {@code before}, leaving out the {@code INFO} calls that
+	 * measure them.
+	 */
 	private static Map<String, Long> callsSince(Map<String, Long> before) {
 		Map<String, Long> since = new TreeMap<>();
 		TestRedis.commandCalls(redis).forEach((command, calls) -> {

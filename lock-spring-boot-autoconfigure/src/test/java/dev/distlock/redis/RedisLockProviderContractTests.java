@@ -20,9 +20,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * The provider contract on a real {@code redis-server}, plus what is particular to Redis: the shape of the lock
- * key, fencing tokens that keep rising when the counter is lost, and errors when the server is gone. The two
- * providers use separate connection factories, as two JVMs would.
+ * The provider contract on a real {@code redis-server}, plus what is particular to Redis:
+ * the shape of the lock key, fencing tokens that keep rising when the counter is lost,
+ * and errors when the server is gone. The two providers use separate connection
+ * factories, as two JVMs would.
  */
 class RedisLockProviderContractTests extends AbstractLockProviderContractTests {
 

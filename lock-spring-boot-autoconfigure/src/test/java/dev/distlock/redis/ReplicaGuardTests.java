@@ -21,17 +21,19 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.fail;
 
 /**
- * The failover guard ({@code distributed-lock.wait-for-replicas}) against a real master and replica: with the
- * replica up an acquire counts; with the replica stopped it is released and reported, while the same acquire
- * without the guard succeeds (the control showing what the guard prevents).
+ * The failover guard ({@code distributed-lock.wait-for-replicas}) against a real master
+ * and replica: with the replica up an acquire counts; with the replica stopped it is
+ * released and reported, while the same acquire without the guard succeeds (the control
+ * showing what the guard prevents).
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class ReplicaGuardTests {
 
 	@Test
 	void anAcquireCountsOnlyWhenTheReplicasAcknowledgeIt() {
-		try (RedisServer master = RedisServer.start(); RedisServer replica = RedisServer.start("--replicaof",
-				master.host(), Integer.toString(master.port()))) {
+		try (RedisServer master = RedisServer.start();
+				RedisServer replica = RedisServer.start("--replicaof", master.host(),
+						Integer.toString(master.port()))) {
 			LettuceConnectionFactory factory = TestRedis.connectionFactory(master);
 			try {
 				StringRedisTemplate redis = new StringRedisTemplate(factory);

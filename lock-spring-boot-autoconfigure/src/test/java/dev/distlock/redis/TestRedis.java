@@ -18,8 +18,8 @@ import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 /**
- * Connections to a test {@link RedisServer} the way an application would have them: Lettuce through Spring Data
- * Redis.
+ * Connections to a test {@link RedisServer} the way an application would have them:
+ * Lettuce through Spring Data Redis.
  */
 public final class TestRedis {
 
@@ -29,7 +29,10 @@ public final class TestRedis {
 	private TestRedis() {
 	}
 
-	/** A started connection factory for a server on this host's loopback; the caller destroys it. */
+	/**
+	 * A started connection factory for a server on this host's loopback; the caller
+	 * destroys it.
+	 */
 	public static LettuceConnectionFactory connectionFactory(int port) {
 		return connectionFactory("127.0.0.1", port, Duration.ofSeconds(10));
 	}
@@ -39,7 +42,10 @@ public final class TestRedis {
 		return connectionFactory(server, Duration.ofSeconds(10));
 	}
 
-	/** As {@link #connectionFactory(RedisServer)} with a command timeout, for tests that take the server away. */
+	/**
+	 * As {@link #connectionFactory(RedisServer)} with a command timeout, for tests that
+	 * take the server away.
+	 */
 	public static LettuceConnectionFactory connectionFactory(RedisServer server, Duration commandTimeout) {
 		return connectionFactory(server.host(), server.port(), commandTimeout);
 	}
@@ -53,8 +59,9 @@ public final class TestRedis {
 	}
 
 	/**
-	 * A template over a fresh {@link RedisLockProvider}, so with an owner identity of its own, as another
-	 * application instance would have; by default no waiting, a 30s lease, auto-renew on.
+	 * A template over a fresh {@link RedisLockProvider}, so with an owner identity of its
+	 * own, as another application instance would have; by default no waiting, a 30s
+	 * lease, auto-renew on.
 	 */
 	public static DefaultLockTemplate template(RedisConnectionFactory factory, RenewalScheduler scheduler) {
 		LockOptions defaults = LockOptions.builder()
@@ -73,8 +80,8 @@ public final class TestRedis {
 
 	/** Calls per command so far, from one {@code INFO commandstats}. */
 	public static Map<String, Long> commandCalls(StringRedisTemplate redis) {
-		Properties stats = redis.execute((RedisCallback<Properties>) (connection) -> connection.serverCommands()
-			.info("commandstats"));
+		Properties stats = redis
+			.execute((RedisCallback<Properties>) (connection) -> connection.serverCommands().info("commandstats"));
 		Map<String, Long> calls = new TreeMap<>();
 		if (stats == null) {
 			return calls;

@@ -19,11 +19,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
 /**
- * What every {@link LockProvider} must do, whatever its store. A provider module extends this class and supplies
- * a provider connected to a real, empty-enough store; every test uses keys of its own.
+ * What every {@link LockProvider} must do, whatever its store. A provider module extends
+ * this class and supplies a provider connected to a real, empty-enough store; every test
+ * uses keys of its own.
  *
- * <p>Expiry is provoked by short leases and observed by polling the provider itself, with a deadline: no test
- * sleeps in place of a condition.
+ * <p>
+ * Expiry is provoked by short leases and observed by polling the provider itself, with a
+ * deadline: no test sleeps in place of a condition.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 public abstract class AbstractLockProviderContractTests {
@@ -159,9 +161,10 @@ public abstract class AbstractLockProviderContractTests {
 	}
 
 	/**
-	 * A caller interrupted while its attempt is on the wire may get an exception instead of the reply; the
-	 * attempt must then leave no lock behind, or every caller would wait out a whole lease for an owner nobody
-	 * knows. The interrupt flag is the caller's and must survive.
+	 * A caller interrupted while its attempt is on the wire may get an exception instead
+	 * of the reply; the attempt must then leave no lock behind, or every caller would
+	 * wait out a whole lease for an owner nobody knows. The interrupt flag is the
+	 * caller's and must survive.
 	 */
 	@Test
 	void anAttemptWhoseReplyIsLostToAnInterruptLeavesNoLockBehind() {
@@ -238,7 +241,10 @@ public abstract class AbstractLockProviderContractTests {
 		return fail("expected the lock to be acquired but was " + attempt);
 	}
 
-	/** Retries until the lock is free (it must expire within its lease plus the store's expiry precision). */
+	/**
+	 * Retries until the lock is free (it must expire within its lease plus the store's
+	 * expiry precision).
+	 */
 	protected static LockHandle awaitAcquired(LockProvider provider, String key, Duration leaseTime) {
 		long deadline = System.nanoTime() + SHORT_LEASE.plusSeconds(5).toNanos();
 		while (System.nanoTime() < deadline) {

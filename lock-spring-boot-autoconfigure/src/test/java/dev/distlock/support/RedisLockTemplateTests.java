@@ -37,12 +37,15 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.fail;
 
 /**
- * {@link DefaultLockTemplate} over {@link RedisLockProvider} on a {@code redis-server} of its own (so that
- * {@code INFO commandstats} counts only this class's commands): reentrancy, the watchdog, no renewal after
- * release, loss detection, waiting, interruption, and the wire cost of a lock.
+ * {@link DefaultLockTemplate} over {@link RedisLockProvider} on a {@code redis-server} of
+ * its own (so that {@code INFO commandstats} counts only this class's commands):
+ * reentrancy, the watchdog, no renewal after release, loss detection, waiting,
+ * interruption, and the wire cost of a lock.
  *
- * <p>Where a test must show that something does <em>not</em> happen for a while (the lock is not lost, no
- * renewal is sent), the passing of time is itself the condition, and the time is stated in lease periods.
+ * <p>
+ * Where a test must show that something does <em>not</em> happen for a while (the lock is
+ * not lost, no renewal is sent), the passing of time is itself the condition, and the
+ * time is stated in lease periods.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class RedisLockTemplateTests {
@@ -92,8 +95,8 @@ class RedisLockTemplateTests {
 		this.otherScheduler = new RenewalScheduler();
 		this.template = new DefaultLockTemplate(new RedisLockProvider(factory, "lock:", false), this.scheduler,
 				defaults);
-		this.other = new DefaultLockTemplate(new RedisLockProvider(otherFactory, "lock:", false),
-				this.otherScheduler, defaults);
+		this.other = new DefaultLockTemplate(new RedisLockProvider(otherFactory, "lock:", false), this.otherScheduler,
+				defaults);
 	}
 
 	@AfterEach
@@ -258,8 +261,7 @@ class RedisLockTemplateTests {
 			}
 		});
 		waiter.start();
-		await("the waiter is waiting", Duration.ofSeconds(5),
-				() -> waiter.getState() == Thread.State.TIMED_WAITING);
+		await("the waiter is waiting", Duration.ofSeconds(5), () -> waiter.getState() == Thread.State.TIMED_WAITING);
 		waiter.interrupt();
 		waiter.join(5000);
 		assertThat(waiter.isAlive()).isFalse();
@@ -289,8 +291,9 @@ class RedisLockTemplateTests {
 	}
 
 	/**
-	 * The wire cost the README states: one script call to acquire, one to release, none for a nested acquire.
-	 * Measured with {@code INFO commandstats} over many cycles, after one cycle has loaded the scripts.
+	 * The wire cost the README states: one script call to acquire, one to release, none
+	 * for a nested acquire. Measured with {@code INFO commandstats} over many cycles,
+	 * after one cycle has loaded the scripts.
 	 */
 	@Test
 	void anUncontendedCycleCostsExactlyTwoScriptCallsAndANestedAcquireNone() {
@@ -330,7 +333,10 @@ class RedisLockTemplateTests {
 		leases.forEach(Lease::release);
 	}
 
-	/** Calls per command since {@code before}, leaving out the {@code INFO} calls that measure them. */
+	/**
+	 * Calls per command since {@code before}, leaving out the {@code INFO} calls that
+	 * measure them.
+	 */
 	private static Map<String, Long> callsSince(Map<String, Long> before) {
 		Map<String, Long> since = new TreeMap<>();
 		TestRedis.commandCalls(redis).forEach((command, calls) -> {

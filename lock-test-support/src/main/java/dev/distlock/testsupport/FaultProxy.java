@@ -25,11 +25,12 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * A TCP proxy on a free loopback port in front of one server (normally a {@link RedisServer}), with faults that a
- * test switches on and off while clients stay connected: slow replies, a network partition, a reply lost after
- * its request was applied, and cut connections. It exists because the failures a lock library must survive are
- * the ones between the client and Redis, which a real {@code redis-server} alone cannot produce and a mock
- * would only imitate.
+ * A TCP proxy on a free loopback port in front of one server (normally a
+ * {@link RedisServer}), with faults that a test switches on and off while clients stay
+ * connected: slow replies, a network partition, a reply lost after its request was
+ * applied, and cut connections. It exists because the failures a lock library must
+ * survive are the ones between the client and Redis, which a real {@code redis-server}
+ * alone cannot produce and a mock would only imitate.
  *
  * <pre>
  * try (RedisServer redis = RedisServer.start(); FaultProxy proxy = FaultProxy.to(redis)) {
@@ -40,10 +41,12 @@ import java.util.concurrent.locks.LockSupport;
  * }
  * </pre>
  *
- * <p>Plain Java, blocking sockets, three daemon threads per client connection (requests, replies read, replies
- * written) and one that accepts. Every control may be called from any thread at any time; each takes effect for
- * bytes the proxy handles after the call. Bytes are never reordered within a connection, so the server sees
- * requests, and the client sees replies, in the order they were sent.
+ * <p>
+ * Plain Java, blocking sockets, three daemon threads per client connection (requests,
+ * replies read, replies written) and one that accepts. Every control may be called from
+ * any thread at any time; each takes effect for bytes the proxy handles after the call.
+ * Bytes are never reordered within a connection, so the server sees requests, and the
+ * client sees replies, in the order they were sent.
  */
 public final class FaultProxy implements AutoCloseable {
 
@@ -59,7 +62,9 @@ public final class FaultProxy implements AutoCloseable {
 
 	private final AtomicInteger linkIds = new AtomicInteger();
 
-	/** Guards {@link #blackholed} and {@link #closed}; pumps wait on it while blackholed. */
+	/**
+	 * Guards {@link #blackholed} and {@link #closed}; pumps wait on it while blackholed.
+	 */
 	private final Object gate = new Object();
 
 	private boolean blackholed;
@@ -68,7 +73,9 @@ public final class FaultProxy implements AutoCloseable {
 
 	private volatile long replyDelayNanos;
 
-	/** Set by {@link #dropNextReply()}, claimed by the first request forwarded afterwards. */
+	/**
+	 * Set by {@link #dropNextReply()}, claimed by the first request forwarded afterwards.
+	 */
 	private final AtomicBoolean dropArmed = new AtomicBoolean();
 
 	private final AtomicLong droppedReplies = new AtomicLong();
@@ -81,8 +88,9 @@ public final class FaultProxy implements AutoCloseable {
 	}
 
 	/**
-	 * Starts a proxy on a free loopback port that forwards every connection to {@code targetHost:targetPort}. The
-	 * target is connected to once per client connection, when the client connects.
+	 * Starts a proxy on a free loopback port that forwards every connection to
+	 * {@code targetHost:targetPort}. The target is connected to once per client
+	 * connection, when the client connects.
 	 * @param targetHost host of the real server
 	 * @param targetPort port of the real server
 	 * @return the running proxy; close it when done
@@ -111,8 +119,8 @@ public final class FaultProxy implements AutoCloseable {
 	}
 
 	/**
-	 * The host clients connect to instead of the real server's: always the loopback address, so no other machine
-	 * can reach the proxy.
+	 * The host clients connect to instead of the real server's: always the loopback
+	 * address, so no other machine can reach the proxy.
 	 * @return the proxy's host
 	 */
 	public String host() {
@@ -120,7 +128,8 @@ public final class FaultProxy implements AutoCloseable {
 	}
 
 	/**
-	 * The port clients connect to instead of the real server's; chosen free when the proxy started.
+	 * The port clients connect to instead of the real server's; chosen free when the
+	 * proxy started.
 	 * @return the proxy's port
 	 */
 	public int port() {
@@ -128,11 +137,13 @@ public final class FaultProxy implements AutoCloseable {
 	}
 
 	/**
-	 * Holds every chunk of bytes the server sends for {@code delay} after the proxy read it, then passes it on: a
-	 * slow network or a slow server, as the client sees it. Requests still reach the server at once, so a write
-	 * is applied long before its client learns of it. Each chunk is delayed from its own arrival, so replies
-	 * that follow each other are not delayed cumulatively; chunks already held keep the delay they arrived under
-	 * (as packets already on a slow link would), also across {@link #heal()}.
+	 * Holds every chunk of bytes the server sends for {@code delay} after the proxy read
+	 * it, then passes it on: a slow network or a slow server, as the client sees it.
+	 * Requests still reach the server at once, so a write is applied long before its
+	 * client learns of it. Each chunk is delayed from its own arrival, so replies that
+	 * follow each other are not delayed cumulatively; chunks already held keep the delay
+	 * they arrived under (as packets already on a slow link would), also across
+	 * {@link #heal()}.
 	 * @param delay how long to hold each reply chunk; zero for none
 	 */
 	public void delayReplies(Duration delay) {
@@ -143,11 +154,13 @@ public final class FaultProxy implements AutoCloseable {
 	}
 
 	/**
-	 * Stops forwarding in both directions while keeping every connection open: a network partition. Clients see
-	 * no error and no reply, only their own timeouts; new connections are accepted but pass nothing either.
-	 * Bytes are held, not discarded, as TCP retransmits them across a partition: on {@link #heal()} the held
-	 * requests reach the server (and are applied, late) and their replies reach the clients, so protocol streams
-	 * stay in step. To model a partition that also kills the connections, call {@link #disconnectAll()} as well.
+	 * Stops forwarding in both directions while keeping every connection open: a network
+	 * partition. Clients see no error and no reply, only their own timeouts; new
+	 * connections are accepted but pass nothing either. Bytes are held, not discarded, as
+	 * TCP retransmits them across a partition: on {@link #heal()} the held requests reach
+	 * the server (and are applied, late) and their replies reach the clients, so protocol
+	 * streams stay in step. To model a partition that also kills the connections, call
+	 * {@link #disconnectAll()} as well.
 	 */
 	public void blackhole() {
 		synchronized (this.gate) {
@@ -156,30 +169,36 @@ public final class FaultProxy implements AutoCloseable {
 	}
 
 	/**
-	 * Arms a one-shot lost reply: the next request any client sends through the proxy reaches the server and is
-	 * applied, but its reply is discarded. The client waits in vain and times out, not knowing its write took
-	 * effect: the case an acquire must clean up after.
+	 * Arms a one-shot lost reply: the next request any client sends through the proxy
+	 * reaches the server and is applied, but its reply is discarded. The client waits in
+	 * vain and times out, not knowing its write took effect: the case an acquire must
+	 * clean up after.
 	 *
-	 * <p>Race-free: the proxy counts the requests it forwards and the replies it reads on each connection (Redis
-	 * answers each request once, in order), and the claiming request's reply number is recorded before its bytes
-	 * leave the proxy. So exactly that reply is dropped, never a reply to an earlier request still on its way,
-	 * however the bytes are split into reads: a reply such as {@code :12345\r\n} or {@code -NOSCRIPT ...\r\n}
-	 * to an {@code EVALSHA} vanishes whole, and a reply that shares a read with the next one goes alone. "The
-	 * next request" is the first one to complete in the next chunk of bytes read from any client after this
-	 * call. RESP3 push messages answer no request and are never dropped; traffic that is not one reply per
-	 * request (subscribers, {@code CLIENT REPLY OFF}) is not supported.
+	 * <p>
+	 * Race-free: the proxy counts the requests it forwards and the replies it reads on
+	 * each connection (Redis answers each request once, in order), and the claiming
+	 * request's reply number is recorded before its bytes leave the proxy. So exactly
+	 * that reply is dropped, never a reply to an earlier request still on its way,
+	 * however the bytes are split into reads: a reply such as {@code :12345\r\n} or
+	 * {@code -NOSCRIPT ...\r\n} to an {@code EVALSHA} vanishes whole, and a reply that
+	 * shares a read with the next one goes alone. "The next request" is the first one to
+	 * complete in the next chunk of bytes read from any client after this call. RESP3
+	 * push messages answer no request and are never dropped; traffic that is not one
+	 * reply per request (subscribers, {@code CLIENT REPLY OFF}) is not supported.
 	 *
-	 * <p>RESP carries no request ids, so a client that keeps using the connection afterwards is one reply out of
-	 * step: Lettuce, for one, hands each later reply to the command before it. Real TCP loses no bytes without
-	 * breaking the connection, so follow the lost reply with {@link #disconnectAll()} before relying on that
-	 * client again.
+	 * <p>
+	 * RESP carries no request ids, so a client that keeps using the connection afterwards
+	 * is one reply out of step: Lettuce, for one, hands each later reply to the command
+	 * before it. Real TCP loses no bytes without breaking the connection, so follow the
+	 * lost reply with {@link #disconnectAll()} before relying on that client again.
 	 */
 	public void dropNextReply() {
 		this.dropArmed.set(true);
 	}
 
 	/**
-	 * How many replies {@link #dropNextReply()} has discarded so far, so a test can tell the fault actually hit.
+	 * How many replies {@link #dropNextReply()} has discarded so far, so a test can tell
+	 * the fault actually hit.
 	 * @return replies dropped since the proxy started
 	 */
 	public long droppedReplies() {
@@ -187,10 +206,11 @@ public final class FaultProxy implements AutoCloseable {
 	}
 
 	/**
-	 * Back to normal: no reply delay for bytes that arrive from now on, no partition (held bytes flow on, in
-	 * order), and an armed lost reply that no request has claimed yet is disarmed. A reply already being dropped
-	 * is dropped to its end, and chunks already delayed keep their delay, so no client ever sees a partial or
-	 * reordered reply. Connections stay open.
+	 * Back to normal: no reply delay for bytes that arrive from now on, no partition
+	 * (held bytes flow on, in order), and an armed lost reply that no request has claimed
+	 * yet is disarmed. A reply already being dropped is dropped to its end, and chunks
+	 * already delayed keep their delay, so no client ever sees a partial or reordered
+	 * reply. Connections stay open.
 	 */
 	public void heal() {
 		this.replyDelayNanos = 0;
@@ -202,9 +222,10 @@ public final class FaultProxy implements AutoCloseable {
 	}
 
 	/**
-	 * Closes every connection open through the proxy, on both sides, with a TCP reset and without passing on
-	 * bytes still held: a cut network as the client notices it, by a broken connection rather than a timeout.
-	 * The proxy keeps accepting, so a client that reconnects gets a fresh connection.
+	 * Closes every connection open through the proxy, on both sides, with a TCP reset and
+	 * without passing on bytes still held: a cut network as the client notices it, by a
+	 * broken connection rather than a timeout. The proxy keeps accepting, so a client
+	 * that reconnects gets a fresh connection.
 	 */
 	public void disconnectAll() {
 		for (Link link : this.links) {
@@ -213,8 +234,8 @@ public final class FaultProxy implements AutoCloseable {
 	}
 
 	/**
-	 * How many client connections are currently open through the proxy, so a test can wait for a client to
-	 * (re)connect.
+	 * How many client connections are currently open through the proxy, so a test can
+	 * wait for a client to (re)connect.
 	 * @return open connections
 	 */
 	public int openConnections() {
@@ -222,7 +243,8 @@ public final class FaultProxy implements AutoCloseable {
 	}
 
 	/**
-	 * Stops accepting (a client connecting afterwards is refused) and cuts every connection; idempotent.
+	 * Stops accepting (a client connecting afterwards is refused) and cuts every
+	 * connection; idempotent.
 	 */
 	@Override
 	public void close() {
@@ -239,7 +261,8 @@ public final class FaultProxy implements AutoCloseable {
 		catch (IOException ex) {
 			// closing anyway
 		}
-		// The JDK releases a listening socket only once a thread blocked in accept() has left it; until then the
+		// The JDK releases a listening socket only once a thread blocked in accept() has
+		// left it; until then the
 		// port still accepts. Waiting for the acceptor makes "closed" mean refused.
 		try {
 			this.acceptor.join(5000);
@@ -331,8 +354,9 @@ public final class FaultProxy implements AutoCloseable {
 		private final BlockingQueue<Chunk> replies = new LinkedBlockingQueue<>();
 
 		/**
-		 * Indexes (counted from 0 on this link) of the replies to drop, in rising order. An index is added before
-		 * the request it belongs to is written to the server, so before its reply can be read.
+		 * Indexes (counted from 0 on this link) of the replies to drop, in rising order.
+		 * An index is added before the request it belongs to is written to the server, so
+		 * before its reply can be read.
 		 */
 		private final Queue<Long> dropIndexes = new ConcurrentLinkedQueue<>();
 
@@ -367,7 +391,9 @@ public final class FaultProxy implements AutoCloseable {
 			this.replyWriter.start();
 		}
 
-		/** Passes client bytes on as they come, counting complete requests on the side. */
+		/**
+		 * Passes client bytes on as they come, counting complete requests on the side.
+		 */
 		private void forwardRequests() {
 			byte[] buffer = new byte[BUFFER_SIZE];
 			Framer framer = new Framer(RespFrames::requestEnd);
@@ -379,7 +405,8 @@ public final class FaultProxy implements AutoCloseable {
 						break;
 					}
 					if (FaultProxy.this.dropArmed.compareAndSet(true, false)) {
-						// the first request that completes from here on is the one whose reply goes
+						// the first request that completes from here on is the one whose
+						// reply goes
 						this.dropIndexes.add(completed);
 					}
 					out.write(buffer, 0, read);
@@ -396,7 +423,10 @@ public final class FaultProxy implements AutoCloseable {
 			}
 		}
 
-		/** Reads whole replies, drops the ones marked for it, and queues the rest with their due time. */
+		/**
+		 * Reads whole replies, drops the ones marked for it, and queues the rest with
+		 * their due time.
+		 */
 		private void readReplies() {
 			byte[] buffer = new byte[BUFFER_SIZE];
 			Framer framer = new Framer(RespFrames::end);
@@ -495,7 +525,10 @@ public final class FaultProxy implements AutoCloseable {
 
 	}
 
-	/** Where a frame that starts at {@code from} ends: the index just past it, or -1 if incomplete. */
+	/**
+	 * Where a frame that starts at {@code from} ends: the index just past it, or -1 if
+	 * incomplete.
+	 */
 	@FunctionalInterface
 	private interface FrameEnd {
 
@@ -510,7 +543,10 @@ public final class FaultProxy implements AutoCloseable {
 
 	}
 
-	/** Cuts a byte stream into whole frames, keeping an incomplete last frame for the next read. */
+	/**
+	 * Cuts a byte stream into whole frames, keeping an incomplete last frame for the next
+	 * read.
+	 */
 	private static final class Framer {
 
 		private final FrameEnd frameEnd;
@@ -521,7 +557,10 @@ public final class FaultProxy implements AutoCloseable {
 			this.frameEnd = frameEnd;
 		}
 
-		/** Hands every frame completed by {@code read} bytes of {@code chunk} to {@code sink}; returns how many. */
+		/**
+		 * Hands every frame completed by {@code read} bytes of {@code chunk} to
+		 * {@code sink}; returns how many.
+		 */
 		int feed(byte[] chunk, int read, FrameSink sink) {
 			byte[] bytes = Arrays.copyOf(this.pending, this.pending.length + read);
 			System.arraycopy(chunk, 0, bytes, this.pending.length, read);
@@ -540,15 +579,18 @@ public final class FaultProxy implements AutoCloseable {
 	}
 
 	/**
-	 * Where one RESP frame ends. Knows the RESP2 and RESP3 types Redis sends; bytes that are not RESP count as one
-	 * frame up to the end of what is at hand.
+	 * Where one RESP frame ends. Knows the RESP2 and RESP3 types Redis sends; bytes that
+	 * are not RESP count as one frame up to the end of what is at hand.
 	 */
 	private static final class RespFrames {
 
 		private RespFrames() {
 		}
 
-		/** As {@link #end}, for a request: a RESP array, or an inline command ending at a line feed. */
+		/**
+		 * As {@link #end}, for a request: a RESP array, or an inline command ending at a
+		 * line feed.
+		 */
 		static int requestEnd(byte[] bytes, int from, int limit) {
 			if (from < limit && bytes[from] != '*') {
 				for (int i = from; i < limit; i++) {
@@ -562,8 +604,8 @@ public final class FaultProxy implements AutoCloseable {
 		}
 
 		/**
-		 * The index just past the reply that starts at {@code from}, or -1 if {@code bytes} up to {@code limit}
-		 * hold only part of it.
+		 * The index just past the reply that starts at {@code from}, or -1 if
+		 * {@code bytes} up to {@code limit} hold only part of it.
 		 */
 		static int end(byte[] bytes, int from, int limit) {
 			if (from >= limit) {
@@ -596,7 +638,8 @@ public final class FaultProxy implements AutoCloseable {
 					return elements(bytes, next, limit, number(bytes, from + 1, lineEnd), 2);
 				}
 				case '|' -> {
-					// attributes come before the reply they describe, and count as part of it
+					// attributes come before the reply they describe, and count as part
+					// of it
 					int end = elements(bytes, next, limit, number(bytes, from + 1, lineEnd), 2);
 					return (end < 0) ? -1 : end(bytes, end, limit);
 				}
@@ -629,7 +672,10 @@ public final class FaultProxy implements AutoCloseable {
 			return -1;
 		}
 
-		/** The decimal number in {@code bytes[from, to)}, or {@link Long#MIN_VALUE} if it is not one. */
+		/**
+		 * The decimal number in {@code bytes[from, to)}, or {@link Long#MIN_VALUE} if it
+		 * is not one.
+		 */
 		private static long number(byte[] bytes, int from, int to) {
 			try {
 				return Long.parseLong(new String(bytes, from, to - from, StandardCharsets.US_ASCII));

@@ -21,9 +21,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
- * One real {@code redis-server} process, bound to 127.0.0.1 on a free port (never 6379 by default, never a
- * server that happened to be running). Persistence is off unless extra arguments turn it on; the working
- * directory is a fresh temporary folder removed on {@link #close()}.
+ * One real {@code redis-server} process, bound to 127.0.0.1 on a free port (never 6379 by
+ * default, never a server that happened to be running). Persistence is off unless extra
+ * arguments turn it on; the working directory is a fresh temporary folder removed on
+ * {@link #close()}.
  *
  * <pre>
  * try (RedisServer redis = RedisServer.start()) {
@@ -51,8 +52,9 @@ public final class RedisServer implements AutoCloseable {
 	}
 
 	/**
-	 * One server for the whole JVM, started on first use and killed when the JVM exits. For tests that only
-	 * need a Redis and do not stop, pause or flush it; each such test uses its own keys.
+	 * One server for the whole JVM, started on first use and killed when the JVM exits.
+	 * For tests that only need a Redis and do not stop, pause or flush it; each such test
+	 * uses its own keys.
 	 */
 	public static RedisServer shared() {
 		return Shared.SERVER;
@@ -64,8 +66,8 @@ public final class RedisServer implements AutoCloseable {
 	}
 
 	/**
-	 * Starts a server on the given port, or on a free one when {@code port} is 0. Retries on another free port
-	 * when the chosen one was taken between probing and binding.
+	 * Starts a server on the given port, or on a free one when {@code port} is 0. Retries
+	 * on another free port when the chosen one was taken between probing and binding.
 	 */
 	public static RedisServer startOn(int port, String... extraArgs) {
 		IllegalStateException last = null;
@@ -104,7 +106,10 @@ public final class RedisServer implements AutoCloseable {
 		return server;
 	}
 
-	/** Restarts a stopped or killed server on the same port and directory (so an AOF file is replayed). */
+	/**
+	 * Restarts a stopped or killed server on the same port and directory (so an AOF file
+	 * is replayed).
+	 */
 	public RedisServer restart() {
 		if (this.process.isAlive()) {
 			throw new IllegalStateException("redis-server on port " + this.port + " is still running");
@@ -133,7 +138,10 @@ public final class RedisServer implements AutoCloseable {
 		return this.process.isAlive();
 	}
 
-	/** Sends one command and returns the raw first reply line, e.g. {@code +PONG} or {@code :42}. */
+	/**
+	 * Sends one command and returns the raw first reply line, e.g. {@code +PONG} or
+	 * {@code :42}.
+	 */
 	public String command(String... args) {
 		try (Socket socket = new Socket()) {
 			socket.connect(new InetSocketAddress(host(), this.port), 1000);
@@ -141,7 +149,10 @@ public final class RedisServer implements AutoCloseable {
 			OutputStream out = socket.getOutputStream();
 			StringBuilder request = new StringBuilder("*").append(args.length).append("\r\n");
 			for (String arg : args) {
-				request.append('$').append(arg.getBytes(StandardCharsets.UTF_8).length).append("\r\n").append(arg)
+				request.append('$')
+					.append(arg.getBytes(StandardCharsets.UTF_8).length)
+					.append("\r\n")
+					.append(arg)
 					.append("\r\n");
 			}
 			out.write(request.toString().getBytes(StandardCharsets.UTF_8));
@@ -155,8 +166,8 @@ public final class RedisServer implements AutoCloseable {
 			return first;
 		}
 		catch (IOException ex) {
-			throw new UncheckedIOException("redis-server on port " + this.port + " did not answer "
-					+ Arrays.toString(args), ex);
+			throw new UncheckedIOException(
+					"redis-server on port " + this.port + " did not answer " + Arrays.toString(args), ex);
 		}
 	}
 

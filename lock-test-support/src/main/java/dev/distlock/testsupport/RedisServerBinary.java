@@ -10,10 +10,11 @@ import java.nio.file.StandardCopyOption;
 import java.util.Locale;
 
 /**
- * Finds a {@code redis-server} executable: the {@code DISTLOCK_REDIS_SERVER} environment variable or system
- * property, then {@code redis-server} on the {@code PATH}, then the binary shipped inside the
- * {@code com.github.codemonstur:embedded-redis} jar (Redis 6.2), copied once to the temporary directory. The
- * last step is what lets a fresh machine with no Redis installed run the tests and the sample app.
+ * Finds a {@code redis-server} executable: the {@code DISTLOCK_REDIS_SERVER} environment
+ * variable or system property, then {@code redis-server} on the {@code PATH}, then the
+ * binary shipped inside the {@code com.github.codemonstur:embedded-redis} jar (Redis
+ * 6.2), copied once to the temporary directory. The last step is what lets a fresh
+ * machine with no Redis installed run the tests and the sample app.
  */
 public final class RedisServerBinary {
 
@@ -59,10 +60,10 @@ public final class RedisServerBinary {
 	}
 
 	/**
-	 * Copies the bundled binary once to {@code <tmpdir>/distlock-redis-server/<name>} and reuses it from then
-	 * on, across JVMs (worker JVMs killed with SIGKILL never run exit hooks, so per-JVM copies would pile up).
-	 * The copy is written beside the target and moved into place atomically, so concurrent JVMs never run a
-	 * half-written file.
+	 * Copies the bundled binary once to {@code <tmpdir>/distlock-redis-server/<name>} and
+	 * reuses it from then on, across JVMs (worker JVMs killed with SIGKILL never run exit
+	 * hooks, so per-JVM copies would pile up). The copy is written beside the target and
+	 * moved into place atomically, so concurrent JVMs never run a half-written file.
 	 */
 	private static Path extractBundled() {
 		String resource = bundledResourceName();

@@ -28,14 +28,18 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.fail;
 
 /**
- * {@link FaultProxy} in front of a real {@code redis-server}, driven with raw RESP over plain sockets so that
- * nothing but the proxy stands between the test and Redis. What really reached Redis is checked with
- * {@link RedisServer#command}, which bypasses the proxy.
+ * {@link FaultProxy} in front of a real {@code redis-server}, driven with raw RESP over
+ * plain sockets so that nothing but the proxy stands between the test and Redis. What
+ * really reached Redis is checked with {@link RedisServer#command}, which bypasses the
+ * proxy.
  */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 class FaultProxyTests {
 
-	/** How long a test waits for a reply that must not come; replies on loopback take well under a millisecond. */
+	/**
+	 * How long a test waits for a reply that must not come; replies on loopback take well
+	 * under a millisecond.
+	 */
 	private static final Duration SILENCE = Duration.ofMillis(300);
 
 	private static RedisServer server;
@@ -93,7 +97,10 @@ class FaultProxyTests {
 		}
 	}
 
-	/** Replies that follow each other are each delayed from their own arrival: the delay does not pile up. */
+	/**
+	 * Replies that follow each other are each delayed from their own arrival: the delay
+	 * does not pile up.
+	 */
 	@Test
 	void delayedRepliesAreNotDelayedCumulatively() throws IOException {
 		Duration delay = Duration.ofMillis(300);
@@ -148,7 +155,10 @@ class FaultProxyTests {
 		}
 	}
 
-	/** Exactly one RESP reply goes, whether it shares a read with the next one or spans many reads. */
+	/**
+	 * Exactly one RESP reply goes, whether it shares a read with the next one or spans
+	 * many reads.
+	 */
 	@Test
 	void dropNextReplyDropsExactlyOneReplyWhateverTheReads() throws IOException {
 		String big = "x".repeat(300_000);
@@ -170,8 +180,9 @@ class FaultProxyTests {
 	}
 
 	/**
-	 * What the arming rule is for: a reply to an earlier request that is still on its way (here: held by a
-	 * delay) when the drop is armed must not be taken for the reply to the request that claims it.
+	 * What the arming rule is for: a reply to an earlier request that is still on its way
+	 * (here: held by a delay) when the drop is armed must not be taken for the reply to
+	 * the request that claims it.
 	 */
 	@Test
 	void dropNextReplyNeverTakesAReplyAlreadyOnItsWay() throws IOException {
@@ -249,8 +260,9 @@ class FaultProxyTests {
 	}
 
 	/**
-	 * RESP over a plain socket: a request is an array of bulk strings; a reply is returned as its first line
-	 * ({@code +OK}, {@code :1}, {@code $-1}) or, for a bulk string, its content.
+	 * RESP over a plain socket: a request is an array of bulk strings; a reply is
+	 * returned as its first line ({@code +OK}, {@code :1}, {@code $-1}) or, for a bulk
+	 * string, its content.
 	 */
 	private static final class RawClient implements AutoCloseable {
 
@@ -278,7 +290,10 @@ class FaultProxyTests {
 			sendPipelined(args);
 		}
 
-		/** Several commands in one write, so that their replies tend to arrive in one read too. */
+		/**
+		 * Several commands in one write, so that their replies tend to arrive in one read
+		 * too.
+		 */
 		void sendPipelined(String[]... commands) throws IOException {
 			ByteArrayOutputStream request = new ByteArrayOutputStream();
 			for (String[] args : commands) {
@@ -321,7 +336,9 @@ class FaultProxyTests {
 			}
 		}
 
-		/** The connection ends, by a reset or an end of stream, rather than by a timeout. */
+		/**
+		 * The connection ends, by a reset or an end of stream, rather than by a timeout.
+		 */
 		void assertCut() {
 			try {
 				assertThat(this.in.read()).isEqualTo(-1);

@@ -26,9 +26,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * The sample's promise, end to end: two instances of the application in one JVM, one real redis-server, orders
- * sent over HTTP to both at once. With the lock no more is sold than was stocked; without it the same load
- * oversells. The instances share nothing but Redis, as separate processes would.
+ * The sample's promise, end to end: two instances of the application in one JVM, one real
+ * redis-server, orders sent over HTTP to both at once. With the lock no more is sold than
+ * was stocked; without it the same load oversells. The instances share nothing but Redis,
+ * as separate processes would.
  */
 class OversellEndToEndTests {
 
@@ -143,8 +144,7 @@ class OversellEndToEndTests {
 			.build();
 		try {
 			HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
-			assertThat(response.statusCode()).as("%s %s: %s", method, path, response.body())
-				.isEqualTo(expectedStatus);
+			assertThat(response.statusCode()).as("%s %s: %s", method, path, response.body()).isEqualTo(expectedStatus);
 			return response.body();
 		}
 		catch (IOException ex) {

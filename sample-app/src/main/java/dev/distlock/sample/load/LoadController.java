@@ -16,8 +16,9 @@ import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * {@code POST /load}: restocks a SKU, fires many concurrent orders at this instance and its peers, and reports
- * whether more was sold than stocked. One call shows the lock at work across instances:
+ * {@code POST /load}: restocks a SKU, fires many concurrent orders at this instance and
+ * its peers, and reports whether more was sold than stocked. One call shows the lock at
+ * work across instances:
  *
  * <pre>
  * curl -X POST 'localhost:8080/load?sku=book&amp;lock=true&amp;peers=http://localhost:8081'
@@ -37,8 +38,8 @@ public class LoadController {
 
 	/**
 	 * Runs one load round.
-	 * @param peers base URLs of other instances sharing the same Redis, comma-separated; none runs the round
-	 * against this instance alone
+	 * @param peers base URLs of other instances sharing the same Redis, comma-separated;
+	 * none runs the round against this instance alone
 	 */
 	@PostMapping("/load")
 	public LoadReport load(@RequestParam String sku, @RequestParam(defaultValue = "10") long stock,
@@ -54,8 +55,8 @@ public class LoadController {
 		this.orders.restock(sku, stock);
 		OrderLoadGenerator.Tally tally = this.generator.fire(instances, sku, orders, concurrency, lock);
 		StockLevel level = this.orders.stock(sku);
-		return new LoadReport(sku, stock, orders, tally.accepted(), tally.rejected(), tally.failed(),
-				level.remaining(), level.oversold(), lock, instances, (System.nanoTime() - start) / 1_000_000);
+		return new LoadReport(sku, stock, orders, tally.accepted(), tally.rejected(), tally.failed(), level.remaining(),
+				level.oversold(), lock, instances, (System.nanoTime() - start) / 1_000_000);
 	}
 
 	@ExceptionHandler

@@ -17,7 +17,7 @@ import java.util.List;
  * @param instances the base URLs the orders were spread over, round robin
  * @param millis how long the run took
  */
-public record LoadReport(String sku, long stock, int ordersSent, int accepted, int rejected, int failed,
-		long remaining, long oversold, boolean lock, List<String> instances, long millis) {
+public record LoadReport(String sku, long stock, int ordersSent, int accepted, int rejected, int failed, long remaining,
+		long oversold, boolean lock, List<String> instances, long millis) {
 
 }

@@ -18,9 +18,9 @@ import java.util.concurrent.Future;
 import org.springframework.stereotype.Component;
 
 /**
- * Fires orders over HTTP at several instances at once, so that the race between them is real: separate JVMs,
- * separate connection pools, one Redis. Orders are spread round robin over the instances and sent from a fixed
- * number of threads.
+ * Fires orders over HTTP at several instances at once, so that the race between them is
+ * real: separate JVMs, separate connection pools, one Redis. Orders are spread round
+ * robin over the instances and sent from a fixed number of threads.
  */
 @Component
 public class OrderLoadGenerator {

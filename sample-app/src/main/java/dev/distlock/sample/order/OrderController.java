@@ -13,9 +13,9 @@ import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 
 /**
- * The HTTP face of {@link OrderService}: restock, order, inspect. Every outcome an order can have gets its own
- * status, so a load generator can count them: 200 accepted, 409 sold out (or a fenced write rejected), 503 the
- * lock was not acquired in time.
+ * The HTTP face of {@link OrderService}: restock, order, inspect. Every outcome an order
+ * can have gets its own status, so a load generator can count them: 200 accepted, 409
+ * sold out (or a fenced write rejected), 503 the lock was not acquired in time.
  */
 @RestController
 public class OrderController {
@@ -26,7 +26,10 @@ public class OrderController {
 		this.orders = orders;
 	}
 
-	/** {@code PUT /stock/{sku}?quantity=N}: sets the stock to N and the accepted count to 0. */
+	/**
+	 * {@code PUT /stock/{sku}?quantity=N}: sets the stock to N and the accepted count to
+	 * 0.
+	 */
 	@PutMapping("/stock/{sku}")
 	public StockLevel restock(@PathVariable String sku, @RequestParam long quantity) {
 		return this.orders.restock(sku, quantity);
@@ -38,7 +41,10 @@ public class OrderController {
 		return this.orders.stock(sku);
 	}
 
-	/** {@code POST /orders?sku=X&lock=true|false}: places one order, with the lock unless {@code lock=false}. */
+	/**
+	 * {@code POST /orders?sku=X&lock=true|false}: places one order, with the lock unless
+	 * {@code lock=false}.
+	 */
 	@PostMapping("/orders")
 	public OrderConfirmation order(@RequestParam String sku, @RequestParam(defaultValue = "true") boolean lock) {
 		return lock ? this.orders.placeOrder(sku) : this.orders.placeOrderUnlocked(sku);

@@ -12,11 +12,12 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.stereotype.Service;
 
 /**
- * Places orders against the shared stock, once with the distributed lock and once without, so the difference
- * can be seen: the same read-modify-write, {@link #placeOrder} serialised per SKU across every instance,
- * {@link #placeOrderUnlocked} left to race.
+ * Places orders against the shared stock, once with the distributed lock and once
+ * without, so the difference can be seen: the same read-modify-write, {@link #placeOrder}
+ * serialised per SKU across every instance, {@link #placeOrderUnlocked} left to race.
  *
- * <p>Not final, and its locked methods public: the lock is applied by a class-based proxy.
+ * <p>
+ * Not final, and its locked methods public: the lock is applied by a class-based proxy.
  */
 @Service
 public class OrderService {
@@ -35,10 +36,12 @@ public class OrderService {
 
 	/**
 	 * Places one order while holding the lock {@code stock:<sku>}, with the options of
-	 * {@code distributed-lock.locks.stock}. The stock write carries the lease's fencing token, so even a holder
-	 * whose lease was lost mid-order cannot overwrite a later holder's stock level.
+	 * {@code distributed-lock.locks.stock}. The stock write carries the lease's fencing
+	 * token, so even a holder whose lease was lost mid-order cannot overwrite a later
+	 * holder's stock level.
 	 * @throws SoldOutException if no stock is left
-	 * @throws dev.distlock.LockAcquisitionException if the lock was not acquired within its wait time
+	 * @throws dev.distlock.LockAcquisitionException if the lock was not acquired within
+	 * its wait time
 	 */
 	@DistributedLock(key = "'stock:' + #sku", name = "stock")
 	public OrderConfirmation placeOrder(String sku) {
@@ -49,8 +52,9 @@ public class OrderService {
 	}
 
 	/**
-	 * Places one order with no lock at all: concurrent calls, in this instance or another, can read the same
-	 * stock level and each accept an order for the same last item.
+	 * Places one order with no lock at all: concurrent calls, in this instance or
+	 * another, can read the same stock level and each accept an order for the same last
+	 * item.
 	 * @throws SoldOutException if no stock is left
 	 */
 	public OrderConfirmation placeOrderUnlocked(String sku) {
@@ -58,8 +62,9 @@ public class OrderService {
 	}
 
 	/**
-	 * Sets the stock of {@code sku} and clears its accepted count. Uses the same lock as {@link #placeOrder},
-	 * through {@link LockTemplate}, so a restock never interleaves with a locked order.
+	 * Sets the stock of {@code sku} and clears its accepted count. Uses the same lock as
+	 * {@link #placeOrder}, through {@link LockTemplate}, so a restock never interleaves
+	 * with a locked order.
 	 */
 	public StockLevel restock(String sku, long quantity) {
 		if (quantity < 0) {
@@ -86,7 +91,10 @@ public class OrderService {
 		return new OrderConfirmation(sku, orderNumber, left, fencingToken != null, fencingToken);
 	}
 
-	/** Stands in for the work between reading and writing the stock (payment, reservation, ...). */
+	/**
+	 * Stands in for the work between reading and writing the stock (payment, reservation,
+	 * ...).
+	 */
 	private void simulateWork() {
 		try {
 			Thread.sleep(this.workPause.toMillis());

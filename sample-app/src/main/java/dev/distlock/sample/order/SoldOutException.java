@@ -1,7 +1,8 @@
 package dev.distlock.sample.order;
 
 /**
- * Thrown when an order finds no stock left: the expected way for an order to be turned down (HTTP 409).
+ * Thrown when an order finds no stock left: the expected way for an order to be turned
+ * down (HTTP 409).
  */
 public class SoldOutException extends RuntimeException {
 

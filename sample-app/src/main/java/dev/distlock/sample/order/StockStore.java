@@ -11,16 +11,20 @@ import org.springframework.data.redis.core.script.RedisScript;
 import org.springframework.stereotype.Component;
 
 /**
- * The stock of each SKU, in one Redis hash per SKU ({@code initial}, {@code remaining}, {@code accepted},
- * {@code fence}) so that every instance sees the same numbers.
+ * The stock of each SKU, in one Redis hash per SKU ({@code initial}, {@code remaining},
+ * {@code accepted}, {@code fence}) so that every instance sees the same numbers.
  *
- * <p>Reading and writing are deliberately separate round trips: an order reads the remaining stock, works, then
- * writes it back. Nothing here makes that read-modify-write atomic, which is the point: only the distributed
- * lock around it prevents concurrent orders from all reading the same count and overselling.
+ * <p>
+ * Reading and writing are deliberately separate round trips: an order reads the remaining
+ * stock, works, then writes it back. Nothing here makes that read-modify-write atomic,
+ * which is the point: only the distributed lock around it prevents concurrent orders from
+ * all reading the same count and overselling.
  *
- * <p>A locked write is also <em>fenced</em>: it carries the lock's fencing token and is applied only if the
- * token is greater than the last one the record saw. The check and the write run as one Lua script, since a
- * separate check-then-set would itself be a race.
+ * <p>
+ * A locked write is also <em>fenced</em>: it carries the lock's fencing token and is
+ * applied only if the token is greater than the last one the record saw. The check and
+ * the write run as one Lua script, since a separate check-then-set would itself be a
+ * race.
  */
 @Component
 public class StockStore {
@@ -28,8 +32,9 @@ public class StockStore {
 	private static final String KEY_PREFIX = "sample:stock:";
 
 	/**
-	 * KEYS[1] stock hash; ARGV[1] fencing token, ARGV[2] new remaining stock. Returns the new accepted count, or
-	 * -1 when the token is not greater than the stored fence (the write is then not applied).
+	 * KEYS[1] stock hash; ARGV[1] fencing token, ARGV[2] new remaining stock. Returns the
+	 * new accepted count, or -1 when the token is not greater than the stored fence (the
+	 * write is then not applied).
 	 */
 	private static final RedisScript<Long> FENCED_TAKE = RedisScript.of("""
 			local fence = tonumber(redis.call('hget', KEYS[1], 'fence') or '0')
@@ -47,8 +52,9 @@ public class StockStore {
 	}
 
 	/**
-	 * Sets the stock to {@code quantity} and the accepted count to 0. The fence is kept: fencing tokens only
-	 * grow, so a writer that held the lock before the restock is still recognised as stale.
+	 * Sets the stock to {@code quantity} and the accepted count to 0. The fence is kept:
+	 * fencing tokens only grow, so a writer that held the lock before the restock is
+	 * still recognised as stale.
 	 */
 	public void restock(String sku, long quantity) {
 		String value = Long.toString(quantity);
@@ -64,14 +70,18 @@ public class StockStore {
 		return Long.parseLong((String) value);
 	}
 
-	/** Writes the new stock level and counts one accepted order, without any check; returns the order number. */
+	/**
+	 * Writes the new stock level and counts one accepted order, without any check;
+	 * returns the order number.
+	 */
 	public long take(String sku, long newRemaining) {
 		this.redis.opsForHash().put(key(sku), "remaining", Long.toString(newRemaining));
 		return this.redis.opsForHash().increment(key(sku), "accepted", 1);
 	}
 
 	/**
-	 * As {@link #take}, applied only if {@code fencingToken} is greater than any token seen before for this SKU.
+	 * As {@link #take}, applied only if {@code fencingToken} is greater than any token
+	 * seen before for this SKU.
 	 * @throws StaleWriteException if it is not; nothing is written then
 	 */
 	public long take(String sku, long newRemaining, long fencingToken) {

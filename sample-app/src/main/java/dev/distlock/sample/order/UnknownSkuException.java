@@ -1,7 +1,8 @@
 package dev.distlock.sample.order;
 
 /**
- * Thrown for a SKU that was never stocked, so a typo is not mistaken for "sold out" (HTTP 404).
+ * Thrown for a SKU that was never stocked, so a typo is not mistaken for "sold out" (HTTP
+ * 404).
  */
 public class UnknownSkuException extends RuntimeException {
 

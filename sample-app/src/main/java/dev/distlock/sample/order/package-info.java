@@ -1,5 +1,6 @@
 /**
- * Orders against stock kept in Redis, with and without {@link dev.distlock.DistributedLock}.
+ * Orders against stock kept in Redis, with and without
+ * {@link dev.distlock.DistributedLock}.
  */
 @NullMarked
 package dev.distlock.sample.order;

@@ -15,27 +15,36 @@ import org.springframework.core.env.ConfigurableEnvironment;
 import org.springframework.core.env.MapPropertySource;
 
 /**
- * Lets the sample run with nothing installed: when no {@code spring.data.redis.*} connection is configured, it
- * points the application at 127.0.0.1:{@code sample.embedded-redis.port} (default 6399), starting a real
- * redis-server there unless one already answers, which is how a second instance shares the first one's Redis.
- * With a connection configured it starts nothing and changes nothing.
+ * Lets the sample run with nothing installed: when no {@code spring.data.redis.*}
+ * connection is configured, it points the application at
+ * 127.0.0.1:{@code sample.embedded-redis.port} (default 6399), starting a real
+ * redis-server there unless one already answers, which is how a second instance shares
+ * the first one's Redis. With a connection configured it starts nothing and changes
+ * nothing.
  *
- * <p>An environment post-processor rather than a bean, because the Redis connection properties must be settled
- * before Spring Boot's Redis auto-configuration reads them. Registered in {@code META-INF/spring.factories};
- * runs after the configuration files have been loaded.
+ * <p>
+ * An environment post-processor rather than a bean, because the Redis connection
+ * properties must be settled before Spring Boot's Redis auto-configuration reads them.
+ * Registered in {@code META-INF/spring.factories}; runs after the configuration files
+ * have been loaded.
  */
 public class EmbeddedRedisEnvironmentPostProcessor implements EnvironmentPostProcessor {
 
 	/** The property source this adds. */
 	public static final String PROPERTY_SOURCE_NAME = "sampleEmbeddedRedis";
 
-	/** Set to {@code started} or {@code shared} in the added property source, for logs and tests. */
+	/**
+	 * Set to {@code started} or {@code shared} in the added property source, for logs and
+	 * tests.
+	 */
 	public static final String ORIGIN_PROPERTY = "sample.embedded-redis.origin";
 
-	/** Any of these means the user chose a Redis; Spring Boot's client settings stay untouched then. */
-	private static final List<String> CONNECTION_PROPERTIES = List.of("spring.data.redis.url",
-			"spring.data.redis.host", "spring.data.redis.port", "spring.data.redis.sentinel.nodes",
-			"spring.data.redis.cluster.nodes");
+	/**
+	 * Any of these means the user chose a Redis; Spring Boot's client settings stay
+	 * untouched then.
+	 */
+	private static final List<String> CONNECTION_PROPERTIES = List.of("spring.data.redis.url", "spring.data.redis.host",
+			"spring.data.redis.port", "spring.data.redis.sentinel.nodes", "spring.data.redis.cluster.nodes");
 
 	private final Log logger;
 

@@ -9,8 +9,8 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Asks whether a Redis server answers on a port, with a plain socket: the check runs before the application
- * context (and its Redis client) exists.
+ * Asks whether a Redis server answers on a port, with a plain socket: the check runs
+ * before the application context (and its Redis client) exists.
  */
 final class RedisPing {
 

@@ -5,10 +5,11 @@ import dev.distlock.testsupport.RedisServer;
 import org.springframework.boot.SpringApplication;
 
 /**
- * The redis-server the sample uses when none is configured, on a fixed port so that a second instance finds
- * and shares the first one's. A server this JVM starts is stopped when the JVM exits, after the application
- * contexts have closed (a Spring Boot shutdown handler); instances sharing it lose their Redis then, which is
- * acceptable for a demo and is logged at startup.
+ * The redis-server the sample uses when none is configured, on a fixed port so that a
+ * second instance finds and shares the first one's. A server this JVM starts is stopped
+ * when the JVM exits, after the application contexts have closed (a Spring Boot shutdown
+ * handler); instances sharing it lose their Redis then, which is acceptable for a demo
+ * and is logged at startup.
  */
 final class SampleRedisServer {
 
@@ -16,10 +17,11 @@ final class SampleRedisServer {
 	}
 
 	/**
-	 * Makes sure a Redis answers on 127.0.0.1:{@code port}: shares one that already does, otherwise starts one.
+	 * Makes sure a Redis answers on 127.0.0.1:{@code port}: shares one that already does,
+	 * otherwise starts one.
 	 * @return how the server came to be there
-	 * @throws IllegalStateException if the port is taken by something that is not a Redis, or the server would
-	 * not start
+	 * @throws IllegalStateException if the port is taken by something that is not a
+	 * Redis, or the server would not start
 	 */
 	static synchronized Origin ensureRunning(int port) {
 		if (RedisPing.answers(port)) {
@@ -47,7 +49,10 @@ final class SampleRedisServer {
 		/** This JVM started redis-server and stops it when it exits. */
 		STARTED,
 
-		/** A Redis was already answering (typically the first instance's); this JVM only connects to it. */
+		/**
+		 * A Redis was already answering (typically the first instance's); this JVM only
+		 * connects to it.
+		 */
 		SHARED
 
 	}

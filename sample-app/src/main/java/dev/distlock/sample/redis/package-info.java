@@ -1,5 +1,6 @@
 /**
- * Starts (or shares) a real redis-server when the sample runs without Redis configuration.
+ * Starts (or shares) a real redis-server when the sample runs without Redis
+ * configuration.
  */
 @NullMarked
 package dev.distlock.sample.redis;

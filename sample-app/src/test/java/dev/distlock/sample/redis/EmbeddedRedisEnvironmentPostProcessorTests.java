@@ -24,8 +24,9 @@ import org.springframework.mock.env.MockEnvironment;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The sample starts its own redis-server only when no Redis is configured, shares one that already answers on
- * its port, and otherwise leaves the connection settings alone. Every case runs against real processes.
+ * The sample starts its own redis-server only when no Redis is configured, shares one
+ * that already answers on its port, and otherwise leaves the connection settings alone.
+ * Every case runs against real processes.
  */
 class EmbeddedRedisEnvironmentPostProcessorTests {
 
@@ -69,7 +70,8 @@ class EmbeddedRedisEnvironmentPostProcessorTests {
 		MockEnvironment environment = new MockEnvironment().withProperty(property, value)
 			.withProperty("sample.embedded-redis.port", "" + port);
 		postProcess(environment);
-		assertThat(environment.getPropertySources().contains(EmbeddedRedisEnvironmentPostProcessor.PROPERTY_SOURCE_NAME))
+		assertThat(
+				environment.getPropertySources().contains(EmbeddedRedisEnvironmentPostProcessor.PROPERTY_SOURCE_NAME))
 			.isFalse();
 		assertThat(environment.getProperty(property)).isEqualTo(value);
 		assertThat(RedisPing.answers(port)).isFalse();
@@ -113,7 +115,10 @@ class EmbeddedRedisEnvironmentPostProcessorTests {
 		}
 	}
 
-	/** Stops a redis-server the post-processor started; otherwise it would live until the JVM exits. */
+	/**
+	 * Stops a redis-server the post-processor started; otherwise it would live until the
+	 * JVM exits.
+	 */
 	private static void shutdown(int port) {
 		try (Socket socket = new Socket()) {
 			socket.connect(new InetSocketAddress("127.0.0.1", port), 1000);
@@ -123,7 +128,8 @@ class EmbeddedRedisEnvironmentPostProcessorTests {
 			socket.getInputStream().read();
 		}
 		catch (IOException ex) {
-			// not running, or closed the connection while shutting down: either way it is going
+			// not running, or closed the connection while shutting down: either way it is
+			// going
 		}
 		long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
 		while (RedisPing.answers(port) && System.nanoTime() < deadline) {
