@@ -1,5 +1,7 @@
 package dev.distlock.redis;
 
+import java.util.List;
+
 import org.springframework.data.redis.core.script.RedisScript;
 
 /**
@@ -26,6 +28,9 @@ final class LockScripts {
 	 */
 	static final RedisScript<Long> ACQUIRE = RedisScript.of("""
 			if redis.call('exists', KEYS[1]) == 1 then
+			  if ARGV[3] == '1' then
+			    redis.call('hset', KEYS[1], 'waited', '1')
+			  end
 			  return -1 - math.max(redis.call('pttl', KEYS[1]), 0)
 			end
 			local token = redis.call('incr', KEYS[2])
@@ -52,13 +57,40 @@ final class LockScripts {
 			return 0
 			""", Long.class);
 
-	/** KEYS[1] lock; ARGV[1] owner. Returns 1 if deleted, 0 if not ours. */
+	/**
+	 * KEYS[1] lock; ARGV[1] owner, ARGV[2] release channel. Returns 1 if deleted, 0 if
+	 * not ours. Publishes the lock's key only if a waiter marked it, so an uncontended
+	 * release costs no message.
+	 */
 	static final RedisScript<Long> RELEASE = RedisScript.of("""
-			if redis.call('hget', KEYS[1], 'owner') == ARGV[1] then
+			local lock = redis.call('hmget', KEYS[1], 'owner', 'waited')
+			if lock[1] == ARGV[1] then
 			  redis.call('del', KEYS[1])
+			  if lock[2] then
+			    redis.call('publish', ARGV[2], KEYS[1])
+			  end
 			  return 1
 			end
 			return 0
 			""", Long.class);
+
+	/**
+	 * KEYS lock keys (one cluster slot); ARGV an owner and a lease in ms per key.
+	 * Returns, per key, 1 if renewed and 0 if not ours: one round trip for many held
+	 * locks.
+	 */
+	@SuppressWarnings("rawtypes")
+	static final RedisScript<List> RENEW_ALL = RedisScript.of("""
+			local renewed = {}
+			for i, key in ipairs(KEYS) do
+			  if redis.call('hget', key, 'owner') == ARGV[2 * i - 1] then
+			    redis.call('pexpire', key, ARGV[2 * i])
+			    renewed[i] = 1
+			  else
+			    renewed[i] = 0
+			  end
+			end
+			return renewed
+			""", List.class);
 
 }

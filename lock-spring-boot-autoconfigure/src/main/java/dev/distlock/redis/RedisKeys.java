@@ -23,6 +23,10 @@ final class RedisKeys {
 		this.cluster = cluster;
 	}
 
+	boolean isCluster() {
+		return this.cluster;
+	}
+
 	String lockKey(String key) {
 		return this.prefix + key;
 	}

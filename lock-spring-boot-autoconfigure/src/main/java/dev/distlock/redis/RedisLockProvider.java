@@ -2,7 +2,10 @@ package dev.distlock.redis;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
@@ -11,11 +14,13 @@ import dev.distlock.LockBackendException;
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockHandle;
 import dev.distlock.spi.LockProvider;
+import dev.distlock.spi.ReleaseSignals;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.output.IntegerOutput;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.DataAccessException;
+import org.springframework.data.redis.connection.ClusterSlotHashUtil;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.ReturnType;
@@ -34,7 +39,9 @@ import org.springframework.data.redis.core.script.RedisScript;
  * renew the lock that a later acquisition took, even one by the same thread. Acquire,
  * renew and release are one script call (one round trip) each.
  */
-public final class RedisLockProvider implements LockProvider {
+public final class RedisLockProvider implements LockProvider, AutoCloseable {
+
+	private static final int RENEW_BATCH = 2000;
 
 	private final RedisConnectionFactory connectionFactory;
 
@@ -47,6 +54,8 @@ public final class RedisLockProvider implements LockProvider {
 	private final AtomicLong sequence = new AtomicLong();
 
 	private final int waitForReplicas;
+
+	private final RedisReleaseSignals signals;
 
 	private final Duration replicaTimeout;
 
@@ -82,17 +91,89 @@ public final class RedisLockProvider implements LockProvider {
 		this.keys = new RedisKeys(keyPrefix, cluster);
 		this.waitForReplicas = waitForReplicas;
 		this.replicaTimeout = replicaTimeout;
+		this.signals = new RedisReleaseSignals(connectionFactory, keyPrefix + "released");
+	}
+
+	/**
+	 * One subscription per provider, to channel {@code <key-prefix>released}, started on
+	 * the first wait.
+	 */
+	@Override
+	public ReleaseSignals releaseSignals() {
+		return (key, onRelease) -> this.signals.subscribe(this.keys.lockKey(key), onRelease);
+	}
+
+	/**
+	 * One script call per cluster slot and per {@value #RENEW_BATCH} locks (a standalone
+	 * server is one slot).
+	 */
+	@Override
+	public boolean[] renewAll(List<LockHandle> handles, List<Duration> leaseTimes) {
+		boolean[] renewed = new boolean[handles.size()];
+		Map<Integer, List<Integer>> bySlot = new LinkedHashMap<>();
+		for (int i = 0; i < handles.size(); i++) {
+			RedisLockHandle handle = (RedisLockHandle) handles.get(i);
+			int slot = this.keys.isCluster() ? ClusterSlotHashUtil.calculateSlot(handle.lockKey) : 0;
+			bySlot.computeIfAbsent(slot, (s) -> new ArrayList<>()).add(i);
+		}
+		for (List<Integer> slot : bySlot.values()) {
+			for (int from = 0; from < slot.size(); from += RENEW_BATCH) {
+				List<Integer> chunk = slot.subList(from, Math.min(slot.size(), from + RENEW_BATCH));
+				List<String> lockKeys = new ArrayList<>(chunk.size());
+				Object[] args = new Object[chunk.size() * 2];
+				for (int j = 0; j < chunk.size(); j++) {
+					RedisLockHandle handle = (RedisLockHandle) handles.get(chunk.get(j));
+					lockKeys.add(handle.lockKey);
+					args[2 * j] = handle.owner;
+					args[2 * j + 1] = millis(leaseTimes.get(chunk.get(j)));
+				}
+				List<?> replies;
+				try {
+					replies = this.redis.execute(LockScripts.RENEW_ALL, lockKeys, args);
+				}
+				catch (DataAccessException ex) {
+					throw new LockBackendException(handles.get(chunk.get(0)).key(),
+							"Redis failed to renew " + chunk.size() + " locks: " + ex.getMessage(), ex);
+				}
+				for (int j = 0; j < chunk.size(); j++) {
+					renewed[chunk.get(j)] = replies != null && ((Number) replies.get(j)).longValue() == 1;
+				}
+			}
+		}
+		return renewed;
+	}
+
+	/** Stops the release subscription. */
+	@Override
+	public void close() {
+		this.signals.close();
+	}
+
+	/** For tests: keys with a local waiter subscribed. */
+	int subscribedKeys() {
+		return this.signals.subscribedKeys();
+	}
+
+	/** For tests: whether the release subscription is confirmed. */
+	boolean isListening() {
+		return this.signals.isListening();
 	}
 
 	@Override
 	public LockAttempt tryLock(String key, Duration leaseTime) {
+		return tryLock(key, leaseTime, false);
+	}
+
+	@Override
+	public LockAttempt tryLock(String key, Duration leaseTime, boolean waiting) {
+		String waitingFlag = waiting ? "1" : "0";
 		String lockKey = this.keys.lockKey(key);
 		String owner = this.instanceId + ":" + this.sequence.incrementAndGet();
 		long result;
 		try {
-			result = (this.waitForReplicas > 0) ? acquireReplicated(key, lockKey, owner, leaseTime)
+			result = (this.waitForReplicas > 0) ? acquireReplicated(key, lockKey, owner, leaseTime, waitingFlag)
 					: run(key, "acquire", () -> this.redis.execute(LockScripts.ACQUIRE,
-							List.of(lockKey, this.keys.fenceKey(lockKey)), owner, millis(leaseTime)));
+							List.of(lockKey, this.keys.fenceKey(lockKey)), owner, millis(leaseTime), waitingFlag));
 		}
 		catch (LockBackendException ex) {
 			// Also where a lock too few replicas acknowledged is released.
@@ -113,9 +194,9 @@ public final class RedisLockProvider implements LockProvider {
 	 * release cannot overtake the acquire) and reported: a failover now could hand it to
 	 * a second holder.
 	 */
-	private long acquireReplicated(String key, String lockKey, String owner, Duration leaseTime) {
+	private long acquireReplicated(String key, String lockKey, String owner, Duration leaseTime, String waiting) {
 		byte[][] keysAndArgs = { bytes(lockKey), bytes(this.keys.fenceKey(lockKey)), bytes(owner),
-				bytes(millis(leaseTime)) };
+				bytes(millis(leaseTime)), bytes(waiting) };
 		byte[][] waitArgs = { bytes(Integer.toString(this.waitForReplicas)),
 				bytes(Long.toString(Math.max(1, this.replicaTimeout.toMillis()))) };
 		RedisConnection connection = this.connectionFactory.getConnection();
@@ -170,7 +251,7 @@ public final class RedisLockProvider implements LockProvider {
 			}
 			connection.scriptingCommands()
 				.eval(bytes(LockScripts.RELEASE.getScriptAsString()), ReturnType.INTEGER, 1, bytes(lockKey),
-						bytes(owner));
+						bytes(owner), bytes(this.signals.channel()));
 		}
 		catch (RuntimeException ex) {
 			failure.addSuppressed(ex);
@@ -197,7 +278,7 @@ public final class RedisLockProvider implements LockProvider {
 	private void abandon(String lockKey, String owner, LockBackendException failure) {
 		boolean interrupted = Thread.interrupted();
 		try {
-			this.redis.execute(LockScripts.RELEASE, List.of(lockKey), owner);
+			this.redis.execute(LockScripts.RELEASE, List.of(lockKey), owner, this.signals.channel());
 		}
 		catch (RuntimeException ex) {
 			failure.addSuppressed(ex);
@@ -263,7 +344,7 @@ public final class RedisLockProvider implements LockProvider {
 
 		@Override
 		public boolean release() {
-			return call(LockScripts.RELEASE, "release", this.owner) == 1;
+			return call(LockScripts.RELEASE, "release", this.owner, RedisLockProvider.this.signals.channel()) == 1;
 		}
 
 		private long call(RedisScript<Long> script, String operation, String... args) {

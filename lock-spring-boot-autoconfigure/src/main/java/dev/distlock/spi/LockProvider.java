@@ -1,6 +1,7 @@
 package dev.distlock.spi;
 
 import java.time.Duration;
+import java.util.List;
 
 /**
  * A lock store. Makes one attempt, never waits, and knows nothing of Spring Boot, threads
@@ -20,5 +21,37 @@ public interface LockProvider {
 	 * with the holder's remaining lease as a hint for when to retry
 	 */
 	LockAttempt tryLock(String key, Duration leaseTime);
+
+	/**
+	 * As {@link #tryLock(String, Duration)}; {@code waiting} tells a provider with
+	 * {@link #releaseSignals() release signals} that the caller will wait for this lock,
+	 * so that its release must be signalled.
+	 */
+	default LockAttempt tryLock(String key, Duration leaseTime, boolean waiting) {
+		return tryLock(key, leaseTime);
+	}
+
+	/** How waiters learn of releases; {@link ReleaseSignals#NONE} makes them poll. */
+	default ReleaseSignals releaseSignals() {
+		return ReleaseSignals.NONE;
+	}
+
+	/**
+	 * Renews several held locks, as few round trips as the store allows; the default
+	 * renews them one by one.
+	 * @param handles handles of this provider
+	 * @param leaseTimes the new lease of each handle, in the same order
+	 * @return for each handle, whether it was renewed ({@code false}: expired or another
+	 * owner's)
+	 * @throws dev.distlock.LockBackendException if the store failed; then none is known
+	 * renewed
+	 */
+	default boolean[] renewAll(List<LockHandle> handles, List<Duration> leaseTimes) {
+		boolean[] renewed = new boolean[handles.size()];
+		for (int i = 0; i < renewed.length; i++) {
+			renewed[i] = handles.get(i).renew(leaseTimes.get(i));
+		}
+		return renewed;
+	}
 
 }

@@ -3,7 +3,9 @@ package dev.distlock.support;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
 
 import dev.distlock.Lease;
@@ -14,6 +16,7 @@ import dev.distlock.LockTemplate;
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockHandle;
 import dev.distlock.spi.LockProvider;
+import dev.distlock.spi.ReleaseSignals;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -47,6 +50,8 @@ public final class DefaultLockTemplate implements LockTemplate {
 	 * exclusion.
 	 */
 	private final ConcurrentMap<String, ManagedLease> held = new ConcurrentHashMap<>();
+
+	private final ConcurrentMap<String, KeyQueue> queues = new ConcurrentHashMap<>();
 
 	/**
 	 * @param defaults values for everything a call leaves unset; must set every value
@@ -99,53 +104,168 @@ public final class DefaultLockTemplate implements LockTemplate {
 			return current.enter();
 		}
 		long start = System.nanoTime();
-		long leaseNanos = settings.leaseTime().toNanos();
-		Backoff backoff = new Backoff(settings.retryInterval().toNanos());
-		while (true) {
-			if (Thread.currentThread().isInterrupted()) {
-				throw interrupted(key, settings, null);
-			}
-			long sent = System.nanoTime();
-			LockAttempt attempt;
-			try {
-				attempt = this.provider.tryLock(key, settings.leaseTime());
-			}
-			catch (LockBackendException ex) {
-				if (Thread.currentThread().isInterrupted()) {
-					throw interrupted(key, settings, ex);
-				}
-				throw ex;
-			}
-			if (attempt instanceof LockAttempt.Acquired acquired) {
-				if (System.nanoTime() - sent < leaseNanos) {
-					return hold(acquired.handle(), settings, sent);
-				}
-				discardLate(acquired.handle());
-			}
-			long remainingWait = start + settings.waitTime().toNanos() - System.nanoTime();
-			if (remainingWait <= 0) {
+		long deadline = start + settings.waitTime().toNanos();
+		KeyQueue queue = join(key);
+		try {
+			if (!enter(queue, key, settings, deadline)) {
 				return null;
 			}
-			long pause = Math.min(backoff.nextPauseNanos(), remainingWait);
-			if (attempt instanceof LockAttempt.Busy busy && !busy.remaining().isZero()) {
-				pause = Math.min(pause, busy.remaining().toNanos());
-			}
 			try {
-				TimeUnit.NANOSECONDS.sleep(pause);
+				return attempt(key, settings, queue, deadline);
 			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-				throw interrupted(key, settings, ex);
+			finally {
+				queue.gate.release();
+			}
+		}
+		finally {
+			leave(key, queue);
+		}
+	}
+
+	/**
+	 * Threads of this JVM that want the same key line up here, in arrival order, so that
+	 * only one of them at a time talks to the store and waits for a release signal. The
+	 * gate is left as soon as the lock is taken (or given up), never held with the lock,
+	 * so a lock that expires in the store never blocks this JVM.
+	 */
+	private boolean enter(KeyQueue queue, String key, LockSettings settings, long deadline) {
+		if (settings.waitTime().isZero()) {
+			return queue.gate.tryAcquire();
+		}
+		try {
+			return queue.gate.tryAcquire(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw interrupted(key, settings, ex);
+		}
+	}
+
+	private @Nullable Lease attempt(String key, LockSettings settings, KeyQueue queue, long deadline) {
+		long leaseNanos = settings.leaseTime().toNanos();
+		boolean waiting = !settings.waitTime().isZero();
+		ReleaseSignals signals = this.provider.releaseSignals();
+		boolean signalled = waiting && signals != ReleaseSignals.NONE;
+		Backoff backoff = new Backoff(settings.retryInterval().toNanos());
+		queue.waiter = Thread.currentThread();
+		// Subscribed before the first attempt, so that no release after it goes unheard.
+		ReleaseSignals.Subscription subscription = signalled ? signals.subscribe(key, queue::signal) : null;
+		try {
+			while (true) {
+				if (Thread.currentThread().isInterrupted()) {
+					throw interrupted(key, settings, null);
+				}
+				queue.signalled = false;
+				long sent = System.nanoTime();
+				LockAttempt attempt;
+				try {
+					attempt = this.provider.tryLock(key, settings.leaseTime(), waiting);
+				}
+				catch (LockBackendException ex) {
+					if (Thread.currentThread().isInterrupted()) {
+						throw interrupted(key, settings, ex);
+					}
+					throw ex;
+				}
+				if (attempt instanceof LockAttempt.Acquired acquired) {
+					if (System.nanoTime() - sent < leaseNanos) {
+						return hold(acquired.handle(), settings, sent);
+					}
+					discardLate(acquired.handle());
+				}
+				long remainingWait = deadline - System.nanoTime();
+				if (remainingWait <= 0) {
+					return null;
+				}
+				// With signals, the retry interval is only the fallback for a lost
+				// signal.
+				long pause = Math.min(signalled ? settings.retryInterval().toNanos() : backoff.nextPauseNanos(),
+						remainingWait);
+				if (attempt instanceof LockAttempt.Busy busy && !busy.remaining().isZero()) {
+					pause = Math.min(pause, busy.remaining().toNanos());
+				}
+				park(queue, pause, key, settings);
+			}
+		}
+		finally {
+			queue.waiter = null;
+			if (subscription != null) {
+				subscription.close();
 			}
 		}
 	}
 
+	/** Sleeps until signalled or {@code pauseNanos} have passed. */
+	private static void park(KeyQueue queue, long pauseNanos, String key, LockSettings settings) {
+		long until = System.nanoTime() + pauseNanos;
+		while (!queue.signalled) {
+			long left = until - System.nanoTime();
+			if (left <= 0) {
+				return;
+			}
+			LockSupport.parkNanos(queue, left);
+			if (Thread.currentThread().isInterrupted()) {
+				throw interrupted(key, settings, null);
+			}
+		}
+	}
+
+	private KeyQueue join(String key) {
+		return this.queues.compute(key, (k, queue) -> {
+			KeyQueue joined = (queue != null) ? queue : new KeyQueue();
+			joined.users++;
+			return joined;
+		});
+	}
+
+	private void leave(String key, KeyQueue queue) {
+		this.queues.computeIfPresent(key, (k, current) -> (--current.users == 0) ? null : current);
+	}
+
+	/** A lock of this JVM was released: the local waiter for it retries at once. */
+	private void released(String key) {
+		KeyQueue queue = this.queues.get(key);
+		if (queue != null) {
+			queue.signal();
+		}
+	}
+
+	/**
+	 * Keys with local threads acquiring or waiting; for tests (a finished wait leaves
+	 * none).
+	 */
+	int queuedKeys() {
+		return this.queues.size();
+	}
+
 	private ManagedLease hold(LockHandle handle, LockSettings settings, long sentAtNanos) {
-		ManagedLease lease = new ManagedLease(handle, settings, sentAtNanos, this.scheduler,
-				(ended) -> this.held.remove(ended.key(), ended), this.lossListener, this.releaseAfterCommit);
+		ManagedLease lease = new ManagedLease(this.provider, handle, settings, sentAtNanos, this.scheduler,
+				(ended) -> this.held.remove(ended.key(), ended), () -> released(handle.key()), this.lossListener,
+				this.releaseAfterCommit);
 		this.held.put(handle.key(), lease);
 		lease.start();
 		return lease;
+	}
+
+	/** The local line for one key; {@code users} is guarded by the map's compute. */
+	private static final class KeyQueue {
+
+		final Semaphore gate = new Semaphore(1, true);
+
+		int users;
+
+		volatile boolean signalled;
+
+		volatile @Nullable Thread waiter;
+
+		void signal() {
+			this.signalled = true;
+			Thread thread = this.waiter;
+			if (thread != null) {
+				LockSupport.unpark(thread);
+			}
+		}
+
 	}
 
 	private static void discardLate(LockHandle handle) {

@@ -1,5 +1,6 @@
 package dev.distlock.support;
 
+import java.time.Duration;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
@@ -8,6 +9,7 @@ import dev.distlock.Lease;
 import dev.distlock.LeaseLostException;
 import dev.distlock.OnLeaseLost;
 import dev.distlock.spi.LockHandle;
+import dev.distlock.spi.LockProvider;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -35,6 +37,8 @@ final class ManagedLease implements Lease {
 
 	private final LockHandle handle;
 
+	private final LockProvider provider;
+
 	private final LockSettings settings;
 
 	private final RenewalScheduler scheduler;
@@ -61,12 +65,20 @@ final class ManagedLease implements Lease {
 
 	private volatile @Nullable String lostReason;
 
-	private volatile @Nullable ScheduledFuture<?> renewal;
+	private volatile RenewalScheduler.@Nullable Renewal renewal;
+
+	/** A renewal of this lease is on the wire; guarded by {@link #monitor}. */
+	private boolean renewing;
+
+	private final Runnable afterRelease;
 
 	private volatile @Nullable ScheduledFuture<?> deadlineCheck;
 
-	ManagedLease(LockHandle handle, LockSettings settings, long sentAtNanos, RenewalScheduler scheduler,
-			Consumer<ManagedLease> onEnd, LeaseLossListener lossListener, boolean releaseAfterCommit) {
+	ManagedLease(LockProvider provider, LockHandle handle, LockSettings settings, long sentAtNanos,
+			RenewalScheduler scheduler, Consumer<ManagedLease> onEnd, Runnable afterRelease,
+			LeaseLossListener lossListener, boolean releaseAfterCommit) {
+		this.provider = provider;
+		this.afterRelease = afterRelease;
 		this.handle = handle;
 		this.settings = settings;
 		this.scheduler = scheduler;
@@ -85,7 +97,7 @@ final class ManagedLease implements Lease {
 	void start() {
 		synchronized (this.monitor) {
 			if (this.settings.autoRenew()) {
-				scheduleRenewal(renewalDelayAfter(this.deadlineNanos - this.settings.leaseTime().toNanos()));
+				scheduleRenewalAfter(this.deadlineNanos - this.settings.leaseTime().toNanos());
 			}
 			scheduleDeadlineCheck();
 		}
@@ -101,6 +113,18 @@ final class ManagedLease implements Lease {
 	 */
 	boolean releaseAfterCommit() {
 		return this.releaseAfterCommit;
+	}
+
+	LockProvider provider() {
+		return this.provider;
+	}
+
+	LockHandle handle() {
+		return this.handle;
+	}
+
+	Duration leaseTime() {
+		return this.settings.leaseTime();
 	}
 
 	@Override
@@ -154,6 +178,7 @@ final class ManagedLease implements Lease {
 			}
 			cancelRenewal();
 			cancelDeadlineCheck();
+			awaitRenewalOnTheWire();
 		}
 		boolean wasLost = (previous == State.LOST);
 		this.onEnd.accept(this);
@@ -162,6 +187,7 @@ final class ManagedLease implements Lease {
 			deleted = this.handle.release();
 		}
 		catch (RuntimeException ex) {
+			this.afterRelease.run();
 			if (!wasLost) {
 				throw ex;
 			}
@@ -170,6 +196,7 @@ final class ManagedLease implements Lease {
 			lost.addSuppressed(ex);
 			throw lost;
 		}
+		this.afterRelease.run();
 		if (wasLost || !deleted) {
 			if (this.lostReason == null) {
 				this.lostReason = "the key had expired or was held by another owner at release";
@@ -184,12 +211,33 @@ final class ManagedLease implements Lease {
 	}
 
 	/**
-	 * The next renewal is due a third of the lease after the last confirmed command was
-	 * <em>sent</em>, the moment the deadline counts from; a slow reply shortens the wait
-	 * rather than eating into the margin.
+	 * Waits (under {@link #monitor}) for a renewal already sent to come back, so that no
+	 * renewal is ever on the wire after the release.
 	 */
-	private long renewalDelayAfter(long sentNanos) {
-		return Math.max(0, sentNanos + renewIntervalNanos() - System.nanoTime());
+	private void awaitRenewalOnTheWire() {
+		boolean interrupted = false;
+		while (this.renewing) {
+			try {
+				this.monitor.wait();
+			}
+			catch (InterruptedException ex) {
+				interrupted = true;
+			}
+		}
+		if (interrupted) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+	/**
+	 * The next renewal is due a third of the lease after the last confirmed command was
+	 * <em>sent</em>, the moment the deadline counts from, so a slow reply shortens the
+	 * wait rather than eating into the margin. It may go up to half an interval early, to
+	 * share a batch with other leases.
+	 */
+	private void scheduleRenewalAfter(long sentNanos) {
+		long interval = renewIntervalNanos();
+		this.renewal = this.scheduler.scheduleRenewal(this, sentNanos + interval, interval / 2);
 	}
 
 	private long renewIntervalNanos() {
@@ -223,36 +271,52 @@ final class ManagedLease implements Lease {
 		}
 	}
 
-	private void scheduleRenewal(long delayNanos) {
-		this.renewal = this.scheduler.schedule(this::renew, delayNanos);
-	}
-
-	private void renew() {
+	/**
+	 * Called by the scheduler before this lease's renewal is sent.
+	 * @return false if the lease is no longer held, and must not be renewed
+	 */
+	boolean beginRenewal() {
 		synchronized (this.monitor) {
 			if (this.state.get() != State.HELD) {
-				return;
+				return false;
 			}
-			long sent = System.nanoTime();
+			this.renewing = true;
+			return true;
+		}
+	}
+
+	/**
+	 * The outcome of a renewal sent at {@code sentNanos}: {@code renewed} is null when
+	 * the store failed ({@code failure}).
+	 */
+	void renewalDone(long sentNanos, @Nullable Boolean renewed, @Nullable RuntimeException failure) {
+		synchronized (this.monitor) {
+			this.renewing = false;
 			try {
-				if (this.handle.renew(this.settings.leaseTime())) {
-					if (this.state.get() == State.HELD) {
-						this.deadlineNanos = sent + this.settings.leaseTime().toNanos();
-						scheduleRenewal(renewalDelayAfter(sent));
-					}
+				if (this.state.get() != State.HELD) {
+					return;
 				}
-				else {
+				if (Boolean.TRUE.equals(renewed)) {
+					this.deadlineNanos = sentNanos + this.settings.leaseTime().toNanos();
+					scheduleRenewalAfter(sentNanos);
+				}
+				else if (renewed != null) {
 					markLost("renewal found the key expired or held by another owner");
 				}
-			}
-			catch (RuntimeException ex) {
-				long remaining = this.deadlineNanos - System.nanoTime();
-				if (remaining <= 0) {
-					markLost("the store stayed unreachable until the lease deadline (" + ex.getMessage() + ")");
-				}
 				else {
-					logger.debug("Renewal of lock '" + key() + "' failed; retrying before the lease deadline", ex);
-					scheduleRenewal(Math.min(renewIntervalNanos(), Math.max(remaining / 2, 1_000_000)));
+					long remaining = this.deadlineNanos - System.nanoTime();
+					if (remaining <= 0) {
+						markLost("the store stayed unreachable until the lease deadline ("
+								+ ((failure != null) ? failure.getMessage() : "no reply") + ")");
+					}
+					else {
+						long retry = Math.min(renewIntervalNanos(), Math.max(remaining / 2, 1_000_000));
+						this.renewal = this.scheduler.scheduleRenewal(this, System.nanoTime() + retry, 0);
+					}
 				}
+			}
+			finally {
+				this.monitor.notifyAll();
 			}
 		}
 	}
@@ -281,9 +345,9 @@ final class ManagedLease implements Lease {
 	}
 
 	private void cancelRenewal() {
-		ScheduledFuture<?> next = this.renewal;
+		RenewalScheduler.Renewal next = this.renewal;
 		if (next != null) {
-			next.cancel(false);
+			this.scheduler.cancel(next);
 		}
 	}
 

@@ -1,56 +1,130 @@
 package dev.distlock.support;
 
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.NavigableSet;
+import java.util.TreeSet;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+import dev.distlock.spi.LockHandle;
+import dev.distlock.spi.LockProvider;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
 
 /**
- * The one scheduler that renews every held lease of an application: two daemon threads
- * for renewals, however many locks are held (no thread or timer per lock), and one
- * watchdog thread that checks lease deadlines.
+ * The one scheduler that renews every held lease of an application, in batches: when the
+ * first renewal falls due, every lease whose renewal is due within the next half of its
+ * renewal interval goes along, in one {@link LockProvider#renewAll} call per provider
+ * (one script call per Redis slot). So renewing N locks costs a few round trips per
+ * renewal interval, not N, and no thread or timer exists per lock: one thread collects
+ * batches, two send them, one watchdog thread checks lease deadlines.
  *
  * <p>
  * The watchdog never talks to the store, so a renewal stuck on a slow or unreachable
- * Redis cannot delay the moment a lease is declared lost. Cancelled tasks are removed at
- * once, so released leases leave nothing behind.
+ * Redis cannot delay the moment a lease is declared lost. A released lease is removed at
+ * once and leaves nothing behind.
  */
 public final class RenewalScheduler implements AutoCloseable {
 
-	private final ScheduledThreadPoolExecutor renewals;
+	private static final Log logger = LogFactory.getLog(RenewalScheduler.class);
+
+	private final ReentrantLock lock = new ReentrantLock();
+
+	private final Condition changed = this.lock.newCondition();
+
+	/** Pending renewals by due time; guarded by {@link #lock}. */
+	private final NavigableSet<Renewal> pending = new TreeSet<>();
+
+	private final AtomicLong sequence = new AtomicLong();
+
+	private final ExecutorService senders;
 
 	private final ScheduledThreadPoolExecutor watchdog;
 
+	private final Thread collector;
+
+	private final AtomicLong batches = new AtomicLong();
+
+	private volatile boolean closed;
+
 	public RenewalScheduler() {
-		this.renewals = executor(2, "distlock-renewal-");
-		this.watchdog = executor(1, "distlock-watchdog-");
+		this.senders = new ThreadPoolExecutor(2, 2, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(),
+				threads("distlock-renewal-"));
+		this.watchdog = new ScheduledThreadPoolExecutor(1, threads("distlock-watchdog-"));
+		this.watchdog.setRemoveOnCancelPolicy(true);
+		this.watchdog.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
+		this.collector = threads("distlock-renewal-batch-").newThread(this::collect);
+		this.collector.start();
 	}
 
-	private static ScheduledThreadPoolExecutor executor(int threads, String prefix) {
+	private static ThreadFactory threads(String prefix) {
 		AtomicInteger count = new AtomicInteger();
-		ThreadFactory factory = (runnable) -> {
+		return (runnable) -> {
 			Thread thread = new Thread(runnable, prefix + count.incrementAndGet());
 			thread.setDaemon(true);
 			return thread;
 		};
-		ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(threads, factory);
-		executor.setRemoveOnCancelPolicy(true);
-		executor.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
-		return executor;
 	}
 
-	ScheduledFuture<?> schedule(Runnable task, long delayNanos) {
-		return this.renewals.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
+	/**
+	 * Schedules one renewal of {@code lease} at {@code dueNanos} (on the monotonic
+	 * clock); it may be sent up to {@code earlyNanos} sooner to share a batch.
+	 */
+	Renewal scheduleRenewal(ManagedLease lease, long dueNanos, long earlyNanos) {
+		Renewal renewal = new Renewal(lease, dueNanos, dueNanos - earlyNanos, this.sequence.incrementAndGet());
+		this.lock.lock();
+		try {
+			this.pending.add(renewal);
+			if (this.pending.first() == renewal) {
+				this.changed.signal();
+			}
+		}
+		finally {
+			this.lock.unlock();
+		}
+		return renewal;
+	}
+
+	/** Removes a renewal that has not been collected yet. */
+	void cancel(Renewal renewal) {
+		this.lock.lock();
+		try {
+			this.pending.remove(renewal);
+		}
+		finally {
+			this.lock.unlock();
+		}
 	}
 
 	ScheduledFuture<?> scheduleDeadlineCheck(Runnable task, long delayNanos) {
 		return this.watchdog.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
 	}
 
-	/** Renewal tasks waiting to run; a released lease leaves none. */
+	/** Renewals waiting to be sent; a released lease leaves none. */
 	public int pendingTasks() {
-		return this.renewals.getQueue().size();
+		this.lock.lock();
+		try {
+			return this.pending.size();
+		}
+		finally {
+			this.lock.unlock();
+		}
 	}
 
 	/**
@@ -61,11 +135,124 @@ public final class RenewalScheduler implements AutoCloseable {
 		return this.watchdog.getQueue().size();
 	}
 
+	/** Batches of renewals collected so far (each is one call per provider involved). */
+	public long batches() {
+		return this.batches.get();
+	}
+
+	private void collect() {
+		while (!this.closed) {
+			List<Renewal> batch;
+			this.lock.lock();
+			try {
+				if (this.pending.isEmpty()) {
+					this.changed.await();
+					continue;
+				}
+				long now = System.nanoTime();
+				long wait = this.pending.first().dueNanos - now;
+				if (wait > 0) {
+					this.changed.awaitNanos(wait);
+					continue;
+				}
+				batch = new ArrayList<>();
+				for (Iterator<Renewal> it = this.pending.iterator(); it.hasNext();) {
+					Renewal renewal = it.next();
+					if (renewal.earliestNanos - now <= 0) {
+						batch.add(renewal);
+						it.remove();
+					}
+				}
+			}
+			catch (InterruptedException ex) {
+				return;
+			}
+			finally {
+				this.lock.unlock();
+			}
+			this.batches.incrementAndGet();
+			send(batch);
+		}
+	}
+
+	private void send(List<Renewal> batch) {
+		Map<LockProvider, List<ManagedLease>> byProvider = new IdentityHashMap<>();
+		for (Renewal renewal : batch) {
+			byProvider.computeIfAbsent(renewal.lease.provider(), (p) -> new ArrayList<>()).add(renewal.lease);
+		}
+		for (Map.Entry<LockProvider, List<ManagedLease>> group : byProvider.entrySet()) {
+			try {
+				this.senders.execute(() -> renew(group.getKey(), group.getValue()));
+			}
+			catch (RejectedExecutionException ex) {
+				// Closed: held leases expire after their lease time.
+				return;
+			}
+		}
+	}
+
+	private static void renew(LockProvider provider, List<ManagedLease> leases) {
+		List<ManagedLease> renewing = new ArrayList<>(leases.size());
+		List<LockHandle> handles = new ArrayList<>(leases.size());
+		List<Duration> leaseTimes = new ArrayList<>(leases.size());
+		for (ManagedLease lease : leases) {
+			if (lease.beginRenewal()) {
+				renewing.add(lease);
+				handles.add(lease.handle());
+				leaseTimes.add(lease.leaseTime());
+			}
+		}
+		if (renewing.isEmpty()) {
+			return;
+		}
+		long sent = System.nanoTime();
+		boolean @Nullable [] renewed = null;
+		RuntimeException failure = null;
+		try {
+			renewed = provider.renewAll(handles, leaseTimes);
+		}
+		catch (RuntimeException ex) {
+			failure = ex;
+			logger.debug("Renewal of " + handles.size() + " locks failed; retrying before their deadlines", ex);
+		}
+		for (int i = 0; i < renewing.size(); i++) {
+			renewing.get(i).renewalDone(sent, (renewed != null) ? renewed[i] : null, failure);
+		}
+	}
+
 	/** Stops renewing; held leases then expire after their lease time. */
 	@Override
 	public void close() {
-		this.renewals.shutdownNow();
+		this.closed = true;
+		this.collector.interrupt();
+		this.senders.shutdownNow();
 		this.watchdog.shutdownNow();
+	}
+
+	/** One pending renewal of one lease. */
+	static final class Renewal implements Comparable<Renewal> {
+
+		final ManagedLease lease;
+
+		final long dueNanos;
+
+		final long earliestNanos;
+
+		private final long sequence;
+
+		Renewal(ManagedLease lease, long dueNanos, long earliestNanos, long sequence) {
+			this.lease = lease;
+			this.dueNanos = dueNanos;
+			this.earliestNanos = earliestNanos;
+			this.sequence = sequence;
+		}
+
+		@Override
+		public int compareTo(Renewal other) {
+			int byDue = Long.compare(this.dueNanos - other.dueNanos, 0);
+			return (byDue != 0) ? byDue : Long.compare(this.sequence, other.sequence);
+		}
+
 	}
 
 }

@@ -171,12 +171,18 @@ class RedisLockTemplateTests {
 		}
 		assertThat(this.scheduler.pendingTasks()).isEqualTo(20);
 		assertThat(this.scheduler.pendingDeadlineChecks()).isEqualTo(20);
-		long renewalsWhileHeld = scriptCallsOver(leaseTime.multipliedBy(2));
-		assertThat(renewalsWhileHeld).as("renewals of 20 leases over two lease periods").isGreaterThanOrEqualTo(20);
+		long pexpireBefore = TestRedis.commandCalls(redis, "pexpire");
+		scriptCallsOver(leaseTime.multipliedBy(2));
+		assertThat(TestRedis.commandCalls(redis, "pexpire") - pexpireBefore)
+			.as("lease extensions of 20 leases over two lease periods")
+			.isGreaterThanOrEqualTo(20);
 		leases.forEach(Lease::release);
 		assertThat(this.scheduler.pendingTasks()).as("renewal tasks left after release").isZero();
 		assertThat(this.scheduler.pendingDeadlineChecks()).as("deadline checks left after release").isZero();
+		long pexpireAfterRelease = TestRedis.commandCalls(redis, "pexpire");
 		assertThat(scriptCallsOver(leaseTime.multipliedBy(4))).as("script calls after release").isZero();
+		assertThat(TestRedis.commandCalls(redis, "pexpire")).as("lease extensions after release")
+			.isEqualTo(pexpireAfterRelease);
 	}
 
 	@Test
@@ -313,22 +319,39 @@ class RedisLockTemplateTests {
 			.containsEntry("evalsha", 2L * cycles)
 			.doesNotContainKeys("eval", "script");
 		assertThat(calls.keySet()).as("commands other than the scripts' own")
-			.isSubsetOf("evalsha", "exists", "pttl", "incr", "time", "set", "hset", "pexpire", "hget", "del");
+			.isSubsetOf("evalsha", "exists", "pttl", "incr", "time", "set", "hset", "pexpire", "hget", "hmget", "del");
 	}
 
+	/**
+	 * Renewals are batched: 1,000 held locks cost a few script calls per renewal interval
+	 * (one per batch, a batch holding every lease due within half an interval), not
+	 * 1,000.
+	 */
 	@Test
-	void oneSharedSchedulerRenewsEveryLock() throws Exception {
+	void renewingManyLocksCostsAFewScriptCallsPerIntervalNotOnePerLock() {
+		Duration leaseTime = Duration.ofMillis(600);
+		Duration interval = leaseTime.dividedBy(3);
 		List<Lease> leases = new ArrayList<>();
-		for (int i = 0; i < 100; i++) {
-			leases.add(this.template.acquire(key(), lease(Duration.ofMillis(300), true)));
+		for (int i = 0; i < 1000; i++) {
+			leases.add(this.template.acquire(key(), lease(leaseTime, true)));
 		}
-		scriptCallsOver(Duration.ofMillis(300));
+		long pexpireBefore = TestRedis.commandCalls(redis, "pexpire");
+		int intervals = 5;
+		long scriptCalls = scriptCallsOver(interval.multipliedBy(intervals));
+		long extensions = TestRedis.commandCalls(redis, "pexpire") - pexpireBefore;
 		long renewalThreads = Thread.getAllStackTraces()
 			.keySet()
 			.stream()
 			.filter((thread) -> thread.getName().startsWith("distlock-renewal-"))
 			.count();
-		assertThat(renewalThreads).as("renewal threads for 100 held locks, over both templates").isLessThanOrEqualTo(4);
+		System.out.printf(
+				"Batched renewal: 1000 locks over %d renewal intervals: %d script calls (%.1f per interval),"
+						+ " %d lease extensions, %d renewal threads%n",
+				intervals, scriptCalls, scriptCalls / (double) intervals, extensions, renewalThreads);
+		assertThat(renewalThreads).as("renewal threads, over both templates' schedulers").isLessThanOrEqualTo(6);
+		assertThat(extensions).as("lease extensions").isGreaterThanOrEqualTo(1000L * (intervals - 1));
+		assertThat(scriptCalls).as("script calls for 1000 locks over %d intervals", intervals)
+			.isLessThanOrEqualTo(4L * intervals);
 		assertThat(leases).allMatch(Lease::isHeld);
 		leases.forEach(Lease::release);
 	}

@@ -1,0 +1,30 @@
+package dev.distlock.spi;
+
+/**
+ * Tells waiters that a lock may have become free, so that they need not poll. A signal is
+ * a hint, never a promise: a waiter still retries at its retry interval, so a lost signal
+ * or a dropped subscription costs at most that interval.
+ */
+public interface ReleaseSignals {
+
+	/** No signals: waiters poll at their retry interval. */
+	ReleaseSignals NONE = (key, onRelease) -> () -> {
+	};
+
+	/**
+	 * Calls {@code onRelease} whenever {@code key} may have been released, until the
+	 * returned subscription is closed. Must not block on the store: {@code onRelease}
+	 * runs on a thread of the provider's and must itself return at once.
+	 */
+	Subscription subscribe(String key, Runnable onRelease);
+
+	/** An interest in one key's releases. */
+	@FunctionalInterface
+	interface Subscription extends AutoCloseable {
+
+		@Override
+		void close();
+
+	}
+
+}
