@@ -57,6 +57,8 @@ public final class RedisLockProvider implements LockProvider, AutoCloseable {
 
 	private final RedisReleaseSignals signals;
 
+	private final ReleaseSignals releaseSignals;
+
 	private final Duration replicaTimeout;
 
 	/**
@@ -92,6 +94,19 @@ public final class RedisLockProvider implements LockProvider, AutoCloseable {
 		this.waitForReplicas = waitForReplicas;
 		this.replicaTimeout = replicaTimeout;
 		this.signals = new RedisReleaseSignals(connectionFactory, keyPrefix + "released");
+		this.releaseSignals = new ReleaseSignals() {
+
+			@Override
+			public Subscription subscribe(String key, Runnable onRelease) {
+				return RedisLockProvider.this.signals.subscribe(RedisLockProvider.this.keys.lockKey(key), onRelease);
+			}
+
+			@Override
+			public boolean isListening() {
+				return RedisLockProvider.this.signals.isListening();
+			}
+
+		};
 	}
 
 	/**
@@ -100,7 +115,7 @@ public final class RedisLockProvider implements LockProvider, AutoCloseable {
 	 */
 	@Override
 	public ReleaseSignals releaseSignals() {
-		return (key, onRelease) -> this.signals.subscribe(this.keys.lockKey(key), onRelease);
+		return this.releaseSignals;
 	}
 
 	/**
@@ -149,13 +164,13 @@ public final class RedisLockProvider implements LockProvider, AutoCloseable {
 		this.signals.close();
 	}
 
-	/** For tests: keys with a local waiter subscribed. */
-	int subscribedKeys() {
+	/** Keys that a waiter of this JVM listens for; 0 when nobody waits. */
+	public int subscribedKeys() {
 		return this.signals.subscribedKeys();
 	}
 
-	/** For tests: whether the release subscription is confirmed. */
-	boolean isListening() {
+	/** Whether the release subscription is up; until it is, waiters poll. */
+	public boolean isListening() {
 		return this.signals.isListening();
 	}
 

@@ -72,7 +72,8 @@ final class RedisReleaseSignals implements ReleaseSignals, AutoCloseable {
 		return this.listeners.size();
 	}
 
-	boolean isListening() {
+	@Override
+	public boolean isListening() {
 		RedisMessageListenerContainer current;
 		synchronized (this.lifecycle) {
 			current = this.container;

@@ -18,6 +18,14 @@ public interface ReleaseSignals {
 	 */
 	Subscription subscribe(String key, Runnable onRelease);
 
+	/**
+	 * Whether signals are being received now; while not, waiters poll with backoff
+	 * instead of relying on them.
+	 */
+	default boolean isListening() {
+		return false;
+	}
+
 	/** An interest in one key's releases. */
 	@FunctionalInterface
 	interface Subscription extends AutoCloseable {

@@ -156,6 +156,18 @@ public final class DefaultLockTemplate implements LockTemplate {
 					throw interrupted(key, settings, null);
 				}
 				queue.signalled = false;
+				ManagedLease local = this.held.get(key);
+				if (local != null && local.isHeld()) {
+					// Held by another thread of this JVM: its release signals here
+					// directly, so
+					// asking Redis would only cost a round trip.
+					long remainingWait = deadline - System.nanoTime();
+					if (remainingWait <= 0) {
+						return null;
+					}
+					park(queue, Math.min(settings.retryInterval().toNanos(), remainingWait), key, settings);
+					continue;
+				}
 				long sent = System.nanoTime();
 				LockAttempt attempt;
 				try {
@@ -179,8 +191,10 @@ public final class DefaultLockTemplate implements LockTemplate {
 				}
 				// With signals, the retry interval is only the fallback for a lost
 				// signal.
-				long pause = Math.min(signalled ? settings.retryInterval().toNanos() : backoff.nextPauseNanos(),
-						remainingWait);
+				// Until the subscription is up, and without signals, waiters poll with
+				// backoff.
+				long pause = Math.min((signalled && signals.isListening()) ? settings.retryInterval().toNanos()
+						: backoff.nextPauseNanos(), remainingWait);
 				if (attempt instanceof LockAttempt.Busy busy && !busy.remaining().isZero()) {
 					pause = Math.min(pause, busy.remaining().toNanos());
 				}
