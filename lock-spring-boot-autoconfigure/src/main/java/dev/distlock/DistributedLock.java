@@ -74,4 +74,10 @@ public @interface DistributedLock {
 	/** What happens when the lock is not acquired within the wait time. */
 	OnFailure onFailure() default OnFailure.THROW;
 
+	/**
+	 * Serve waiters in the order they queued, across JVMs. {@code false} leaves it to the
+	 * named option set or {@code distributed-lock.fair}.
+	 */
+	boolean fair() default false;
+
 }

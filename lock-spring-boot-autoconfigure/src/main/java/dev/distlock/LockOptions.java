@@ -15,7 +15,7 @@ import org.jspecify.annotations.Nullable;
  */
 public final class LockOptions {
 
-	private static final LockOptions DEFAULTS = new LockOptions(null, null, null, null, null);
+	private static final LockOptions DEFAULTS = new LockOptions(null, null, null, null, null, null);
 
 	private final @Nullable Duration waitTime;
 
@@ -27,8 +27,11 @@ public final class LockOptions {
 
 	private final @Nullable OnLeaseLost onLeaseLost;
 
+	private final @Nullable Boolean fair;
+
 	private LockOptions(@Nullable Duration waitTime, @Nullable Duration leaseTime, @Nullable Boolean autoRenew,
-			@Nullable Duration retryInterval, @Nullable OnLeaseLost onLeaseLost) {
+			@Nullable Duration retryInterval, @Nullable OnLeaseLost onLeaseLost, @Nullable Boolean fair) {
+		this.fair = fair;
 		this.waitTime = waitTime;
 		this.leaseTime = leaseTime;
 		this.autoRenew = autoRenew;
@@ -74,6 +77,11 @@ public final class LockOptions {
 	 * What to do when the lease is lost while held, or {@code null} for the configured
 	 * choice.
 	 */
+	/** Whether waiters are served in queue order; null: from configuration. */
+	public @Nullable Boolean fair() {
+		return this.fair;
+	}
+
 	public @Nullable OnLeaseLost onLeaseLost() {
 		return this.onLeaseLost;
 	}
@@ -82,7 +90,7 @@ public final class LockOptions {
 	public LockOptions orElse(LockOptions fallback) {
 		return new LockOptions(first(this.waitTime, fallback.waitTime), first(this.leaseTime, fallback.leaseTime),
 				first(this.autoRenew, fallback.autoRenew), first(this.retryInterval, fallback.retryInterval),
-				first(this.onLeaseLost, fallback.onLeaseLost));
+				first(this.onLeaseLost, fallback.onLeaseLost), first(this.fair, fallback.fair));
 	}
 
 	private static <T> @Nullable T first(@Nullable T value, @Nullable T fallback) {
@@ -93,18 +101,21 @@ public final class LockOptions {
 	public boolean equals(@Nullable Object other) {
 		return (other instanceof LockOptions that) && Objects.equals(this.waitTime, that.waitTime)
 				&& Objects.equals(this.leaseTime, that.leaseTime) && Objects.equals(this.autoRenew, that.autoRenew)
-				&& Objects.equals(this.retryInterval, that.retryInterval) && this.onLeaseLost == that.onLeaseLost;
+				&& Objects.equals(this.retryInterval, that.retryInterval) && this.onLeaseLost == that.onLeaseLost
+				&& Objects.equals(this.fair, that.fair);
 	}
 
 	@Override
 	public int hashCode() {
-		return Objects.hash(this.waitTime, this.leaseTime, this.autoRenew, this.retryInterval, this.onLeaseLost);
+		return Objects.hash(this.waitTime, this.leaseTime, this.autoRenew, this.retryInterval, this.onLeaseLost,
+				this.fair);
 	}
 
 	@Override
 	public String toString() {
 		return "LockOptions[waitTime=" + this.waitTime + ", leaseTime=" + this.leaseTime + ", autoRenew="
-				+ this.autoRenew + ", retryInterval=" + this.retryInterval + ", onLeaseLost=" + this.onLeaseLost + "]";
+				+ this.autoRenew + ", retryInterval=" + this.retryInterval + ", onLeaseLost=" + this.onLeaseLost
+				+ ", fair=" + this.fair + "]";
 	}
 
 	/**
@@ -121,6 +132,8 @@ public final class LockOptions {
 		private @Nullable Duration retryInterval;
 
 		private @Nullable OnLeaseLost onLeaseLost;
+
+		private @Nullable Boolean fair;
 
 		private Builder() {
 		}
@@ -157,8 +170,18 @@ public final class LockOptions {
 			return this;
 		}
 
+		/**
+		 * Whether waiters take the lock in the order they queued for it (a queue in
+		 * Redis), rather than whoever asks first after a release.
+		 */
+		public Builder fair(boolean fair) {
+			this.fair = fair;
+			return this;
+		}
+
 		public LockOptions build() {
-			return new LockOptions(this.waitTime, this.leaseTime, this.autoRenew, this.retryInterval, this.onLeaseLost);
+			return new LockOptions(this.waitTime, this.leaseTime, this.autoRenew, this.retryInterval, this.onLeaseLost,
+					this.fair);
 		}
 
 		private static Duration check(String name, Duration value, boolean zeroAllowed) {

@@ -115,6 +115,9 @@ public final class LockOperationSource {
 					description);
 			builder.leaseTime(leaseTime);
 		}
+		if (annotation.fair()) {
+			builder.fair(true);
+		}
 		return builder.build().orElse(base);
 	}
 

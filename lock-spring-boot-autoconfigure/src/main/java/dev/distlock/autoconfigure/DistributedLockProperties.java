@@ -58,6 +58,13 @@ public class DistributedLockProperties {
 	private OnLeaseLost onLeaseLost = OnLeaseLost.FAIL_ON_EXIT;
 
 	/**
+	 * Whether waiters take a lock in the order they queued for it, across JVMs (a queue
+	 * in Redis), rather than whoever asks first after a release. A waiter that dies
+	 * leaves the queue after three retry intervals (at least 1s).
+	 */
+	private boolean fair = false;
+
+	/**
 	 * Whether a lock taken inside an active transaction (an outer @Transactional or
 	 * TransactionTemplate) by a
 	 * @DistributedLock method or LockTemplate.execute is kept, and renewed, until that
@@ -147,6 +154,14 @@ public class DistributedLockProperties {
 		this.onLeaseLost = onLeaseLost;
 	}
 
+	public boolean isFair() {
+		return this.fair;
+	}
+
+	public void setFair(boolean fair) {
+		this.fair = fair;
+	}
+
 	public boolean isReleaseAfterCommit() {
 		return this.releaseAfterCommit;
 	}
@@ -218,6 +233,20 @@ public class DistributedLockProperties {
 		 * distributed-lock.on-lease-lost.
 		 */
 		private @Nullable OnLeaseLost onLeaseLost;
+
+		/**
+		 * Whether waiters for this lock are served in queue order across JVMs. Defaults
+		 * to distributed-lock.fair.
+		 */
+		private @Nullable Boolean fair;
+
+		public @Nullable Boolean getFair() {
+			return this.fair;
+		}
+
+		public void setFair(@Nullable Boolean fair) {
+			this.fair = fair;
+		}
 
 		public @Nullable OnLeaseLost getOnLeaseLost() {
 			return this.onLeaseLost;

@@ -39,11 +39,13 @@ final class LockOptionsResolver {
 				replicaTimeout.isNegative() || replicaTimeout.isZero() || replicaTimeout.toMillis() < 1,
 				"must be at least 1ms");
 		this.defaults = options("distributed-lock.", properties.getWaitTime(), properties.getLeaseTime(),
-				properties.isAutoRenew(), properties.getRetryInterval(), properties.getOnLeaseLost());
+				properties.isAutoRenew(), properties.getRetryInterval(), properties.getOnLeaseLost(),
+				properties.isFair());
 		Map<String, LockOptions> named = new LinkedHashMap<>();
 		properties.getLocks()
-			.forEach((name, lock) -> named.put(name, options("distributed-lock.locks." + name + ".", lock.getWaitTime(),
-					lock.getLeaseTime(), lock.getAutoRenew(), lock.getRetryInterval(), lock.getOnLeaseLost())));
+			.forEach((name, lock) -> named.put(name,
+					options("distributed-lock.locks." + name + ".", lock.getWaitTime(), lock.getLeaseTime(),
+							lock.getAutoRenew(), lock.getRetryInterval(), lock.getOnLeaseLost(), lock.getFair())));
 		this.named = Collections.unmodifiableMap(named);
 	}
 
@@ -58,8 +60,12 @@ final class LockOptionsResolver {
 	}
 
 	private static LockOptions options(String prefix, @Nullable Duration waitTime, @Nullable Duration leaseTime,
-			@Nullable Boolean autoRenew, @Nullable Duration retryInterval, @Nullable OnLeaseLost onLeaseLost) {
+			@Nullable Boolean autoRenew, @Nullable Duration retryInterval, @Nullable OnLeaseLost onLeaseLost,
+			@Nullable Boolean fair) {
 		LockOptions.Builder builder = LockOptions.builder();
+		if (fair != null) {
+			builder.fair(fair);
+		}
 		if (waitTime != null) {
 			check(prefix + "wait-time", waitTime, waitTime.isNegative(), "must not be negative");
 			builder.waitTime(waitTime);

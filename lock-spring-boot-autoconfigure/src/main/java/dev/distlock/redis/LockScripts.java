@@ -58,6 +58,75 @@ final class LockScripts {
 			""", Long.class);
 
 	/**
+	 * Fair acquire. KEYS[1] lock, KEYS[2] fencing counter, KEYS[3] queue (sorted set of
+	 * waiter ids by arrival), KEYS[4] waiter deadlines (hash), all in one slot; ARGV[1]
+	 * owner, ARGV[2] lease in ms, ARGV[3] waiter id, ARGV[4] queue timeout in ms. Waiters
+	 * whose deadline passed are dropped from the head of the queue first. The lock is
+	 * taken only when free and this waiter is first (or nobody queues); otherwise the
+	 * waiter queues and its deadline moves on. Returns as {@link #ACQUIRE}; a free lock
+	 * that is another waiter's turn is busy with 0 remaining.
+	 */
+	static final RedisScript<Long> FAIR_ACQUIRE = RedisScript.of("""
+			local now = redis.call('time')
+			local micros = tonumber(now[1]) * 1000000 + tonumber(now[2])
+			while true do
+			  local head = redis.call('zrange', KEYS[3], 0, 0)
+			  if #head == 0 or head[1] == ARGV[3] then
+			    break
+			  end
+			  if tonumber(redis.call('hget', KEYS[4], head[1]) or '0') > micros then
+			    break
+			  end
+			  redis.call('zrem', KEYS[3], head[1])
+			  redis.call('hdel', KEYS[4], head[1])
+			end
+			if redis.call('exists', KEYS[1]) == 0 then
+			  local head = redis.call('zrange', KEYS[3], 0, 0)
+			  if #head == 0 or head[1] == ARGV[3] then
+			    redis.call('zrem', KEYS[3], ARGV[3])
+			    redis.call('hdel', KEYS[4], ARGV[3])
+			    local token = redis.call('incr', KEYS[2])
+			    if token < micros then
+			      token = micros
+			      redis.call('set', KEYS[2], string.format('%d', token))
+			    end
+			    redis.call('hset', KEYS[1], 'owner', ARGV[1], 'fence', string.format('%d', token))
+			    if redis.call('zcard', KEYS[3]) > 0 then
+			      redis.call('hset', KEYS[1], 'waited', '1')
+			    end
+			    redis.call('pexpire', KEYS[1], ARGV[2])
+			    return token
+			  end
+			end
+			if not redis.call('zscore', KEYS[3], ARGV[3]) then
+			  redis.call('zadd', KEYS[3], micros, ARGV[3])
+			end
+			local timeout = tonumber(ARGV[4])
+			redis.call('hset', KEYS[4], ARGV[3], string.format('%d', micros + timeout * 1000))
+			redis.call('pexpire', KEYS[3], 2 * timeout)
+			redis.call('pexpire', KEYS[4], 2 * timeout)
+			if redis.call('exists', KEYS[1]) == 1 then
+			  redis.call('hset', KEYS[1], 'waited', '1')
+			  return -1 - math.max(redis.call('pttl', KEYS[1]), 0)
+			end
+			return -1
+			""", Long.class);
+
+	/**
+	 * KEYS[1] lock, KEYS[2] queue, KEYS[3] waiter deadlines; ARGV[1] waiter id, ARGV[2]
+	 * release channel. Removes a waiter that gave up; if the lock is free, the next
+	 * waiter is told at once.
+	 */
+	static final RedisScript<Long> LEAVE_QUEUE = RedisScript.of("""
+			redis.call('zrem', KEYS[2], ARGV[1])
+			redis.call('hdel', KEYS[3], ARGV[1])
+			if redis.call('exists', KEYS[1]) == 0 and redis.call('zcard', KEYS[2]) > 0 then
+			  redis.call('publish', ARGV[2], KEYS[1])
+			end
+			return 1
+			""", Long.class);
+
+	/**
 	 * KEYS[1] lock; ARGV[1] owner, ARGV[2] release channel. Returns 1 if deleted, 0 if
 	 * not ours. Publishes the lock's key only if a waiter marked it, so an uncontended
 	 * release costs no message.

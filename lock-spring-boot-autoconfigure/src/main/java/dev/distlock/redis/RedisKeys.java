@@ -31,6 +31,23 @@ final class RedisKeys {
 		return this.prefix + key;
 	}
 
+	/**
+	 * The fair queue of a lock and its waiters' deadlines. They start with a hash tag of
+	 * the lock's slot, and no lock key starts with '{' (the prefix may not), so they
+	 * never collide with a lock, and the suffixes keep them apart from each other.
+	 */
+	String queueKey(String lockKey) {
+		return slotTag(lockKey) + lockKey + ":queue";
+	}
+
+	String waiterDeadlinesKey(String lockKey) {
+		return slotTag(lockKey) + lockKey + ":waiters";
+	}
+
+	private static String slotTag(String lockKey) {
+		return "{" + SlotTags.forSlot(ClusterSlotHashUtil.calculateSlot(lockKey)) + "}";
+	}
+
 	String fenceKey(String lockKey) {
 		if (!this.cluster) {
 			return this.prefix;

@@ -201,6 +201,41 @@ public final class RedisLockProvider implements LockProvider, AutoCloseable {
 		return new LockAttempt.Busy(Duration.ofMillis(-result - 1));
 	}
 
+	@Override
+	public LockAttempt tryLockFair(String key, Duration leaseTime, String waiterId, Duration queueTimeout) {
+		if (this.waitForReplicas > 0) {
+			throw new UnsupportedOperationException(
+					"Fair locks are not available with distributed-lock.wait-for-replicas (lock '" + key + "')");
+		}
+		String lockKey = this.keys.lockKey(key);
+		String owner = this.instanceId + ":" + this.sequence.incrementAndGet();
+		long result;
+		try {
+			result = run(key, "acquire",
+					() -> this.redis.execute(LockScripts.FAIR_ACQUIRE,
+							List.of(lockKey, this.keys.fenceKey(lockKey), this.keys.queueKey(lockKey),
+									this.keys.waiterDeadlinesKey(lockKey)),
+							owner, millis(leaseTime), waiterId, millis(queueTimeout)));
+		}
+		catch (LockBackendException ex) {
+			abandon(lockKey, owner, ex);
+			throw ex;
+		}
+		if (result > 0) {
+			return new LockAttempt.Acquired(new RedisLockHandle(key, lockKey, owner, result));
+		}
+		return new LockAttempt.Busy(Duration.ofMillis(-result - 1));
+	}
+
+	@Override
+	public void leaveQueue(String key, String waiterId) {
+		String lockKey = this.keys.lockKey(key);
+		run(key, "leave the queue of",
+				() -> this.redis.execute(LockScripts.LEAVE_QUEUE,
+						List.of(lockKey, this.keys.queueKey(lockKey), this.keys.waiterDeadlinesKey(lockKey)), waiterId,
+						this.signals.channel()));
+	}
+
 	/**
 	 * The acquire script and {@code WAIT} in one pipeline on a connection of its own:
 	 * {@code WAIT} counts the replicas that acknowledged this connection's writes, and it

@@ -31,6 +31,21 @@ public interface LockProvider {
 		return tryLock(key, leaseTime);
 	}
 
+	/**
+	 * One attempt of a fair acquisition: the lock is taken only when it is free and
+	 * {@code waiterId} is first in the key's queue; otherwise the waiter is queued (once)
+	 * and its place kept for {@code queueTimeout} after this attempt, so that a waiter
+	 * that dies leaves the queue by itself.
+	 * @throws UnsupportedOperationException if this store has no fair locks
+	 */
+	default LockAttempt tryLockFair(String key, Duration leaseTime, String waiterId, Duration queueTimeout) {
+		throw new UnsupportedOperationException(getClass().getName() + " does not support fair locks");
+	}
+
+	/** A fair waiter gives up: leaves the queue at once, waking the next one. */
+	default void leaveQueue(String key, String waiterId) {
+	}
+
 	/** How waiters learn of releases; {@link ReleaseSignals#NONE} makes them poll. */
 	default ReleaseSignals releaseSignals() {
 		return ReleaseSignals.NONE;

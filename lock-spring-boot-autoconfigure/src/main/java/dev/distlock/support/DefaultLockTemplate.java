@@ -1,6 +1,8 @@
 package dev.distlock.support;
 
+import java.time.Duration;
 import java.util.Optional;
+import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.Semaphore;
@@ -34,6 +36,8 @@ import org.jspecify.annotations.Nullable;
 public final class DefaultLockTemplate implements LockTemplate {
 
 	private static final Log logger = LogFactory.getLog(DefaultLockTemplate.class);
+
+	private static final Duration MIN_QUEUE_TIMEOUT = Duration.ofSeconds(1);
 
 	private final LockProvider provider;
 
@@ -150,17 +154,21 @@ public final class DefaultLockTemplate implements LockTemplate {
 		queue.waiter = Thread.currentThread();
 		// Subscribed before the first attempt, so that no release after it goes unheard.
 		ReleaseSignals.Subscription subscription = signalled ? signals.subscribe(key, queue::signal) : null;
+		boolean fair = settings.fair();
+		String waiterId = fair ? UUID.randomUUID().toString() : "";
+		boolean queued = fair;
 		try {
 			while (true) {
 				if (Thread.currentThread().isInterrupted()) {
 					throw interrupted(key, settings, null);
 				}
 				queue.signalled = false;
-				ManagedLease local = this.held.get(key);
+				ManagedLease local = fair ? null : this.held.get(key);
 				if (local != null && local.isHeld()) {
 					// Held by another thread of this JVM: its release signals here
-					// directly, so
-					// asking Redis would only cost a round trip.
+					// directly,
+					// so asking Redis would only cost a round trip. (A fair waiter must
+					// ask, to keep its place in the queue.)
 					long remainingWait = deadline - System.nanoTime();
 					if (remainingWait <= 0) {
 						return null;
@@ -171,7 +179,9 @@ public final class DefaultLockTemplate implements LockTemplate {
 				long sent = System.nanoTime();
 				LockAttempt attempt;
 				try {
-					attempt = this.provider.tryLock(key, settings.leaseTime(), waiting);
+					attempt = fair
+							? this.provider.tryLockFair(key, settings.leaseTime(), waiterId, queueTimeout(settings))
+							: this.provider.tryLock(key, settings.leaseTime(), waiting);
 				}
 				catch (LockBackendException ex) {
 					if (Thread.currentThread().isInterrupted()) {
@@ -181,6 +191,7 @@ public final class DefaultLockTemplate implements LockTemplate {
 				}
 				if (attempt instanceof LockAttempt.Acquired acquired) {
 					if (System.nanoTime() - sent < leaseNanos) {
+						queued = false;
 						return hold(acquired.handle(), settings, sent);
 					}
 					discardLate(acquired.handle());
@@ -205,6 +216,34 @@ public final class DefaultLockTemplate implements LockTemplate {
 			queue.waiter = null;
 			if (subscription != null) {
 				subscription.close();
+			}
+			if (queued) {
+				leaveQueue(key, waiterId);
+			}
+		}
+	}
+
+	/**
+	 * A fair waiter attempts at least once per retry interval, each attempt keeping its
+	 * place for this long; a waiter that dies is out of the queue after it.
+	 */
+	private static Duration queueTimeout(LockSettings settings) {
+		Duration threeRetries = settings.retryInterval().multipliedBy(3);
+		return (threeRetries.compareTo(MIN_QUEUE_TIMEOUT) < 0) ? MIN_QUEUE_TIMEOUT : threeRetries;
+	}
+
+	/** Gives up a place in a fair queue, so the next waiter need not wait it out. */
+	private void leaveQueue(String key, String waiterId) {
+		boolean interrupted = Thread.interrupted();
+		try {
+			this.provider.leaveQueue(key, waiterId);
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Could not leave the queue of lock '" + key + "'; the place expires by itself", ex);
+		}
+		finally {
+			if (interrupted) {
+				Thread.currentThread().interrupt();
 			}
 		}
 	}

@@ -9,7 +9,7 @@ import dev.distlock.OnLeaseLost;
  * Fully resolved options for one acquisition: nothing left to configuration.
  */
 record LockSettings(Duration waitTime, Duration leaseTime, boolean autoRenew, Duration retryInterval,
-		OnLeaseLost onLeaseLost) {
+		OnLeaseLost onLeaseLost, boolean fair) {
 
 	static LockSettings of(LockOptions options, LockOptions defaults) {
 		LockOptions merged = options.orElse(defaults);
@@ -19,7 +19,7 @@ record LockSettings(Duration waitTime, Duration leaseTime, boolean autoRenew, Du
 		}
 		OnLeaseLost onLeaseLost = (merged.onLeaseLost() != null) ? merged.onLeaseLost() : OnLeaseLost.FAIL_ON_EXIT;
 		return new LockSettings(merged.waitTime(), merged.leaseTime(), merged.autoRenew(), merged.retryInterval(),
-				onLeaseLost);
+				onLeaseLost, Boolean.TRUE.equals(merged.fair()));
 	}
 
 }
