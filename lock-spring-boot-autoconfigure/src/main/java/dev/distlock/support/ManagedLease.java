@@ -1,7 +1,6 @@
 package dev.distlock.support;
 
 import java.time.Duration;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 
@@ -72,7 +71,7 @@ final class ManagedLease implements Lease {
 
 	private final Runnable afterRelease;
 
-	private volatile @Nullable ScheduledFuture<?> deadlineCheck;
+	private volatile RenewalScheduler.@Nullable DeadlineCheck deadlineCheck;
 
 	ManagedLease(LockProvider provider, LockHandle handle, LockSettings settings, long sentAtNanos,
 			RenewalScheduler scheduler, Consumer<ManagedLease> onEnd, Runnable afterRelease,
@@ -91,8 +90,8 @@ final class ManagedLease implements Lease {
 
 	/**
 	 * Starts renewal (with auto-renew) and the deadline watch. The watch runs on the
-	 * watchdog thread, which never waits for the store: a lease whose deadline passes is
-	 * declared lost then, even while a renewal is stuck.
+	 * scheduler's collecting thread, which never waits for the store: a lease whose
+	 * deadline passes is declared lost then, even while a renewal is stuck.
 	 */
 	void start() {
 		synchronized (this.monitor) {
@@ -353,9 +352,9 @@ final class ManagedLease implements Lease {
 
 	private void cancelDeadlineCheck() {
 		synchronized (this.deadlineCheckMonitor) {
-			ScheduledFuture<?> next = this.deadlineCheck;
+			RenewalScheduler.DeadlineCheck next = this.deadlineCheck;
 			if (next != null) {
-				next.cancel(false);
+				this.scheduler.cancel(next);
 			}
 		}
 	}

@@ -10,8 +10,6 @@ import java.util.NavigableSet;
 import java.util.TreeSet;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -33,12 +31,14 @@ import org.jspecify.annotations.Nullable;
  * renewal interval goes along, in one {@link LockProvider#renewAll} call per provider
  * (one script call per Redis slot). So renewing N locks costs a few round trips per
  * renewal interval, not N, and no thread or timer exists per lock: one thread collects
- * batches, two send them, one watchdog thread checks lease deadlines.
+ * batches and checks lease deadlines, two send the batches.
  *
  * <p>
- * The watchdog never talks to the store, so a renewal stuck on a slow or unreachable
- * Redis cannot delay the moment a lease is declared lost. A released lease is removed at
- * once and leaves nothing behind.
+ * The collecting thread never talks to the store, so a renewal stuck on a slow or
+ * unreachable Redis cannot delay the moment a lease is declared lost. Taking and
+ * releasing a lock wakes no thread unless the new task is due before the collector's next
+ * planned wake-up (at most a second away). A released lease is removed at once and leaves
+ * nothing behind.
  */
 public final class RenewalScheduler implements AutoCloseable {
 
@@ -51,13 +51,22 @@ public final class RenewalScheduler implements AutoCloseable {
 	/** Pending renewals by due time; guarded by {@link #lock}. */
 	private final NavigableSet<Renewal> pending = new TreeSet<>();
 
+	/** Pending lease deadline checks by due time; guarded by {@link #lock}. */
+	private final NavigableSet<DeadlineCheck> deadlines = new TreeSet<>();
+
+	/**
+	 * When the collector wakes next anyway; guarded by {@link #lock}. A task due later
+	 * needs no signal, so taking and releasing a lock wakes no thread.
+	 */
+	private long plannedWakeNanos = System.nanoTime();
+
 	private final AtomicLong sequence = new AtomicLong();
 
 	private final ExecutorService senders;
 
-	private final ScheduledThreadPoolExecutor watchdog;
-
 	private final Thread collector;
+
+	private static final long IDLE_WAKE_NANOS = TimeUnit.SECONDS.toNanos(1);
 
 	private final AtomicLong batches = new AtomicLong();
 
@@ -66,9 +75,6 @@ public final class RenewalScheduler implements AutoCloseable {
 	public RenewalScheduler() {
 		this.senders = new ThreadPoolExecutor(2, 2, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(),
 				threads("distlock-renewal-"));
-		this.watchdog = new ScheduledThreadPoolExecutor(1, threads("distlock-watchdog-"));
-		this.watchdog.setRemoveOnCancelPolicy(true);
-		this.watchdog.setExecuteExistingDelayedTasksAfterShutdownPolicy(false);
 		this.collector = threads("distlock-renewal-batch-").newThread(this::collect);
 		this.collector.start();
 	}
@@ -91,9 +97,7 @@ public final class RenewalScheduler implements AutoCloseable {
 		this.lock.lock();
 		try {
 			this.pending.add(renewal);
-			if (this.pending.first() == renewal) {
-				this.changed.signal();
-			}
+			wakeIfSooner(renewal.dueNanos);
 		}
 		finally {
 			this.lock.unlock();
@@ -112,8 +116,39 @@ public final class RenewalScheduler implements AutoCloseable {
 		}
 	}
 
-	ScheduledFuture<?> scheduleDeadlineCheck(Runnable task, long delayNanos) {
-		return this.watchdog.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
+	/**
+	 * Runs {@code task} on the collector thread, which never waits for the store, after
+	 * {@code delayNanos}; the task must not block.
+	 */
+	DeadlineCheck scheduleDeadlineCheck(Runnable task, long delayNanos) {
+		DeadlineCheck check = new DeadlineCheck(task, System.nanoTime() + delayNanos, this.sequence.incrementAndGet());
+		this.lock.lock();
+		try {
+			this.deadlines.add(check);
+			wakeIfSooner(check.dueNanos);
+		}
+		finally {
+			this.lock.unlock();
+		}
+		return check;
+	}
+
+	void cancel(DeadlineCheck check) {
+		this.lock.lock();
+		try {
+			this.deadlines.remove(check);
+		}
+		finally {
+			this.lock.unlock();
+		}
+	}
+
+	/** Guarded by {@link #lock}. */
+	private void wakeIfSooner(long dueNanos) {
+		if (dueNanos - this.plannedWakeNanos < 0) {
+			this.plannedWakeNanos = dueNanos;
+			this.changed.signal();
+		}
 	}
 
 	/** Renewals waiting to be sent; a released lease leaves none. */
@@ -132,7 +167,13 @@ public final class RenewalScheduler implements AutoCloseable {
 	 * none.
 	 */
 	public int pendingDeadlineChecks() {
-		return this.watchdog.getQueue().size();
+		this.lock.lock();
+		try {
+			return this.deadlines.size();
+		}
+		finally {
+			this.lock.unlock();
+		}
 	}
 
 	/** Batches of renewals collected so far (each is one call per provider involved). */
@@ -142,26 +183,34 @@ public final class RenewalScheduler implements AutoCloseable {
 
 	private void collect() {
 		while (!this.closed) {
-			List<Renewal> batch;
+			List<Renewal> batch = new ArrayList<>();
+			List<DeadlineCheck> expired = new ArrayList<>();
 			this.lock.lock();
 			try {
-				if (this.pending.isEmpty()) {
-					this.changed.await();
-					continue;
-				}
 				long now = System.nanoTime();
-				long wait = this.pending.first().dueNanos - now;
-				if (wait > 0) {
-					this.changed.awaitNanos(wait);
-					continue;
+				while (!this.deadlines.isEmpty() && this.deadlines.first().dueNanos - now <= 0) {
+					expired.add(this.deadlines.pollFirst());
 				}
-				batch = new ArrayList<>();
-				for (Iterator<Renewal> it = this.pending.iterator(); it.hasNext();) {
-					Renewal renewal = it.next();
-					if (renewal.earliestNanos - now <= 0) {
-						batch.add(renewal);
-						it.remove();
+				if (!this.pending.isEmpty() && this.pending.first().dueNanos - now <= 0) {
+					for (Iterator<Renewal> it = this.pending.iterator(); it.hasNext();) {
+						Renewal renewal = it.next();
+						if (renewal.earliestNanos - now <= 0) {
+							batch.add(renewal);
+							it.remove();
+						}
 					}
+				}
+				if (expired.isEmpty() && batch.isEmpty()) {
+					long next = now + IDLE_WAKE_NANOS;
+					if (!this.pending.isEmpty() && this.pending.first().dueNanos - next < 0) {
+						next = this.pending.first().dueNanos;
+					}
+					if (!this.deadlines.isEmpty() && this.deadlines.first().dueNanos - next < 0) {
+						next = this.deadlines.first().dueNanos;
+					}
+					this.plannedWakeNanos = next;
+					this.changed.awaitNanos(next - now);
+					continue;
 				}
 			}
 			catch (InterruptedException ex) {
@@ -170,8 +219,18 @@ public final class RenewalScheduler implements AutoCloseable {
 			finally {
 				this.lock.unlock();
 			}
-			this.batches.incrementAndGet();
-			send(batch);
+			for (DeadlineCheck check : expired) {
+				try {
+					check.task.run();
+				}
+				catch (RuntimeException ex) {
+					logger.error("Lease deadline check failed", ex);
+				}
+			}
+			if (!batch.isEmpty()) {
+				this.batches.incrementAndGet();
+				send(batch);
+			}
 		}
 	}
 
@@ -226,7 +285,29 @@ public final class RenewalScheduler implements AutoCloseable {
 		this.closed = true;
 		this.collector.interrupt();
 		this.senders.shutdownNow();
-		this.watchdog.shutdownNow();
+	}
+
+	/** One pending deadline check of one lease. */
+	static final class DeadlineCheck implements Comparable<DeadlineCheck> {
+
+		final Runnable task;
+
+		final long dueNanos;
+
+		private final long sequence;
+
+		DeadlineCheck(Runnable task, long dueNanos, long sequence) {
+			this.task = task;
+			this.dueNanos = dueNanos;
+			this.sequence = sequence;
+		}
+
+		@Override
+		public int compareTo(DeadlineCheck other) {
+			int byDue = Long.compare(this.dueNanos - other.dueNanos, 0);
+			return (byDue != 0) ? byDue : Long.compare(this.sequence, other.sequence);
+		}
+
 	}
 
 	/** One pending renewal of one lease. */
