@@ -56,8 +56,11 @@ public final class Benchmark {
 	}
 
 	private void header(RedisServer redis) {
-		String version = redis.command("INFO", "server")
-			.lines()
+		String info;
+		try (Lib.Raw raw = new Lib.Raw(redis.port())) {
+			info = raw.info("server");
+		}
+		String version = info.lines()
 			.filter((line) -> line.startsWith("redis_version:"))
 			.findFirst()
 			.orElse("redis_version:?");

@@ -111,6 +111,10 @@ interface Lib extends AutoCloseable {
 			return () -> this.redis.evalsha(this.sha, ScriptOutputType.INTEGER, new String[] { key }, token);
 		}
 
+		String info(String section) {
+			return this.redis.info(section);
+		}
+
 		/** One PING round trip, in nanoseconds. */
 		long ping() {
 			long start = System.nanoTime();

@@ -1,0 +1,160 @@
+package dev.distlock.support;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+
+import dev.distlock.Lease;
+import dev.distlock.LockOptions;
+import dev.distlock.redis.RedisLockProvider;
+import dev.distlock.testsupport.RedisCluster;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import org.springframework.data.redis.connection.RedisClusterConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
+
+/**
+ * The same locks on a real three-master Redis Cluster: keys in every slot (each script
+ * touches one slot: lock, fencing counter and fair queue share it), fencing tokens that
+ * rise per key, batched renewal grouped by slot, fair queues, and a waiter woken by the
+ * release through the cluster's pub/sub.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class ClusterTests {
+
+	private static RedisCluster cluster;
+
+	private static LettuceConnectionFactory factory;
+
+	private static LettuceConnectionFactory otherFactory;
+
+	private static StringRedisTemplate redis;
+
+	@BeforeAll
+	static void startCluster() {
+		cluster = RedisCluster.start(3);
+		factory = connect();
+		otherFactory = connect();
+		redis = new StringRedisTemplate(factory);
+	}
+
+	private static LettuceConnectionFactory connect() {
+		LettuceConnectionFactory created = new LettuceConnectionFactory(
+				new RedisClusterConfiguration(cluster.addresses()));
+		created.afterPropertiesSet();
+		created.start();
+		return created;
+	}
+
+	@AfterAll
+	static void stopCluster() {
+		factory.destroy();
+		otherFactory.destroy();
+		cluster.close();
+	}
+
+	@Test
+	void locksOnKeysAllOverTheClusterAreExclusiveFencedAndRenewed() {
+		try (RedisLockProvider provider = new RedisLockProvider(factory, "lock:", true);
+				RedisLockProvider otherProvider = new RedisLockProvider(otherFactory, "lock:", true);
+				RenewalScheduler scheduler = new RenewalScheduler();
+				RenewalScheduler otherScheduler = new RenewalScheduler()) {
+			DefaultLockTemplate template = template(provider, scheduler, Duration.ofMillis(100));
+			DefaultLockTemplate other = template(otherProvider, otherScheduler, Duration.ofMillis(100));
+			Map<String, Long> tokens = new HashMap<>();
+			List<Lease> held = new ArrayList<>();
+			for (int i = 0; i < 200; i++) {
+				String key = "cluster-" + i + "-" + UUID.randomUUID();
+				Lease lease = template.acquire(key, LockOptions.builder().leaseTime(Duration.ofMillis(600)).build());
+				tokens.put(key, lease.fencingToken());
+				held.add(lease);
+			}
+			long slots = held.stream().map((lease) -> slotOf("lock:" + lease.key())).distinct().count();
+			// Three renewal intervals: only renewal keeps the 600 ms leases.
+			LockSupport.parkNanos(Duration.ofMillis(600).toNanos());
+			assertThat(held).allMatch(Lease::isHeld);
+			for (Lease lease : held.subList(0, 20)) {
+				assertThat(other.tryAcquire(lease.key(), LockOptions.builder().waitTime(Duration.ZERO).build()))
+					.isEmpty();
+			}
+			held.forEach(Lease::release);
+			for (Map.Entry<String, Long> entry : tokens.entrySet()) {
+				try (Lease again = other.acquire(entry.getKey(), LockOptions.defaults())) {
+					assertThat(again.fencingToken()).isGreaterThan(entry.getValue());
+				}
+			}
+			System.out.printf("Cluster: 200 locks over %d slots on 3 masters held across three renewal intervals,"
+					+ " %d renewal batches%n", slots, scheduler.batches());
+		}
+	}
+
+	@Test
+	void aWaiterInAnotherJvmIsWokenByTheReleaseAndFairQueuesWork() throws Exception {
+		try (RedisLockProvider provider = new RedisLockProvider(factory, "lock:", true);
+				RedisLockProvider otherProvider = new RedisLockProvider(otherFactory, "lock:", true);
+				RenewalScheduler scheduler = new RenewalScheduler();
+				RenewalScheduler otherScheduler = new RenewalScheduler()) {
+			Duration retry = Duration.ofSeconds(2);
+			DefaultLockTemplate template = template(provider, scheduler, retry);
+			DefaultLockTemplate other = template(otherProvider, otherScheduler, retry);
+			for (boolean fair : new boolean[] { false, true }) {
+				String key = "cluster-wait-" + UUID.randomUUID();
+				LockOptions options = LockOptions.builder().fair(fair).build();
+				Lease held = template.acquire(key, options);
+				CompletableFuture<Long> waiter = CompletableFuture.supplyAsync(() -> {
+					try (Lease lease = other.acquire(key, options)) {
+						return System.nanoTime();
+					}
+				});
+				await("the waiter marked the lock", () -> redis.opsForHash().hasKey("lock:" + key, "waited"));
+				await("the waiter's subscription is up", otherProvider::isListening);
+				long released = System.nanoTime();
+				held.release();
+				long waitedMillis = TimeUnit.NANOSECONDS.toMillis(waiter.get(10, TimeUnit.SECONDS) - released);
+				System.out.printf("Cluster: %s waiter in another JVM took the lock %d ms after the release"
+						+ " (retry interval %d ms)%n", fair ? "fair" : "plain", waitedMillis, retry.toMillis());
+				assertThat(waitedMillis).as("wake-up after release, ms").isLessThan(retry.toMillis() / 2);
+			}
+		}
+	}
+
+	private static DefaultLockTemplate template(RedisLockProvider provider, RenewalScheduler scheduler,
+			Duration retry) {
+		return new DefaultLockTemplate(provider, scheduler,
+				LockOptions.builder()
+					.waitTime(Duration.ofSeconds(10))
+					.leaseTime(Duration.ofSeconds(30))
+					.autoRenew(true)
+					.retryInterval(retry)
+					.build());
+	}
+
+	private static int slotOf(String key) {
+		return org.springframework.data.redis.connection.ClusterSlotHashUtil.calculateSlot(key);
+	}
+
+	private static void await(String what, BooleanSupplier condition) {
+		long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+		while (!condition.getAsBoolean()) {
+			if (System.nanoTime() - deadline > 0) {
+				fail("Timed out waiting until " + what);
+			}
+			LockSupport.parkNanos(1_000_000);
+		}
+	}
+
+}
