@@ -47,6 +47,18 @@ final class LockOptionsResolver {
 					options("distributed-lock.locks." + name + ".", lock.getWaitTime(), lock.getLeaseTime(),
 							lock.getAutoRenew(), lock.getRetryInterval(), lock.getOnLeaseLost(), lock.getFair())));
 		this.named = Collections.unmodifiableMap(named);
+		if (properties.getWaitForReplicas() > 0) {
+			named.forEach((name, options) -> {
+				if (Boolean.TRUE.equals(options.fair())) {
+					throw new InvalidConfigurationPropertyValueException("distributed-lock.locks." + name + ".fair",
+							true, "Fair locks cannot be combined with distributed-lock.wait-for-replicas.");
+				}
+			});
+			if (properties.isFair()) {
+				throw new InvalidConfigurationPropertyValueException("distributed-lock.fair", true,
+						"Fair locks cannot be combined with distributed-lock.wait-for-replicas.");
+			}
+		}
 	}
 
 	/** The global defaults, every value set. */

@@ -182,16 +182,39 @@ public final class RedisLockProvider implements LockProvider, AutoCloseable {
 	@Override
 	public LockAttempt tryLock(String key, Duration leaseTime, boolean waiting) {
 		String waitingFlag = waiting ? "1" : "0";
+		return attempt(key,
+				(lockKey, owner) -> (this.waitForReplicas > 0)
+						? acquireReplicated(key, lockKey, owner, leaseTime, waitingFlag)
+						: run(key, "acquire", () -> this.redis.execute(LockScripts.ACQUIRE,
+								List.of(lockKey, this.keys.fenceKey(lockKey)), owner, millis(leaseTime), waitingFlag)));
+	}
+
+	@Override
+	public LockAttempt tryLockFair(String key, Duration leaseTime, String waiterId, Duration queueTimeout) {
+		if (this.waitForReplicas > 0) {
+			throw new UnsupportedOperationException(
+					"Fair locks are not available with distributed-lock.wait-for-replicas (lock '" + key + "')");
+		}
+		return attempt(key,
+				(lockKey, owner) -> run(key, "acquire",
+						() -> this.redis.execute(LockScripts.FAIR_ACQUIRE,
+								List.of(lockKey, this.keys.fenceKey(lockKey), this.keys.queueKey(lockKey),
+										this.keys.waiterDeadlinesKey(lockKey)),
+								owner, millis(leaseTime), waiterId, millis(queueTimeout))));
+	}
+
+	/**
+	 * One acquire script call under a fresh owner token; a failed call (whose lock may
+	 * have been taken, or taken and found unreplicated) is cleaned up by that token.
+	 */
+	private LockAttempt attempt(String key, AcquireCall call) {
 		String lockKey = this.keys.lockKey(key);
 		String owner = this.instanceId + ":" + this.sequence.incrementAndGet();
 		long result;
 		try {
-			result = (this.waitForReplicas > 0) ? acquireReplicated(key, lockKey, owner, leaseTime, waitingFlag)
-					: run(key, "acquire", () -> this.redis.execute(LockScripts.ACQUIRE,
-							List.of(lockKey, this.keys.fenceKey(lockKey)), owner, millis(leaseTime), waitingFlag));
+			result = call.run(lockKey, owner);
 		}
 		catch (LockBackendException ex) {
-			// Also where a lock too few replicas acknowledged is released.
 			abandon(lockKey, owner, ex);
 			throw ex;
 		}
@@ -201,30 +224,11 @@ public final class RedisLockProvider implements LockProvider, AutoCloseable {
 		return new LockAttempt.Busy(Duration.ofMillis(-result - 1));
 	}
 
-	@Override
-	public LockAttempt tryLockFair(String key, Duration leaseTime, String waiterId, Duration queueTimeout) {
-		if (this.waitForReplicas > 0) {
-			throw new UnsupportedOperationException(
-					"Fair locks are not available with distributed-lock.wait-for-replicas (lock '" + key + "')");
-		}
-		String lockKey = this.keys.lockKey(key);
-		String owner = this.instanceId + ":" + this.sequence.incrementAndGet();
-		long result;
-		try {
-			result = run(key, "acquire",
-					() -> this.redis.execute(LockScripts.FAIR_ACQUIRE,
-							List.of(lockKey, this.keys.fenceKey(lockKey), this.keys.queueKey(lockKey),
-									this.keys.waiterDeadlinesKey(lockKey)),
-							owner, millis(leaseTime), waiterId, millis(queueTimeout)));
-		}
-		catch (LockBackendException ex) {
-			abandon(lockKey, owner, ex);
-			throw ex;
-		}
-		if (result > 0) {
-			return new LockAttempt.Acquired(new RedisLockHandle(key, lockKey, owner, result));
-		}
-		return new LockAttempt.Busy(Duration.ofMillis(-result - 1));
+	@FunctionalInterface
+	private interface AcquireCall {
+
+		long run(String lockKey, String owner);
+
 	}
 
 	@Override

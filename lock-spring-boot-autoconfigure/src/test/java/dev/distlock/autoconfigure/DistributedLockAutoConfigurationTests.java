@@ -136,6 +136,17 @@ class DistributedLockAutoConfigurationTests {
 	}
 
 	@Test
+	void fairLocksWithTheReplicaGuardFailStartupNamingTheProperty() {
+		this.runner
+			.withPropertyValues("distributed-lock.wait-for-replicas=1", "distributed-lock.locks.orders.fair=true")
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.rootCause()
+				.isInstanceOf(InvalidConfigurationPropertyValueException.class)
+				.hasMessageContaining("distributed-lock.locks.orders.fair"));
+	}
+
+	@Test
 	void invalidNamedLeaseFailsStartupNamingTheProperty() {
 		assertStartupFailsNaming("distributed-lock.locks.stock.lease-time=-5s",
 				"distributed-lock.locks.stock.lease-time");

@@ -21,6 +21,7 @@ import dev.distlock.spi.LockHandle;
 import dev.distlock.support.DefaultLockTemplate;
 import dev.distlock.support.RenewalScheduler;
 import dev.distlock.testsupport.FaultProxy;
+import dev.distlock.testsupport.Conditions;
 import dev.distlock.testsupport.RedisServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -411,13 +412,7 @@ class LostReplyTests {
 	}
 
 	private static void await(String what, Duration timeout, BooleanSupplier condition) {
-		long deadline = System.nanoTime() + timeout.toNanos();
-		while (!condition.getAsBoolean()) {
-			if (System.nanoTime() - deadline > 0) {
-				fail("timed out after " + timeout + " waiting for: " + what);
-			}
-			LockSupport.parkNanos(1_000_000);
-		}
+		Conditions.await(what, timeout, condition);
 	}
 
 }

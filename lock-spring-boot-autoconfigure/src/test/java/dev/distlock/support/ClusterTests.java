@@ -14,6 +14,7 @@ import java.util.function.BooleanSupplier;
 import dev.distlock.Lease;
 import dev.distlock.LockOptions;
 import dev.distlock.redis.RedisLockProvider;
+import dev.distlock.testsupport.Conditions;
 import dev.distlock.testsupport.RedisCluster;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -148,13 +149,7 @@ class ClusterTests {
 	}
 
 	private static void await(String what, BooleanSupplier condition) {
-		long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-		while (!condition.getAsBoolean()) {
-			if (System.nanoTime() - deadline > 0) {
-				fail("Timed out waiting until " + what);
-			}
-			LockSupport.parkNanos(1_000_000);
-		}
+		Conditions.await(what, Duration.ofSeconds(10), condition);
 	}
 
 }

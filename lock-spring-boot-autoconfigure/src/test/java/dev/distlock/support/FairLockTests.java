@@ -17,6 +17,7 @@ import dev.distlock.LockOptions;
 import dev.distlock.redis.RedisLockProvider;
 import dev.distlock.redis.TestRedis;
 import dev.distlock.spi.LockAttempt;
+import dev.distlock.testsupport.Conditions;
 import dev.distlock.testsupport.RedisServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -175,13 +176,7 @@ class FairLockTests {
 	}
 
 	private static void await(String what, BooleanSupplier condition) {
-		long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-		while (!condition.getAsBoolean()) {
-			if (System.nanoTime() - deadline > 0) {
-				fail("Timed out waiting until " + what);
-			}
-			LockSupport.parkNanos(1_000_000);
-		}
+		Conditions.await(what, Duration.ofSeconds(10), condition);
 	}
 
 }

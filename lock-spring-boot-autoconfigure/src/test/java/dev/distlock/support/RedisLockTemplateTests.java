@@ -22,6 +22,7 @@ import dev.distlock.LockContext;
 import dev.distlock.LockOptions;
 import dev.distlock.redis.RedisLockProvider;
 import dev.distlock.redis.TestRedis;
+import dev.distlock.testsupport.Conditions;
 import dev.distlock.testsupport.RedisServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -389,13 +390,7 @@ class RedisLockTemplateTests {
 	}
 
 	private static void await(String what, Duration timeout, BooleanSupplier condition) {
-		long deadline = System.nanoTime() + timeout.toNanos();
-		while (!condition.getAsBoolean()) {
-			if (System.nanoTime() > deadline) {
-				fail("timed out after " + timeout + " waiting for: " + what);
-			}
-			LockSupport.parkNanos(1_000_000);
-		}
+		Conditions.await(what, timeout, condition);
 	}
 
 }
