@@ -55,7 +55,18 @@ public final class DistributedLockAdvisor extends AbstractPointcutAdvisor {
 	 */
 	public DistributedLockAdvisor(Function<String, @Nullable LockOptions> namedOptions, Supplier<LockTemplate> template,
 			@Nullable ConfigurableBeanFactory beanFactory, int order) {
-		LockKeyEvaluator evaluator = new LockKeyEvaluator(beanFactory);
+		this(namedOptions, template, beanFactory, order, false);
+	}
+
+	/**
+	 * As
+	 * {@link #DistributedLockAdvisor(Function, Supplier, ConfigurableBeanFactory, int)}.
+	 * @param allowTypeReferences whether key expressions may use {@code T(...)} and
+	 * {@code new} (off by default: a lock key needs neither)
+	 */
+	public DistributedLockAdvisor(Function<String, @Nullable LockOptions> namedOptions, Supplier<LockTemplate> template,
+			@Nullable ConfigurableBeanFactory beanFactory, int order, boolean allowTypeReferences) {
+		LockKeyEvaluator evaluator = new LockKeyEvaluator(beanFactory, allowTypeReferences);
 		this.source = new LockOperationSource(namedOptions,
 				(beanFactory != null) ? beanFactory::resolveEmbeddedValue : null, evaluator);
 		this.interceptor = new DistributedLockInterceptor(this.source, evaluator, template);

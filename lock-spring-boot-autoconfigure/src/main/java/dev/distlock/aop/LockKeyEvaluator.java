@@ -1,7 +1,9 @@
 package dev.distlock.aop;
 
 import java.lang.reflect.Method;
+import java.util.Arrays;
 import java.util.Map;
+import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 
 import org.jspecify.annotations.Nullable;
@@ -15,12 +17,16 @@ import org.springframework.expression.EvaluationException;
 import org.springframework.expression.Expression;
 import org.springframework.expression.ParseException;
 import org.springframework.expression.TypeLocator;
+import org.springframework.expression.spel.SpelNode;
+import org.springframework.expression.spel.ast.VariableReference;
+import org.springframework.expression.spel.standard.SpelExpression;
 
 /**
  * Parses key expressions once (at startup) and evaluates them per call against the
- * method's arguments. Type references ({@code T(...)}, {@code new ...}) are refused: a
- * lock key needs none, and an expression that can reach arbitrary classes is a risk
- * wherever annotation values come from outside the codebase.
+ * method's arguments. Type references ({@code T(...)}, {@code new ...}) are refused
+ * unless {@code distributed-lock.allow-type-references-in-keys} is set: a lock key needs
+ * none, and an expression that can reach arbitrary classes is a risk wherever annotation
+ * values come from outside the codebase.
  */
 final class LockKeyEvaluator extends CachedExpressionEvaluator {
 
@@ -32,19 +38,66 @@ final class LockKeyEvaluator extends CachedExpressionEvaluator {
 
 	private final @Nullable BeanFactoryResolver beanResolver;
 
-	LockKeyEvaluator(@Nullable BeanFactory beanFactory) {
+	private final boolean allowTypeReferences;
+
+	LockKeyEvaluator(@Nullable BeanFactory beanFactory, boolean allowTypeReferences) {
 		this.beanResolver = (beanFactory != null) ? new BeanFactoryResolver(beanFactory) : null;
+		this.allowTypeReferences = allowTypeReferences;
 	}
 
-	/** Parses and caches; a syntax error names the method. */
-	void parse(String expression, AnnotatedElementKey elementKey, String description) {
+	/**
+	 * Parses and caches. A syntax error, or a {@code #variable} that is not one of the
+	 * method's parameters ({@code #name}, {@code #p0}, {@code #a0}) fails, naming the
+	 * method: such a key would silently evaluate to null at every call.
+	 */
+	void parse(String expression, AnnotatedElementKey elementKey, String description, Method method) {
+		Expression parsed;
 		try {
-			getExpression(this.expressions, elementKey, expression);
+			parsed = getExpression(this.expressions, elementKey, expression);
 		}
 		catch (ParseException ex) {
 			throw new IllegalStateException("@DistributedLock key \"" + expression + "\" on " + description
 					+ " is not a valid SpEL expression: " + ex.getMessage(), ex);
 		}
+		if (parsed instanceof SpelExpression spel) {
+			@Nullable String[] names = getParameterNameDiscoverer().getParameterNames(method);
+			checkVariables(spel.getAST(), expression, description, method, names);
+		}
+	}
+
+	private static void checkVariables(SpelNode node, String expression, String description, Method method,
+			@Nullable String @Nullable [] names) {
+		if (node instanceof VariableReference) {
+			String variable = node.toStringAST().substring(1);
+			if (!isParameter(variable, method, names)) {
+				String known = (names != null) ? String.join(", ", names) : "none: compile with -parameters";
+				throw new IllegalStateException("@DistributedLock key \"" + expression + "\" on " + description
+						+ " uses #" + variable + ", which is not a parameter of the method (parameter names: " + known
+						+ "; by position: #p0 or #a0)");
+			}
+		}
+		for (int i = 0; i < node.getChildCount(); i++) {
+			checkVariables(node.getChild(i), expression, description, method, names);
+		}
+	}
+
+	private static boolean isParameter(String variable, Method method, @Nullable String @Nullable [] names) {
+		if (variable.equals("root") || variable.equals("this")) {
+			return true;
+		}
+		if (names != null && Arrays.asList(names).contains(variable)) {
+			return true;
+		}
+		if (variable.length() > 1 && (variable.charAt(0) == 'p' || variable.charAt(0) == 'a')) {
+			try {
+				int index = Integer.parseInt(variable.substring(1));
+				return index >= 0 && index < method.getParameterCount();
+			}
+			catch (NumberFormatException ex) {
+				return false;
+			}
+		}
+		return false;
 	}
 
 	/**
@@ -57,7 +110,9 @@ final class LockKeyEvaluator extends CachedExpressionEvaluator {
 		LockExpressionRootObject root = new LockExpressionRootObject(method, args, target, targetClass);
 		MethodBasedEvaluationContext context = new MethodBasedEvaluationContext(root, method, args,
 				getParameterNameDiscoverer());
-		context.setTypeLocator(NO_TYPES);
+		if (!this.allowTypeReferences) {
+			context.setTypeLocator(NO_TYPES);
+		}
 		if (this.beanResolver != null) {
 			context.setBeanResolver(this.beanResolver);
 		}
@@ -70,6 +125,12 @@ final class LockKeyEvaluator extends CachedExpressionEvaluator {
 			throw new IllegalArgumentException("@DistributedLock key \"" + operation.keyExpression() + "\" on "
 					+ operation.description() + " could not be evaluated: " + ex.getMessage(), ex);
 		}
+		if (value != null && !isKeyType(value)) {
+			throw new IllegalArgumentException("@DistributedLock key \"" + operation.keyExpression() + "\" on "
+					+ operation.description() + " evaluated to a " + value.getClass().getName()
+					+ "; a key must be a string, number, boolean, character, enum or UUID (build one string, for"
+					+ " example #order.id + ':' + #sku); the method was not invoked");
+		}
 		String key = (value != null) ? value.toString() : null;
 		if (key == null || key.isBlank()) {
 			throw new IllegalArgumentException("@DistributedLock key \"" + operation.keyExpression() + "\" on "
@@ -77,6 +138,11 @@ final class LockKeyEvaluator extends CachedExpressionEvaluator {
 					+ "; the method was not invoked" + parameterNameHint(method));
 		}
 		return key;
+	}
+
+	private static boolean isKeyType(Object value) {
+		return value instanceof CharSequence || value instanceof Number || value instanceof Boolean
+				|| value instanceof Character || value instanceof Enum<?> || value instanceof UUID;
 	}
 
 	private String parameterNameHint(Method method) {

@@ -84,7 +84,7 @@ public final class LockOperationSource {
 			throw new IllegalStateException("@DistributedLock on " + description + " has an empty key");
 		}
 		AnnotatedElementKey elementKey = new AnnotatedElementKey(specific, owner);
-		this.evaluator.parse(annotation.key(), elementKey, description);
+		this.evaluator.parse(annotation.key(), elementKey, description, specific);
 		LockOptions options = options(annotation, description);
 		Class<?> returnType = specific.getReturnType();
 		checkReturnType(annotation.onFailure(), returnType, description);

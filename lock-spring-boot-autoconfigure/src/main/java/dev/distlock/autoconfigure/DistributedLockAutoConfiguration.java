@@ -62,6 +62,12 @@ public final class DistributedLockAutoConfiguration {
 				properties.isReleaseAfterCommit());
 	}
 
+	@Bean
+	@ConditionalOnBean(LockTemplate.class)
+	static ReleaseOnShutdown distributedLockReleaseOnShutdown(LockTemplate lockTemplate) {
+		return new ReleaseOnShutdown(lockTemplate);
+	}
+
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnClass(RedisConnectionFactory.class)
 	@ConditionalOnBean(RedisConnectionFactory.class)
@@ -107,6 +113,8 @@ public final class DistributedLockAutoConfiguration {
 				ObjectProvider<LockTemplate> template, ConfigurableListableBeanFactory beanFactory,
 				Environment environment) {
 			int order = environment.getProperty("distributed-lock.order", Integer.class, 2147483547);
+			boolean allowTypes = environment.getProperty("distributed-lock.allow-type-references-in-keys",
+					Boolean.class, false);
 			return new DistributedLockAdvisor((name) -> options.getObject().named(name), () -> {
 				LockTemplate available = template.getIfAvailable();
 				if (available == null) {
@@ -114,7 +122,7 @@ public final class DistributedLockAutoConfiguration {
 							+ " configure Redis (spring.data.redis.*) or define a LockProvider bean");
 				}
 				return available;
-			}, beanFactory, order);
+			}, beanFactory, order, allowTypes);
 		}
 
 	}

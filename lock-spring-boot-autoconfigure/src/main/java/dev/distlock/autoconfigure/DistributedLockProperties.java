@@ -65,6 +65,13 @@ public class DistributedLockProperties {
 	private boolean fair = false;
 
 	/**
+	 * Whether @DistributedLock key expressions may use type references (T(...)) and
+	 * constructors (new ...). Off: a key needs neither, and an expression that can reach
+	 * any class is a risk.
+	 */
+	private boolean allowTypeReferencesInKeys = false;
+
+	/**
 	 * Whether a lock taken inside an active transaction (an outer @Transactional or
 	 * TransactionTemplate) by a
 	 * @DistributedLock method or LockTemplate.execute is kept, and renewed, until that
@@ -152,6 +159,14 @@ public class DistributedLockProperties {
 
 	public void setOnLeaseLost(OnLeaseLost onLeaseLost) {
 		this.onLeaseLost = onLeaseLost;
+	}
+
+	public boolean isAllowTypeReferencesInKeys() {
+		return this.allowTypeReferencesInKeys;
+	}
+
+	public void setAllowTypeReferencesInKeys(boolean allowTypeReferencesInKeys) {
+		this.allowTypeReferencesInKeys = allowTypeReferencesInKeys;
 	}
 
 	public boolean isFair() {

@@ -19,6 +19,7 @@ import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.output.IntegerOutput;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.core.NestedExceptionUtils;
 import org.springframework.dao.DataAccessException;
 import org.springframework.data.redis.connection.ClusterSlotHashUtil;
 import org.springframework.data.redis.connection.RedisConnection;
@@ -354,8 +355,8 @@ public final class RedisLockProvider implements LockProvider, AutoCloseable {
 			result = call.get();
 		}
 		catch (DataAccessException ex) {
-			throw new LockBackendException(key,
-					"Redis failed to " + operation + " lock '" + key + "': " + ex.getMessage(), ex);
+			throw new LockBackendException(key, "Redis failed to " + operation + " lock '" + key + "': "
+					+ NestedExceptionUtils.getMostSpecificCause(ex).getMessage(), ex);
 		}
 		if (result == null) {
 			throw new LockBackendException(key, "Redis returned no reply to " + operation + " lock '" + key + "'",

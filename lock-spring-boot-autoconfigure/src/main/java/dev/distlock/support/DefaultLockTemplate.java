@@ -33,11 +33,14 @@ import org.jspecify.annotations.Nullable;
  * when the request was sent) does not count: the lock is released if it is still ours and
  * the attempt is treated as busy.
  */
-public final class DefaultLockTemplate implements LockTemplate {
+public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 
 	private static final Log logger = LogFactory.getLog(DefaultLockTemplate.class);
 
 	private static final Duration MIN_QUEUE_TIMEOUT = Duration.ofSeconds(1);
+
+	/** Longer keys are rejected: a key names a resource, and Redis keys cost memory. */
+	static final int MAX_KEY_LENGTH = 1024;
 
 	private final LockProvider provider;
 
@@ -335,6 +338,30 @@ public final class DefaultLockTemplate implements LockTemplate {
 	private static void checkKey(@Nullable String key) {
 		if (key == null || key.isBlank()) {
 			throw new IllegalArgumentException("Lock key must not be null or blank but was '" + key + "'");
+		}
+		if (key.length() > MAX_KEY_LENGTH) {
+			throw new IllegalArgumentException(
+					"Lock key is " + key.length() + " characters long, more than " + MAX_KEY_LENGTH + " (it starts '"
+							+ key.substring(0, 40) + "…'): use an identifier, not a" + " payload, as the key");
+		}
+	}
+
+	/**
+	 * Releases every lock this template's callers still hold, and stops their renewal:
+	 * run when the application context closes, so a JVM that shuts down while holding
+	 * locks does not leave them to expire.
+	 */
+	@Override
+	public void close() {
+		for (ManagedLease lease : this.held.values()) {
+			try {
+				lease.release();
+				logger.info("Released lock '" + lease.key() + "' at shutdown; it was still held by thread '"
+						+ lease.owner().getName() + "'");
+			}
+			catch (RuntimeException ex) {
+				logger.warn("Could not release lock '" + lease.key() + "' at shutdown; it expires after its lease", ex);
+			}
 		}
 	}
 

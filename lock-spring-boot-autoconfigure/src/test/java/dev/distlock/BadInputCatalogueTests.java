@@ -1,0 +1,380 @@
+package dev.distlock;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import dev.distlock.autoconfigure.DistributedLockAutoConfiguration;
+import dev.distlock.redis.RedisLockProvider;
+import dev.distlock.redis.TestRedis;
+import dev.distlock.support.DefaultLockTemplate;
+import dev.distlock.support.RenewalScheduler;
+import dev.distlock.testsupport.RedisServer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import org.springframework.beans.factory.BeanCreationException;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * The bad-input catalogue: each case gets a clear error that names what is wrong (at
+ * startup where it can be known then), and leaves nothing locked. Startup failures of
+ * annotations and configuration properties that existed before are in
+ * {@code DistributedLockStartupFailureTests} and
+ * {@code DistributedLockAutoConfigurationTests}.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class BadInputCatalogueTests {
+
+	private static final StringRedisTemplate redis = new StringRedisTemplate(
+			TestRedis.connectionFactory(RedisServer.shared()));
+
+	private final ApplicationContextRunner runner = new ApplicationContextRunner()
+		.withConfiguration(
+				AutoConfigurations.of(DataRedisAutoConfiguration.class, DistributedLockAutoConfiguration.class))
+		.withPropertyValues("spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + RedisServer.shared().port(),
+				"distributed-lock.key-prefix=bad:");
+
+	// Key expressions, at startup
+
+	@Test
+	void anUnknownParameterNameFailsStartup() {
+		assertStartupFails(UnknownParameter.class, "uses #orderId, which is not a parameter", "parameter names: id");
+	}
+
+	@Test
+	void aPositionBeyondTheParametersFailsStartup() {
+		assertStartupFails(PositionOutOfRange.class, "uses #p3, which is not a parameter");
+	}
+
+	@Test
+	void aNegativeNamedRetryIntervalFailsStartup() {
+		this.runner.withPropertyValues("distributed-lock.locks.x.retry-interval=-1s")
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.rootCause()
+				.hasMessageContaining("distributed-lock.locks.x.retry-interval"));
+	}
+
+	// Key values, per call
+
+	@Test
+	void aCollectionKeyIsRejectedAndTheMethodNotInvoked() {
+		run((context) -> {
+			Keys keys = context.getBean(Keys.class);
+			assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> keys.list(List.of("a", "b")))
+				.withMessageContaining("evaluated to a java.util.")
+				.withMessageContaining("a key must be a string, number");
+			assertThat(keys.calls()).isZero();
+		});
+	}
+
+	@Test
+	void anObjectKeyIsRejectedAndTheMethodNotInvoked() {
+		run((context) -> {
+			Keys keys = context.getBean(Keys.class);
+			assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> keys.object(new Object()))
+				.withMessageContaining("evaluated to a java.lang.Object");
+			assertThat(keys.calls()).isZero();
+		});
+	}
+
+	@Test
+	void numbersEnumsAndUuidsMakeKeys() {
+		run((context) -> {
+			Keys keys = context.getBean(Keys.class);
+			assertThat(keys.number(42)).isEqualTo("bad:42");
+			assertThat(keys.enumKey(TimeUnit.SECONDS)).isEqualTo("bad:SECONDS");
+			UUID id = UUID.randomUUID();
+			assertThat(keys.uuid(id)).isEqualTo("bad:" + id);
+		});
+	}
+
+	@Test
+	void emptyAndWhitespaceKeysAreRejected() {
+		run((context) -> {
+			Keys keys = context.getBean(Keys.class);
+			assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> keys.text(""))
+				.withMessageContaining("evaluated to a blank string");
+			assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(() -> keys.text(" \t "))
+				.withMessageContaining("evaluated to a blank string");
+			assertThat(keys.calls()).isZero();
+		});
+	}
+
+	@Test
+	void constructorsInKeysAreRefusedByDefault() {
+		run((context) -> {
+			Keys keys = context.getBean(Keys.class);
+			assertThatExceptionOfType(IllegalArgumentException.class).isThrownBy(keys::constructor)
+				.withMessageContaining("could not be evaluated")
+				.withMessageContaining("java.lang.StringBuilder");
+			assertThat(keys.calls()).isZero();
+		});
+	}
+
+	@Test
+	void typeReferencesWorkWhenTheApplicationOptsIn() {
+		this.runner.withPropertyValues("distributed-lock.allow-type-references-in-keys=true")
+			.withBean(Keys.class)
+			.run((context) -> assertThat(context.getBean(Keys.class).typeReference("x")).isEqualTo("bad:X"));
+	}
+
+	@Test
+	void aHugeKeyIsRejectedAndNothingIsLocked() {
+		run((context) -> {
+			String huge = "k".repeat(5000);
+			assertThatExceptionOfType(IllegalArgumentException.class)
+				.isThrownBy(() -> context.getBean(LockTemplate.class).run(huge, () -> {
+				}))
+				.withMessageContaining("5000 characters long, more than 1024");
+			assertThat(redis.hasKey("bad:" + huge)).isFalse();
+		});
+	}
+
+	@Test
+	void bracesColonsAndNonAsciiAreKeptAsTheyAre() {
+		run((context) -> {
+			String key = "{tenant-7}:order:Bestellung-ü-€-" + UUID.randomUUID();
+			try (Lease lease = context.getBean(LockTemplate.class).acquire(key, LockOptions.defaults())) {
+				assertThat(redis.hasKey("bad:" + key)).isTrue();
+			}
+			assertThat(redis.hasKey("bad:" + key)).isFalse();
+		});
+	}
+
+	// The caller
+
+	@Test
+	void anAlreadyInterruptedCallerGetsAnAcquisitionErrorAndNothingIsLocked() {
+		run((context) -> {
+			String key = "interrupted-" + UUID.randomUUID();
+			Thread.currentThread().interrupt();
+			try {
+				assertThatExceptionOfType(LockAcquisitionException.class)
+					.isThrownBy(() -> context.getBean(LockTemplate.class).acquire(key, LockOptions.defaults()))
+					.withMessageContaining("Interrupted");
+				assertThat(Thread.currentThread().isInterrupted()).as("interrupt flag kept").isTrue();
+			}
+			finally {
+				Thread.interrupted();
+			}
+			assertThat(redis.hasKey("bad:" + key)).isFalse();
+		});
+	}
+
+	@Test
+	void aLeaseReleasedTwiceOrFromAnotherThreadIsReleasedOnce() {
+		run((context) -> {
+			String key = "released-" + UUID.randomUUID();
+			Lease lease = context.getBean(LockTemplate.class).acquire(key, LockOptions.defaults());
+			CompletableFuture.runAsync(lease::release).get(10, TimeUnit.SECONDS);
+			assertThat(redis.hasKey("bad:" + key)).isFalse();
+			lease.release();
+			assertThat(lease.isHeld()).isFalse();
+		});
+	}
+
+	@Test
+	void shuttingDownWhileHoldingReleasesTheLockAndStopsRenewal() {
+		String key = "shutdown-" + UUID.randomUUID();
+		this.runner.run((context) -> {
+			context.getBean(LockTemplate.class).acquire(key, LockOptions.defaults());
+			assertThat(redis.hasKey("bad:" + key)).isTrue();
+			RenewalScheduler scheduler = context.getBean(RenewalScheduler.class);
+			((ConfigurableApplicationContext) context.getSourceApplicationContext()).close();
+			assertThat(redis.hasKey("bad:" + key)).as("lock after the context closed").isFalse();
+			assertThat(scheduler.pendingTasks()).isZero();
+		});
+	}
+
+	// The store
+
+	@Test
+	void redisDownAtStartupDoesNotStopTheApplicationAndACallFailsInBoundedTime() {
+		RedisServer gone = RedisServer.start();
+		int port = gone.port();
+		gone.close();
+		new ApplicationContextRunner()
+			.withConfiguration(
+					AutoConfigurations.of(DataRedisAutoConfiguration.class, DistributedLockAutoConfiguration.class))
+			.withPropertyValues("spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + port,
+					"spring.data.redis.timeout=500ms", "spring.data.redis.connect-timeout=500ms")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				long start = System.nanoTime();
+				assertThatExceptionOfType(LockBackendException.class)
+					.isThrownBy(() -> context.getBean(LockTemplate.class).tryAcquire("down", LockOptions.defaults()))
+					.withMessageContaining("down");
+				assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
+			});
+	}
+
+	@Test
+	void aScriptCacheFlushedUnderneathIsReloaded() {
+		try (RedisServer server = RedisServer.start()) {
+			LettuceConnectionFactory factory = TestRedis.connectionFactory(server);
+			try (RenewalScheduler scheduler = new RenewalScheduler()) {
+				DefaultLockTemplate template = TestRedis.template(factory, scheduler);
+				template.run("flushed", () -> {
+				});
+				assertThat(server.command("SCRIPT", "FLUSH")).isEqualTo("+OK");
+				try (Lease lease = template.acquire("flushed", LockOptions.defaults())) {
+					assertThat(lease.isHeld()).isTrue();
+				}
+			}
+			finally {
+				factory.destroy();
+			}
+		}
+	}
+
+	@Test
+	void aReadOnlyReplicaGivesABackendErrorNamingIt() {
+		try (RedisServer master = RedisServer.start();
+				RedisServer replica = RedisServer.start("--replicaof", master.host(),
+						Integer.toString(master.port()))) {
+			LettuceConnectionFactory factory = TestRedis.connectionFactory(replica);
+			try (RedisLockProvider provider = new RedisLockProvider(factory, "bad:", false)) {
+				assertThatExceptionOfType(LockBackendException.class)
+					.isThrownBy(() -> provider.tryLock("on-replica", Duration.ofSeconds(5)))
+					.withMessageContaining("on-replica")
+					.withMessageContaining("READONLY");
+			}
+			finally {
+				factory.destroy();
+			}
+		}
+	}
+
+	@Test
+	void aUserWithoutTheRightToRunScriptsGetsABackendErrorNamingIt() {
+		try (RedisServer server = RedisServer.start()) {
+			assertThat(server.command("ACL", "SETUSER", "app", "on", ">secret", "~*", "+@all", "-evalsha", "-eval"))
+				.isEqualTo("+OK");
+			RedisStandaloneConfiguration configuration = new RedisStandaloneConfiguration(server.host(), server.port());
+			configuration.setUsername("app");
+			configuration.setPassword("secret");
+			LettuceConnectionFactory factory = new LettuceConnectionFactory(configuration,
+					LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(5)).build());
+			factory.afterPropertiesSet();
+			factory.start();
+			try (RedisLockProvider provider = new RedisLockProvider(factory, "bad:", false)) {
+				assertThatExceptionOfType(LockBackendException.class)
+					.isThrownBy(() -> provider.tryLock("no-scripts", Duration.ofSeconds(5)))
+					.withMessageContaining("no-scripts")
+					.withMessageContaining("NOPERM");
+				assertThat(server.command("EXISTS", "bad:no-scripts")).isEqualTo(":0");
+			}
+			finally {
+				factory.destroy();
+			}
+		}
+	}
+
+	private void run(
+			org.springframework.boot.test.context.runner.ContextConsumer<org.springframework.boot.test.context.assertj.AssertableApplicationContext> test) {
+		this.runner.withBean(Keys.class).run(test);
+	}
+
+	private void assertStartupFails(Class<?> bean, String... reasons) {
+		this.runner.withBean(bean).run((context) -> {
+			assertThat(context).hasFailed();
+			Throwable failure = context.getStartupFailure();
+			while (failure.getCause() != null && !(failure instanceof IllegalStateException
+					&& failure.getMessage().contains("@DistributedLock"))) {
+				failure = failure.getCause();
+			}
+			for (String reason : reasons) {
+				assertThat(failure).hasMessageContaining(reason);
+			}
+			assertThat(context.getStartupFailure()).isInstanceOfAny(BeanCreationException.class,
+					IllegalStateException.class);
+		});
+	}
+
+	static class UnknownParameter {
+
+		@DistributedLock(key = "#orderId")
+		public void work(String id) {
+		}
+
+	}
+
+	static class PositionOutOfRange {
+
+		@DistributedLock(key = "#p3")
+		public void work(String id) {
+		}
+
+	}
+
+	/** Methods that return the Redis key they ran under. */
+	static class Keys {
+
+		private final AtomicInteger calls = new AtomicInteger();
+
+		public int calls() {
+			return this.calls.get();
+		}
+
+		@DistributedLock(key = "#values")
+		public void list(List<String> values) {
+			this.calls.incrementAndGet();
+		}
+
+		@DistributedLock(key = "#value")
+		public void object(Object value) {
+			this.calls.incrementAndGet();
+		}
+
+		@DistributedLock(key = "#value")
+		public void text(String value) {
+			this.calls.incrementAndGet();
+		}
+
+		@DistributedLock(key = "new java.lang.StringBuilder('x').toString()")
+		public void constructor() {
+			this.calls.incrementAndGet();
+		}
+
+		@DistributedLock(key = "T(java.lang.String).valueOf(#value).toUpperCase()")
+		public String typeReference(String value) {
+			return current();
+		}
+
+		@DistributedLock(key = "#value")
+		public String number(int value) {
+			return current();
+		}
+
+		@DistributedLock(key = "#value")
+		public String enumKey(TimeUnit value) {
+			return current();
+		}
+
+		@DistributedLock(key = "#value")
+		public String uuid(UUID value) {
+			return current();
+		}
+
+		private static String current() {
+			return LockContext.current().map((held) -> "bad:" + held.key()).orElse("none");
+		}
+
+	}
+
+}
