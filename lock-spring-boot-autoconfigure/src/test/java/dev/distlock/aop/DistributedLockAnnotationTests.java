@@ -4,9 +4,11 @@ import java.lang.annotation.ElementType;
 import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -21,6 +23,7 @@ import dev.distlock.LockOptions;
 import dev.distlock.LockTemplate;
 import dev.distlock.OnFailure;
 import dev.distlock.autoconfigure.DistributedLockAutoConfiguration;
+import dev.distlock.testsupport.Conditions;
 import dev.distlock.testsupport.RedisServer;
 import org.junit.jupiter.api.Test;
 
@@ -29,6 +32,8 @@ import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfigurat
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -183,6 +188,25 @@ class DistributedLockAnnotationTests {
 		});
 	}
 
+	@Test
+	void fairOnTheAnnotationQueuesTheCallerInRedis() {
+		this.runner.run((context) -> {
+			Orders orders = context.getBean(Orders.class);
+			LockTemplate template = context.getBean(LockTemplate.class);
+			StringRedisTemplate redis = new StringRedisTemplate(context.getBean(RedisConnectionFactory.class));
+			String id = UUID.randomUUID().toString();
+			holdElsewhere(template, "fair-" + id, () -> {
+				CompletableFuture<Void> call = CompletableFuture.runAsync(() -> orders.fair(id));
+				Conditions.await("the annotated call queued", Duration.ofSeconds(10),
+						() -> !redis.keys("*fair-" + id + ":queue").isEmpty());
+				assertThat(call).isNotDone();
+			});
+			Conditions.await("the annotated call ran", Duration.ofSeconds(10),
+					() -> orders.invocations().contains("fair"));
+			assertThat(redis.keys("*fair-" + id + "*")).isEmpty();
+		});
+	}
+
 	private static boolean release(Optional<Lease> lease) {
 		lease.ifPresent(Lease::release);
 		return lease.isPresent();
@@ -277,6 +301,11 @@ class DistributedLockAnnotationTests {
 		@DistributedLock(key = "#key", name = "quick")
 		public void named(String key) {
 			this.invocations.add("named");
+		}
+
+		@DistributedLock(key = "'fair-' + #id", waitTime = "5s", fair = true)
+		public void fair(String id) {
+			this.invocations.add("fair");
 		}
 
 		@MetaLocked
