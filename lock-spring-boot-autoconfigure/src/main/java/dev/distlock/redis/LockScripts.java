@@ -20,6 +20,11 @@ final class LockScripts {
 	 * {@code -1 - remainingMillis} when busy.
 	 *
 	 * <p>
+	 * The same call run twice (a client that re-sends commands whose replies a broken
+	 * connection swallowed) returns the token of the first run instead of reporting the
+	 * lock busy, so the acquisition is not orphaned until its lease ends.
+	 *
+	 * <p>
 	 * The token is the counter plus one, raised to the server's clock in microseconds
 	 * when the counter is behind it. One counter serves a whole slot (one key on a
 	 * standalone server), so memory does not grow with the number of lock names; the
@@ -27,7 +32,11 @@ final class LockScripts {
 	 * persistence, an eviction), so a fenced store never rejects a new holder forever.
 	 */
 	static final RedisScript<Long> ACQUIRE = RedisScript.of("""
-			if redis.call('exists', KEYS[1]) == 1 then
+			local holder = redis.call('hget', KEYS[1], 'owner')
+			if holder == ARGV[1] then
+			  return tonumber(redis.call('hget', KEYS[1], 'fence'))
+			end
+			if holder then
 			  if ARGV[3] == '1' then
 			    redis.call('hset', KEYS[1], 'waited', '1')
 			  end

@@ -287,10 +287,10 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 	}
 
 	/**
-	 * Keys with local threads acquiring or waiting; for tests (a finished wait leaves
-	 * none).
+	 * Keys with local threads acquiring or waiting: 0 when nobody waits (a finished wait
+	 * leaves none).
 	 */
-	int queuedKeys() {
+	public int queuedKeys() {
 		return this.queues.size();
 	}
 
@@ -344,6 +344,11 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 					"Lock key is " + key.length() + " characters long, more than " + MAX_KEY_LENGTH + " (it starts '"
 							+ key.substring(0, 40) + "…'): use an identifier, not a" + " payload, as the key");
 		}
+	}
+
+	/** Locks that callers of this template hold now: 0 once every lease is released. */
+	public int heldLocks() {
+		return this.held.size();
 	}
 
 	/**

@@ -183,7 +183,7 @@ final class ManagedLease implements Lease {
 		this.onEnd.accept(this);
 		boolean deleted;
 		try {
-			deleted = this.handle.release();
+			deleted = releaseUninterruptibly();
 		}
 		catch (RuntimeException ex) {
 			this.afterRelease.run();
@@ -201,6 +201,37 @@ final class ManagedLease implements Lease {
 				this.lostReason = "the key had expired or was held by another owner at release";
 			}
 			throw lostException();
+		}
+	}
+
+	/**
+	 * An interrupted holder still releases: otherwise its lock would block everyone for
+	 * the rest of the lease. The call runs with the interrupt flag set aside (the caller
+	 * gets it back), and a call that an interrupt cut short is asked again: the release
+	 * is owner-checked, so asking twice deletes nothing of anyone else's. When the second
+	 * answer is "not ours" and the deadline has not passed, the first call is what
+	 * deleted the key, since an unexpired lease can only have been lost to a failover or
+	 * a manual delete.
+	 */
+	private boolean releaseUninterruptibly() {
+		boolean interrupted = Thread.interrupted();
+		try {
+			for (int attempt = 1;; attempt++) {
+				try {
+					return this.handle.release() || (attempt > 1 && System.nanoTime() - this.deadlineNanos < 0);
+				}
+				catch (RuntimeException ex) {
+					if (!Thread.interrupted() || attempt == 10) {
+						throw ex;
+					}
+					interrupted = true;
+				}
+			}
+		}
+		finally {
+			if (interrupted) {
+				Thread.currentThread().interrupt();
+			}
 		}
 	}
 

@@ -18,7 +18,7 @@ import java.util.concurrent.TimeUnit;
  * application instance would. Its standard output and error are collected line by line;
  * tests wait for a line with a given prefix.
  */
-final class ChildJvm implements AutoCloseable {
+public final class ChildJvm implements AutoCloseable {
 
 	private final Process process;
 
@@ -38,7 +38,7 @@ final class ChildJvm implements AutoCloseable {
 	}
 
 	/** Starts {@code mainClass} in a new JVM with the test class path. */
-	static ChildJvm start(Class<?> mainClass, String... args) {
+	public static ChildJvm start(Class<?> mainClass, String... args) {
 		String java = ProcessHandle.current()
 			.info()
 			.command()
@@ -56,7 +56,7 @@ final class ChildJvm implements AutoCloseable {
 	}
 
 	/** Waits for the first output line starting with {@code prefix} and returns it. */
-	String awaitLine(String prefix, Duration timeout) throws InterruptedException {
+	public String awaitLine(String prefix, Duration timeout) throws InterruptedException {
 		long deadline = System.nanoTime() + timeout.toNanos();
 		synchronized (this.lines) {
 			while (true) {
@@ -76,7 +76,7 @@ final class ChildJvm implements AutoCloseable {
 	}
 
 	/** Sends a line to the child's standard input. */
-	void send(String line) {
+	public void send(String line) {
 		try {
 			this.input.write(line + "\n");
 			this.input.flush();
@@ -87,7 +87,7 @@ final class ChildJvm implements AutoCloseable {
 	}
 
 	/** Waits for the child to exit and returns its exit code. */
-	int awaitExit(Duration timeout) throws InterruptedException {
+	public int awaitExit(Duration timeout) throws InterruptedException {
 		if (!this.process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
 			throw new AssertionError("Child JVM did not exit within " + timeout + "; its output:\n" + output());
 		}
@@ -97,7 +97,7 @@ final class ChildJvm implements AutoCloseable {
 	/**
 	 * Kills the child with SIGKILL (as {@code kill -9} would) and waits until it is gone.
 	 */
-	void kill() throws InterruptedException {
+	public void kill() throws InterruptedException {
 		this.process.destroyForcibly();
 		if (!this.process.waitFor(10, TimeUnit.SECONDS)) {
 			throw new AssertionError("Child JVM " + this.process.pid() + " survived SIGKILL");
@@ -108,7 +108,7 @@ final class ChildJvm implements AutoCloseable {
 	 * Sends a signal ({@code STOP}, {@code CONT}) with {@code kill}, as an operator or a
 	 * stalled host would.
 	 */
-	void signal(String signal) throws IOException, InterruptedException {
+	public void signal(String signal) throws IOException, InterruptedException {
 		Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(this.process.pid()))
 			.redirectErrorStream(true)
 			.start();
@@ -119,7 +119,7 @@ final class ChildJvm implements AutoCloseable {
 	}
 
 	/** Everything the child printed so far. */
-	String output() {
+	public String output() {
 		synchronized (this.lines) {
 			return String.join("\n", this.lines);
 		}

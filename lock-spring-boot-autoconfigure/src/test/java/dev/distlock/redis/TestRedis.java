@@ -50,7 +50,8 @@ public final class TestRedis {
 		return connectionFactory(server.host(), server.port(), commandTimeout);
 	}
 
-	private static LettuceConnectionFactory connectionFactory(String host, int port, Duration commandTimeout) {
+	/** A started connection factory with a command timeout; the caller destroys it. */
+	public static LettuceConnectionFactory connectionFactory(String host, int port, Duration commandTimeout) {
 		LettuceConnectionFactory factory = new LettuceConnectionFactory(new RedisStandaloneConfiguration(host, port),
 				LettuceClientConfiguration.builder().commandTimeout(commandTimeout).build());
 		factory.afterPropertiesSet();

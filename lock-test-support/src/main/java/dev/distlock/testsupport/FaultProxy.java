@@ -52,7 +52,7 @@ public final class FaultProxy implements AutoCloseable {
 
 	private static final int BUFFER_SIZE = 16 * 1024;
 
-	private final InetSocketAddress target;
+	private volatile InetSocketAddress target;
 
 	private final ServerSocket listener;
 
@@ -79,6 +79,9 @@ public final class FaultProxy implements AutoCloseable {
 	private final AtomicBoolean dropArmed = new AtomicBoolean();
 
 	private final AtomicLong droppedReplies = new AtomicLong();
+
+	/** Whether the connection that loses the armed reply is cut there. */
+	private volatile boolean resetOnDrop;
 
 	private FaultProxy(InetSocketAddress target, ServerSocket listener) {
 		this.target = target;
@@ -197,6 +200,17 @@ public final class FaultProxy implements AutoCloseable {
 	}
 
 	/**
+	 * As {@link #dropNextReply()}, but the connection that loses the reply is cut right
+	 * there, as real TCP would: its client receives every reply before the lost one, then
+	 * a reset, and never a reply after it, so it cannot fall out of step. The other
+	 * connections are untouched.
+	 */
+	public void dropNextReplyAndReset() {
+		this.resetOnDrop = true;
+		this.dropArmed.set(true);
+	}
+
+	/**
 	 * How many replies {@link #dropNextReply()} has discarded so far, so a test can tell
 	 * the fault actually hit.
 	 * @return replies dropped since the proxy started
@@ -215,10 +229,22 @@ public final class FaultProxy implements AutoCloseable {
 	public void heal() {
 		this.replyDelayNanos = 0;
 		this.dropArmed.set(false);
+		this.resetOnDrop = false;
 		synchronized (this.gate) {
 			this.blackholed = false;
 			this.gate.notifyAll();
 		}
+	}
+
+	/**
+	 * Points the proxy at another server, as a failover moves a virtual IP or a DNS name:
+	 * connections opened from now on go to {@code host:port}; connections already open
+	 * stay with the old server until {@link #disconnectAll()} cuts them.
+	 * @param host host of the new server
+	 * @param port port of the new server
+	 */
+	public void retarget(String host, int port) {
+		this.target = new InetSocketAddress(host, port);
 	}
 
 	/**
@@ -436,14 +462,25 @@ public final class FaultProxy implements AutoCloseable {
 				while ((read = in.read(buffer)) != -1) {
 					long arrived = System.nanoTime();
 					ByteArrayOutputStream kept = new ByteArrayOutputStream();
+					boolean[] cut = { false };
 					framer.feed(buffer, read, (frame, from, to) -> {
+						if (cut[0]) {
+							return;
+						}
 						// push messages (RESP3 '>') answer no request
 						if (frame[from] == '>' || !claimDrop(index[0]++)) {
 							kept.write(frame, from, to - from);
 						}
+						else if (FaultProxy.this.resetOnDrop) {
+							cut[0] = true;
+						}
 					});
 					if (kept.size() > 0) {
 						this.replies.add(new Chunk(kept.toByteArray(), arrived + FaultProxy.this.replyDelayNanos));
+					}
+					if (cut[0]) {
+						// the writer passes on what came before, then resets the link
+						return;
 					}
 				}
 			}

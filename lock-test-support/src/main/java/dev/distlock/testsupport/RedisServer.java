@@ -177,6 +177,39 @@ public final class RedisServer implements AutoCloseable {
 		waitFor();
 	}
 
+	/**
+	 * Freezes the process with SIGSTOP, as a stalled host or a long fork would: it keeps
+	 * its connections and its clock runs on, but it answers nothing until
+	 * {@link #resume()}. Keys whose TTL passes meanwhile expire on resume.
+	 */
+	public void pause() {
+		signal("STOP");
+	}
+
+	/** Lets a {@link #pause() paused} process run again (SIGCONT). */
+	public void resume() {
+		signal("CONT");
+	}
+
+	private void signal(String signal) {
+		try {
+			Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(this.process.pid()))
+				.redirectErrorStream(true)
+				.start();
+			if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+				throw new IllegalStateException("kill -" + signal + " " + this.process.pid() + " failed: "
+						+ new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
+			}
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException("Interrupted while signalling redis-server", ex);
+		}
+	}
+
 	/** Stops the process (SIGTERM) and waits for it. */
 	public void stop() {
 		this.process.destroy();

@@ -1,0 +1,373 @@
+package dev.distlock.fault;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Random;
+import java.util.function.Supplier;
+
+import dev.distlock.testsupport.Conditions;
+import dev.distlock.testsupport.FaultLog;
+
+import org.springframework.data.redis.core.RedisCallback;
+
+/**
+ * The faults a run injects, one class at a time, each with the layout it needs and
+ * whether it lies inside the supported fault model: pauses and stalls shorter than the
+ * lease, latency under a third of it, interrupts, connection kills, a Redis
+ * {@code kill -9} with {@code appendfsync always}. Inside it, no two holders may overlap;
+ * outside it, every overlap must be caught by fencing and signalled as a lease loss.
+ */
+enum FaultClass {
+
+	/** No fault: the baseline. */
+	NONE(true) {
+		@Override
+		boolean redisFails() {
+			return false;
+		}
+
+		@Override
+		void inject(Run run) {
+			run.sleepUntilEnd();
+		}
+	},
+
+	/** {@code kill -9} of Redis with {@code appendfsync always}, then a restart. */
+	REDIS_KILL_AOF(true, "--appendonly", "yes", "--appendfsync", "always") {
+		@Override
+		void inject(Run run) {
+			killAndRestart(run);
+		}
+	},
+
+	/** {@code kill -9} of Redis without persistence: every lock is forgotten. */
+	REDIS_KILL_NO_PERSISTENCE(false) {
+		@Override
+		void inject(Run run) {
+			killAndRestart(run);
+		}
+	},
+
+	/** Redis stopped with SIGSTOP for less than half a lease. */
+	REDIS_STOP_SHORT(true) {
+		@Override
+		void inject(Run run) {
+			while (run.pause(1000, 2500)) {
+				long stall = run.log.millisBetween(100, run.leaseMillis() / 2 - 100);
+				run.log.injected("SIGSTOP redis for " + stall + "ms");
+				run.layout.master().pause();
+				run.sleep(stall);
+				run.layout.master().resume();
+				run.log.healed("SIGCONT redis");
+			}
+		}
+	},
+
+	/** Redis stopped with SIGSTOP for twice the lease: every lease runs out meanwhile. */
+	REDIS_STOP_LONG(false) {
+		@Override
+		void inject(Run run) {
+			while (run.pause(1500, 3000)) {
+				long stall = 2 * run.leaseMillis();
+				run.log.injected("SIGSTOP redis for " + stall + "ms");
+				run.layout.master().pause();
+				run.sleep(stall);
+				run.layout.master().resume();
+				run.log.healed("SIGCONT redis");
+			}
+		}
+	},
+
+	/** The worker JVM stopped with SIGSTOP for twice the lease, holding or waiting. */
+	HOLDER_STOP(false) {
+		@Override
+		void inject(Run run) {
+			while (run.pause(1000, 2500)) {
+				long stall = 2 * run.leaseMillis();
+				run.log.injected("SIGSTOP worker JVM for " + stall + "ms");
+				run.signalWorker("STOP");
+				run.sleep(stall);
+				run.signalWorker("CONT");
+				run.log.healed("SIGCONT worker JVM");
+			}
+		}
+	},
+
+	/** {@code CLIENT PAUSE ... WRITE} for less than half a lease. */
+	CLIENT_PAUSE_WRITE(true) {
+		@Override
+		void inject(Run run) {
+			while (run.pause(500, 2000)) {
+				long stall = run.log.millisBetween(100, run.leaseMillis() / 2 - 100);
+				run.log.injected("CLIENT PAUSE " + stall + " WRITE");
+				run.layout.master().command("CLIENT", "PAUSE", Long.toString(stall), "WRITE");
+				run.sleep(stall);
+				run.log.healed("pause over");
+			}
+		}
+	},
+
+	/** {@code CLIENT KILL} of every command connection or every subscriber. */
+	CLIENT_KILL(true) {
+		@Override
+		void inject(Run run) {
+			while (run.pause(200, 1500)) {
+				String type = run.log.random().nextBoolean() ? "normal" : "pubsub";
+				run.log.injected("CLIENT KILL TYPE " + type);
+				run.layout.master().command("CLIENT", "KILL", "TYPE", type);
+				run.log.healed("connections killed");
+			}
+		}
+	},
+
+	/** Replies delayed by up to a sixth of the lease. */
+	PROXY_LATENCY(true) {
+		@Override
+		void inject(Run run) {
+			while (run.pause(300, 1500)) {
+				long delay = run.log.millisBetween(1, run.leaseMillis() / 6);
+				run.log.injected("replies delayed " + delay + "ms");
+				run.layout.clients.delayReplies(Duration.ofMillis(delay));
+				run.sleep(run.log.millisBetween(500, 2000));
+				run.layout.clients.heal();
+				run.log.healed("no delay");
+			}
+		}
+	},
+
+	/** A partition between clients and Redis, shorter than half a lease. */
+	PROXY_PARTITION(true) {
+		@Override
+		void inject(Run run) {
+			while (run.pause(500, 2000)) {
+				long stall = run.log.millisBetween(50, run.leaseMillis() / 2 - 100);
+				run.log.injected("partition for " + stall + "ms");
+				run.layout.clients.blackhole();
+				run.sleep(stall);
+				run.layout.clients.heal();
+				run.log.healed("partition healed");
+			}
+		}
+	},
+
+	/** Every client connection reset. */
+	PROXY_RESET(true) {
+		@Override
+		void inject(Run run) {
+			while (run.pause(200, 1500)) {
+				run.log.injected("connections reset");
+				run.layout.clients.disconnectAll();
+				run.log.healed("connections reset");
+			}
+		}
+	},
+
+	/**
+	 * The reply to one command lost after Redis applied it (an acquire, a renewal or a
+	 * release, whichever comes next), and its connection reset right there, as TCP would.
+	 */
+	PROXY_LOST_REPLY(true) {
+		@Override
+		void inject(Run run) {
+			while (run.pause(200, 1200)) {
+				long before = run.layout.clients.droppedReplies();
+				run.log.injected("next reply dropped");
+				run.layout.clients.dropNextReplyAndReset();
+				Conditions.await("a reply was dropped", Duration.ofSeconds(5),
+						() -> run.layout.clients.droppedReplies() > before || run.ended());
+				run.log.healed("reply lost, its connection reset");
+			}
+		}
+	},
+
+	/**
+	 * Replication frozen, then the replica promoted: locks taken meanwhile are lost on
+	 * the new master.
+	 */
+	FAILOVER_LOST_WRITES(false) {
+		@Override
+		FaultLayout layout() {
+			return FaultLayout.replicated();
+		}
+
+		@Override
+		void inject(Run run) {
+			while (run.pause(1000, 2500)) {
+				run.layout.awaitReplicaInSync(Duration.ofSeconds(10));
+				run.log.injected("replication frozen");
+				run.layout.freezeReplication();
+				run.sleep(run.log.millisBetween(200, 800));
+				run.log.injected("failover to the replica");
+				run.layout.failover();
+				run.log.healed("clients on the new master");
+			}
+		}
+	},
+
+	/**
+	 * {@code maxmemory} lowered under load: keys, locks and fencing counter included,
+	 * evicted.
+	 */
+	EVICTION(false) {
+		@Override
+		void inject(Run run) {
+			run.layout.master().command("CONFIG", "SET", "maxmemory-policy", "allkeys-random");
+			while (run.pause(1000, 2500)) {
+				long used = Long.parseLong(run.memoryInfo("used_memory"));
+				run.log.injected("maxmemory " + (used + 100_000) + " and 2000 keys of 1 KB");
+				run.layout.master().command("CONFIG", "SET", "maxmemory", Long.toString(used + 100_000));
+				String filler = "x".repeat(1024);
+				run.layout.admin().executePipelined((RedisCallback<Object>) (connection) -> {
+					for (int i = 0; i < 2000; i++) {
+						connection.stringCommands()
+							.set(("filler:" + i).getBytes(), filler.getBytes(),
+									org.springframework.data.redis.core.types.Expiration.seconds(1),
+									org.springframework.data.redis.connection.RedisStringCommands.SetOption.upsert());
+					}
+					return null;
+				});
+				run.layout.master().command("CONFIG", "SET", "maxmemory", "0");
+				run.log.healed("maxmemory off, evicted_keys " + run.memoryInfo("evicted_keys"));
+			}
+		}
+	},
+
+	/** Random interrupts of the test JVM's workers, waiting or holding. */
+	INTERRUPTS(true) {
+		@Override
+		boolean redisFails() {
+			return false;
+		}
+
+		@Override
+		void inject(Run run) {
+			Random random = run.log.random();
+			while (run.pause(300, 1000)) {
+				run.log.injected("interrupt burst");
+				long burstEnd = System.nanoTime() + Duration.ofMillis(run.log.millisBetween(300, 1000)).toNanos();
+				int sent = 0;
+				while (System.nanoTime() - burstEnd < 0 && !run.ended()) {
+					List<Thread> threads = run.workerThreads.get();
+					threads.get(random.nextInt(threads.size())).interrupt();
+					sent++;
+					run.sleep(random.nextInt(10) + 1);
+				}
+				run.log.healed(sent + " interrupts sent");
+			}
+		}
+	};
+
+	private final boolean inModel;
+
+	private final String[] serverArgs;
+
+	FaultClass(boolean inModel, String... serverArgs) {
+		this.inModel = inModel;
+		this.serverArgs = serverArgs;
+	}
+
+	boolean inModel() {
+		return this.inModel;
+	}
+
+	FaultLayout layout() {
+		return FaultLayout.single(this.serverArgs);
+	}
+
+	/**
+	 * Whether the fault makes Redis fail or time out; where it does not, every backend
+	 * error is the library's own.
+	 */
+	boolean redisFails() {
+		return true;
+	}
+
+	/** Injects faults from the run's seeded schedule until the run ends, healing each. */
+	abstract void inject(Run run);
+
+	private static void killAndRestart(Run run) {
+		while (run.pause(1000, 3000)) {
+			run.log.injected("kill -9 redis");
+			run.layout.restartMaster();
+			run.log.healed("redis restarted");
+		}
+	}
+
+	/** What an injector works with. */
+	static final class Run {
+
+		final FaultLayout layout;
+
+		final FaultLog log;
+
+		final long endNanos;
+
+		final Duration lease;
+
+		final Supplier<List<Thread>> workerThreads;
+
+		private final WorkerSignal worker;
+
+		Run(FaultLayout layout, FaultLog log, long endNanos, Duration lease, Supplier<List<Thread>> workerThreads,
+				WorkerSignal worker) {
+			this.layout = layout;
+			this.log = log;
+			this.endNanos = endNanos;
+			this.lease = lease;
+			this.workerThreads = workerThreads;
+			this.worker = worker;
+		}
+
+		long leaseMillis() {
+			return this.lease.toMillis();
+		}
+
+		boolean ended() {
+			return System.nanoTime() - this.endNanos >= 0;
+		}
+
+		/**
+		 * Waits a random gap from the schedule; false when the run ends first (leaving
+		 * time for one more fault to finish before the workers stop).
+		 */
+		boolean pause(long minMillis, long maxMillis) {
+			sleep(this.log.millisBetween(minMillis, maxMillis));
+			return System.nanoTime() + 3 * this.lease.toNanos() - this.endNanos < 0;
+		}
+
+		void sleepUntilEnd() {
+			sleep(Math.max(0, (this.endNanos - System.nanoTime()) / 1_000_000));
+		}
+
+		/** The schedule's gaps and fault lengths: time passing is the point here. */
+		void sleep(long millis) {
+			try {
+				Thread.sleep(millis);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				throw new IllegalStateException("Fault injector interrupted", ex);
+			}
+		}
+
+		void signalWorker(String signal) {
+			this.worker.signal(signal);
+		}
+
+		String memoryInfo(String field) {
+			java.util.Properties info = this.layout.admin()
+				.execute((RedisCallback<java.util.Properties>) (connection) -> connection.serverCommands()
+					.info(field.startsWith("evicted") ? "stats" : "memory"));
+			return (info != null) ? info.getProperty(field, "?") : "?";
+		}
+
+	}
+
+	@FunctionalInterface
+	interface WorkerSignal {
+
+		void signal(String signal);
+
+	}
+
+}

@@ -1,0 +1,163 @@
+package dev.distlock.fault;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+
+import dev.distlock.redis.TestRedis;
+import dev.distlock.testsupport.Conditions;
+import dev.distlock.testsupport.FaultProxy;
+import dev.distlock.testsupport.RedisServer;
+
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.RedisCallback;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+/**
+ * The servers of one fault run: the lock server clients reach through a
+ * {@link FaultProxy}, optionally a replica fed through a second proxy on the replication
+ * link (for lost-write failovers), and the resource server, which no fault touches. The
+ * harness talks to the lock servers directly, past the proxies.
+ */
+final class FaultLayout implements AutoCloseable {
+
+	final RedisServer resource;
+
+	final FaultProxy clients;
+
+	/** The current master; replaced when it is restarted or failed over. */
+	private RedisServer master;
+
+	private RedisServer replica;
+
+	private FaultProxy replication;
+
+	private LettuceConnectionFactory adminConnections;
+
+	private StringRedisTemplate admin;
+
+	private final List<RedisServer> toClose = new ArrayList<>();
+
+	private FaultLayout(RedisServer master, RedisServer replica, FaultProxy replication) {
+		this.resource = RedisServer.start();
+		this.master = master;
+		this.replica = replica;
+		this.replication = replication;
+		this.clients = FaultProxy.to(master);
+		connectAdmin();
+	}
+
+	/** One lock server, with the given extra {@code redis-server} arguments. */
+	static FaultLayout single(String... args) {
+		return new FaultLayout(RedisServer.start(args), null, null);
+	}
+
+	/** A master and a replica whose replication link runs through a proxy. */
+	static FaultLayout replicated() {
+		RedisServer master = RedisServer.start();
+		RedisServer replica = RedisServer.start();
+		FaultProxy link = FaultProxy.to(master);
+		FaultLayout layout = new FaultLayout(master, replica, link);
+		layout.follow(replica, link);
+		return layout;
+	}
+
+	RedisServer master() {
+		return this.master;
+	}
+
+	StringRedisTemplate admin() {
+		return this.admin;
+	}
+
+	/** Kills the master with SIGKILL and starts it again on its port and directory. */
+	void restartMaster() {
+		this.master.kill();
+		this.toClose.add(this.master);
+		this.master = this.master.restart();
+	}
+
+	/**
+	 * Freezes the replication link: writes to the master from now on do not reach the
+	 * replica.
+	 */
+	void freezeReplication() {
+		this.replication.blackhole();
+	}
+
+	/**
+	 * Promotes the replica and points the clients at it, cutting their connections, as a
+	 * failover would; the old master then becomes a replica of the new one, dropping what
+	 * it had not replicated.
+	 */
+	void failover() {
+		RedisServer promoted = this.replica;
+		promoted.command("REPLICAOF", "NO", "ONE");
+		this.clients.retarget(promoted.host(), promoted.port());
+		this.clients.disconnectAll();
+		RedisServer demoted = this.master;
+		this.master = promoted;
+		this.replica = demoted;
+		this.replication.retarget(promoted.host(), promoted.port());
+		this.replication.disconnectAll();
+		this.replication.heal();
+		follow(demoted, this.replication);
+		reconnectAdmin();
+	}
+
+	/**
+	 * Waits until the replica's link to the master is up, so a freeze means something.
+	 */
+	void awaitReplicaInSync(Duration timeout) {
+		Conditions.await("the replica is in sync", timeout, () -> info(this.replica, "master_link_status").equals("up")
+				&& info(this.replica, "master_sync_in_progress").equals("0"));
+	}
+
+	private static void follow(RedisServer replica, FaultProxy link) {
+		replica.command("REPLICAOF", link.host(), Integer.toString(link.port()));
+	}
+
+	private static String info(RedisServer server, String field) {
+		LettuceConnectionFactory factory = TestRedis.connectionFactory(server);
+		try {
+			Properties info = new StringRedisTemplate(factory)
+				.execute((RedisCallback<Properties>) (connection) -> connection.serverCommands().info("replication"));
+			return (info != null) ? info.getProperty(field, "") : "";
+		}
+		finally {
+			factory.destroy();
+		}
+	}
+
+	private void connectAdmin() {
+		this.adminConnections = TestRedis.connectionFactory(this.master.host(), this.master.port(),
+				Duration.ofSeconds(5));
+		this.admin = new StringRedisTemplate(this.adminConnections);
+	}
+
+	private void reconnectAdmin() {
+		this.adminConnections.destroy();
+		connectAdmin();
+	}
+
+	@Override
+	public void close() {
+		this.adminConnections.destroy();
+		this.clients.close();
+		if (this.replication != null) {
+			this.replication.close();
+		}
+		this.master.close();
+		if (this.replica != null) {
+			this.replica.close();
+		}
+		for (RedisServer old : this.toClose) {
+			if (old.isAlive()) {
+				old.close();
+			}
+		}
+		this.resource.close();
+	}
+
+}

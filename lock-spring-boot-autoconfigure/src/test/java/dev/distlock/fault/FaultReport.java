@@ -1,0 +1,170 @@
+package dev.distlock.fault;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.PriorityQueue;
+
+import dev.distlock.fault.Op.Outcome;
+
+/**
+ * The checkers of a fault run, over the operations every JVM recorded, and the table row
+ * they make. Overlaps come from the holders' own intervals (from the acquire's reply to
+ * the release call, which lie inside the real holding times, so an overlap found is real)
+ * and, independently, from the resource's occupancy counter. A write is stale when a
+ * holder that began to acquire after its writer held the lock had entered the resource
+ * before it was sent; fencing must reject every such write. And a holder may be fenced
+ * out only by a newer one: one that entered with a greater token and whose acquire
+ * returned after this holder began to acquire. A holder fenced out by an older one means
+ * tokens went backwards (a counter lost without the clock floor, say).
+ */
+record FaultReport(FaultClass fault, long seed, long seconds, long operations, Map<Outcome, Long> outcomes,
+		long overlaps, long crowdedEntries, long staleHolders, long staleHoldersSignalled, long staleWritesRejected,
+		long staleWritesAccepted, long wronglyFenced, long lostUpdates, long leaks, String leakDetail,
+		long[] recoveryMillis, long faultsInjected, List<String> errors) {
+
+	static FaultReport check(FaultClass fault, long seed, long seconds, List<Op> ops, long[] acceptedPerKey,
+			long[] valuePerKey, long leaks, String leakDetail, List<Long> healTimes, long faultsInjected,
+			List<String> errors) {
+		Map<Outcome, Long> outcomes = new EnumMap<>(Outcome.class);
+		for (Outcome outcome : Outcome.values()) {
+			outcomes.put(outcome, 0L);
+		}
+		ops.forEach((op) -> outcomes.merge(op.outcome(), 1L, Long::sum));
+		long overlaps = 0;
+		long staleHolders = 0;
+		long signalled = 0;
+		long staleRejected = 0;
+		long staleAccepted = 0;
+		long wronglyFenced = 0;
+		for (int key = 0; key < Workload.KEYS; key++) {
+			int k = key;
+			List<Op> held = new ArrayList<>(ops.stream().filter((op) -> op.key() == k && op.held()).toList());
+			held.sort(Comparator.comparingLong(Op::acquired));
+			PriorityQueue<Op> active = new PriorityQueue<>(Comparator.comparingLong(Op::releasing));
+			java.util.Set<Op> stale = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+			for (Op op : held) {
+				while (!active.isEmpty() && active.peek().releasing() - op.acquired() <= 0) {
+					active.poll();
+				}
+				if (!active.isEmpty()) {
+					overlaps++;
+					stale.addAll(active);
+				}
+				active.add(op);
+			}
+			staleHolders += stale.size();
+			signalled += stale.stream().filter(Op::lossSignalled).count();
+			// Entrants by the start of their acquire, with the earliest admitted entry
+			// among them and all who started later.
+			List<Op> entrants = new ArrayList<>(held.stream()
+				.filter((op) -> op.entered() != 0 && op.outcome() != Outcome.REFUSED)
+				.sorted(Comparator.comparingLong(Op::started))
+				.toList());
+			long[] starts = entrants.stream().mapToLong(Op::started).toArray();
+			long[] earliestEntryFrom = new long[entrants.size() + 1];
+			earliestEntryFrom[entrants.size()] = Long.MAX_VALUE;
+			for (int i = entrants.size() - 1; i >= 0; i--) {
+				earliestEntryFrom[i] = Math.min(earliestEntryFrom[i + 1], entrants.get(i).entered());
+			}
+			// Admitted entrants by the return of their acquire, with the greatest token
+			// among them and all whose acquire returned later.
+			List<Op> admitted = held.stream().filter((op) -> op.entered() != 0 && op.fencedOut() != 1).toList();
+			long[] returns = admitted.stream().mapToLong(Op::acquired).toArray();
+			long[] greatestTokenFrom = new long[admitted.size() + 1];
+			for (int i = admitted.size() - 1; i >= 0; i--) {
+				greatestTokenFrom[i] = Math.max(greatestTokenFrom[i + 1], admitted.get(i).token());
+			}
+			for (Op op : held) {
+				if (op.fencedOut() != 0 && greatestTokenFrom[firstAfter(returns, op.started())] <= op.token()) {
+					wronglyFenced++;
+				}
+				if (op.written() < 0) {
+					continue;
+				}
+				int from = firstAfter(starts, op.acquired());
+				if (earliestEntryFrom[from] - op.writeSent() < 0) {
+					if (op.written() == 1) {
+						staleAccepted++;
+					}
+					else {
+						staleRejected++;
+					}
+				}
+			}
+		}
+		long crowded = ops.stream().filter((op) -> op.occupancy() > 1).count();
+		long lostUpdates = 0;
+		for (int key = 0; key < Workload.KEYS; key++) {
+			lostUpdates += acceptedPerKey[key] - valuePerKey[key];
+		}
+		long[] recovery = recovery(ops, healTimes);
+		return new FaultReport(fault, seed, seconds, ops.size(), outcomes, overlaps, crowded, staleHolders, signalled,
+				staleRejected, staleAccepted, wronglyFenced, lostUpdates, leaks, leakDetail, recovery, faultsInjected,
+				errors);
+	}
+
+	private static int firstAfter(long[] sorted, long value) {
+		int index = Arrays.binarySearch(sorted, value + 1);
+		if (index < 0) {
+			return -index - 1;
+		}
+		while (index > 0 && sorted[index - 1] > value) {
+			index--;
+		}
+		return index;
+	}
+
+	/** Per heal, the time until the next lock was acquired, in ms, sorted. */
+	private static long[] recovery(List<Op> ops, List<Long> healTimes) {
+		long[] acquired = ops.stream().filter(Op::held).mapToLong(Op::acquired).sorted().toArray();
+		return healTimes.stream().mapToLong((heal) -> {
+			int index = firstAfter(acquired, heal);
+			return (index < acquired.length) ? (acquired[index] - heal) / 1_000_000 : -1;
+		}).filter((millis) -> millis >= 0).sorted().toArray();
+	}
+
+	long count(Outcome outcome) {
+		return this.outcomes.get(outcome);
+	}
+
+	long failed() {
+		return this.operations - count(Outcome.OK);
+	}
+
+	static String header() {
+		return "| fault | model | ops | ok | timeout | interrupted | backend | lost | refused | rejected | error "
+				+ "| overlaps | crowded | stale holders signalled | stale writes rejected / accepted | wrongly fenced "
+				+ "| lost updates | leaks | recovery ms p50 / p99 / max (n) | faults | seed |\n"
+				+ "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: "
+				+ "| ---: | ---: | ---: | ---: | --- | ---: | ---: |";
+	}
+
+	String row() {
+		return "| " + this.fault.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-') + " | "
+				+ (this.fault.inModel() ? "in" : "outside") + " | " + this.operations + " | " + count(Outcome.OK)
+				+ " | " + count(Outcome.TIMEOUT) + " | " + count(Outcome.INTERRUPTED) + " | " + count(Outcome.BACKEND)
+				+ " | " + count(Outcome.LOST) + " | " + count(Outcome.REFUSED) + " | " + count(Outcome.REJECTED) + " | "
+				+ count(Outcome.ERROR) + " | " + this.overlaps + " | " + this.crowdedEntries + " | "
+				+ this.staleHoldersSignalled + " / " + this.staleHolders + " | " + this.staleWritesRejected + " / "
+				+ this.staleWritesAccepted + " | " + this.wronglyFenced + " | " + this.lostUpdates + " | " + this.leaks
+				+ " | " + recoveryText() + " | " + this.faultsInjected + " | " + this.seed + " |";
+	}
+
+	private String recoveryText() {
+		long[] r = this.recoveryMillis;
+		if (r.length == 0) {
+			return "n/a";
+		}
+		return percentile(r, 50) + " / " + percentile(r, 99) + " / " + r[r.length - 1] + " (" + r.length + ")";
+	}
+
+	private static long percentile(long[] sorted, int percent) {
+		int index = (int) Math.ceil(percent / 100.0 * sorted.length) - 1;
+		return sorted[Math.max(0, Math.min(sorted.length - 1, index))];
+	}
+
+}
