@@ -12,14 +12,18 @@ import dev.distlock.redis.RedisLockProvider;
 import dev.distlock.redis.TestRedis;
 import dev.distlock.support.DefaultLockTemplate;
 import dev.distlock.support.RenewalScheduler;
+import dev.distlock.testsupport.Conditions;
 import dev.distlock.testsupport.RedisServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import org.springframework.beans.factory.BeanCreationException;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
@@ -37,6 +41,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * {@code DistributedLockAutoConfigurationTests}.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
+@ExtendWith(OutputCaptureExtension.class)
 class BadInputCatalogueTests {
 
 	private static final StringRedisTemplate redis = new StringRedisTemplate(
@@ -283,6 +288,112 @@ class BadInputCatalogueTests {
 				factory.destroy();
 			}
 		}
+	}
+
+	@Test
+	void aUserWhoMayNotPublishStillReleasesTheLockAndAWaiterGetsItByPolling(CapturedOutput output) {
+		try (RedisServer server = RedisServer.start()) {
+			assertThat(server.command("ACL", "SETUSER", "app", "on", ">secret", "~*", "+@all", "-publish"))
+				.isEqualTo("+OK");
+			LettuceConnectionFactory restricted = userConnectionFactory(server, "app");
+			LettuceConnectionFactory full = TestRedis.connectionFactory(server);
+			try (RenewalScheduler scheduler = new RenewalScheduler();
+					RedisLockProvider holderProvider = new RedisLockProvider(restricted, "bad:", false);
+					RedisLockProvider waiterProvider = new RedisLockProvider(full, "bad:", false)) {
+				DefaultLockTemplate holder = new DefaultLockTemplate(holderProvider, scheduler, TEMPLATE_DEFAULTS);
+				DefaultLockTemplate waiter = new DefaultLockTemplate(waiterProvider, scheduler, TEMPLATE_DEFAULTS);
+				for (int round = 0; round < 3; round++) {
+					Lease lease = holder.acquire("no-publish", LockOptions.defaults());
+					CompletableFuture<Long> next = takeAndRelease(waiter, "no-publish");
+					Conditions.await("the waiter marked the lock", Duration.ofSeconds(10),
+							() -> "1".equals(server.command("HGET", "bad:no-publish", "waited")));
+					lease.release();
+					long released = System.nanoTime();
+					assertThat(lease.isHeld()).isFalse();
+					assertThat(next.join()).isGreaterThan(lease.fencingToken());
+					assertThat(Duration.ofNanos(System.nanoTime() - released))
+						.as("taken by polling, long before the 30s lease")
+						.isLessThan(Duration.ofSeconds(3));
+				}
+			}
+			finally {
+				restricted.destroy();
+				full.destroy();
+			}
+		}
+		assertThat(output.getOut()).contains("refused to publish the release signal on channel 'bad:released'");
+		assertThat(occurrences(output.getOut(), "Further refusals are logged at debug level")).as("warnings").isOne();
+	}
+
+	@Test
+	void aWaiterWhoMayNotSubscribeGetsTheLockByPollingAndTheFailureIsLoggedOnce(CapturedOutput output) {
+		try (RedisServer server = RedisServer.start()) {
+			assertThat(server.command("ACL", "SETUSER", "app", "on", ">secret", "~*", "+@all", "-subscribe",
+					"-psubscribe"))
+				.isEqualTo("+OK");
+			LettuceConnectionFactory restricted = userConnectionFactory(server, "app");
+			LettuceConnectionFactory full = TestRedis.connectionFactory(server);
+			try (RenewalScheduler scheduler = new RenewalScheduler();
+					RedisLockProvider holderProvider = new RedisLockProvider(full, "bad:", false);
+					RedisLockProvider waiterProvider = new RedisLockProvider(restricted, "bad:", false)) {
+				DefaultLockTemplate holder = new DefaultLockTemplate(holderProvider, scheduler, TEMPLATE_DEFAULTS);
+				DefaultLockTemplate waiter = new DefaultLockTemplate(waiterProvider, scheduler, TEMPLATE_DEFAULTS);
+				for (int round = 0; round < 4; round++) {
+					Lease lease = holder.acquire("no-subscribe", LockOptions.defaults());
+					CompletableFuture<Long> next = takeAndRelease(waiter, "no-subscribe");
+					Conditions.await("the waiter marked the lock", Duration.ofSeconds(10),
+							() -> "1".equals(server.command("HGET", "bad:no-subscribe", "waited")));
+					if (round == 0) {
+						Conditions.await("the refused subscription is reported", Duration.ofSeconds(10),
+								() -> output.getOut().contains("Could not subscribe"));
+					}
+					lease.release();
+					long released = System.nanoTime();
+					assertThat(next.join()).isGreaterThan(lease.fencingToken());
+					assertThat(Duration.ofNanos(System.nanoTime() - released)).as("taken by polling")
+						.isLessThan(Duration.ofSeconds(3));
+				}
+				assertThat(waiterProvider.isListening()).isFalse();
+			}
+			finally {
+				restricted.destroy();
+				full.destroy();
+			}
+		}
+		assertThat(output.getOut()).contains("Could not subscribe to lock release channel 'bad:released': NOPERM");
+		assertThat(occurrences(output.getOut(), "Could not subscribe")).as("warnings").isOne();
+	}
+
+	/** Defaults of a template made by hand: 30s lease, 200ms retry interval. */
+	private static final LockOptions TEMPLATE_DEFAULTS = LockOptions.builder()
+		.waitTime(Duration.ZERO)
+		.leaseTime(Duration.ofSeconds(30))
+		.autoRenew(true)
+		.retryInterval(Duration.ofMillis(200))
+		.build();
+
+	/** Another caller that waits up to 20s for the lock, then releases it. */
+	private static CompletableFuture<Long> takeAndRelease(LockTemplate template, String key) {
+		return CompletableFuture.supplyAsync(() -> {
+			try (Lease taken = template.acquire(key, LockOptions.builder().waitTime(Duration.ofSeconds(20)).build())) {
+				return taken.fencingToken();
+			}
+		});
+	}
+
+	private static int occurrences(String text, String part) {
+		return text.split(java.util.regex.Pattern.quote(part), -1).length - 1;
+	}
+
+	private static LettuceConnectionFactory userConnectionFactory(RedisServer server, String user) {
+		RedisStandaloneConfiguration configuration = new RedisStandaloneConfiguration(server.host(), server.port());
+		configuration.setUsername(user);
+		configuration.setPassword("secret");
+		LettuceConnectionFactory factory = new LettuceConnectionFactory(configuration,
+				LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(5)).build());
+		factory.afterPropertiesSet();
+		factory.start();
+		return factory;
 	}
 
 	private void run(
