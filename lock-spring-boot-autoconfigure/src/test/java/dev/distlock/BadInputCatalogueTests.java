@@ -1,11 +1,18 @@
 package dev.distlock;
 
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+
+import javax.tools.JavaCompiler;
+import javax.tools.ToolProvider;
 
 import dev.distlock.autoconfigure.DistributedLockAutoConfiguration;
 import dev.distlock.redis.RedisLockProvider;
@@ -17,10 +24,15 @@ import dev.distlock.testsupport.RedisServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
 
 import org.springframework.beans.factory.BeanCreationException;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.data.redis.autoconfigure.health.DataRedisHealthContributorAutoConfiguration;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
@@ -61,6 +73,64 @@ class BadInputCatalogueTests {
 	}
 
 	@Test
+	void aParameterNameInCodeCompiledWithoutParametersFailsStartupWithAHintToUseP0(@TempDir Path classes)
+			throws Exception {
+		ClassLoader loader = compileWithoutParameterNames(classes, "NoNames", """
+				package compiled;
+
+				public class NoNames {
+
+					@dev.distlock.DistributedLock(key = "#orderId")
+					public void work(String orderId) {
+					}
+
+				}
+				""");
+		this.runner.withClassLoader(loader).withBean(loader.loadClass("compiled.NoNames")).run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(context.getStartupFailure()).hasStackTraceContaining("NoNames.work")
+				.hasStackTraceContaining("uses #orderId, which is not a parameter")
+				.hasStackTraceContaining("none: compile with -parameters")
+				.hasStackTraceContaining("#p0");
+		});
+	}
+
+	@Test
+	void aPositionalKeyWorksInCodeCompiledWithoutParameters(@TempDir Path classes) throws Exception {
+		ClassLoader loader = compileWithoutParameterNames(classes, "ByPosition", """
+				package compiled;
+
+				public class ByPosition {
+
+					@dev.distlock.DistributedLock(key = "#p0")
+					public String work(String orderId) {
+						return dev.distlock.LockContext.current().map((lease) -> lease.key()).orElse("none");
+					}
+
+				}
+				""");
+		Class<?> type = loader.loadClass("compiled.ByPosition");
+		assertThat(type.getMethod("work", String.class).getParameters()[0].isNamePresent()).isFalse();
+		this.runner.withClassLoader(loader).withBean(type).run((context) -> {
+			Object bean = context.getBean(type);
+			assertThat(type.getMethod("work", String.class).invoke(bean, "o-7")).isEqualTo("o-7");
+		});
+	}
+
+	/** Compiles one class as a build without {@code -parameters} would. */
+	private static ClassLoader compileWithoutParameterNames(Path classes, String name, String source) throws Exception {
+		Path file = Files.createDirectories(classes.resolve("compiled")).resolve(name + ".java");
+		Files.writeString(file, source);
+		JavaCompiler compiler = ToolProvider.getSystemJavaCompiler();
+		String classPath = Path.of(DistributedLock.class.getProtectionDomain().getCodeSource().getLocation().toURI())
+			.toString();
+		int status = compiler.run(null, null, null, "-g:none", "-classpath", classPath, "-d", classes.toString(),
+				file.toString());
+		assertThat(status).as("javac").isZero();
+		return new URLClassLoader(new URL[] { classes.toUri().toURL() }, BadInputCatalogueTests.class.getClassLoader());
+	}
+
+	@Test
 	void aPositionBeyondTheParametersFailsStartup() {
 		assertStartupFails(PositionOutOfRange.class, "uses #p3, which is not a parameter");
 	}
@@ -72,6 +142,50 @@ class BadInputCatalogueTests {
 				.getFailure()
 				.rootCause()
 				.hasMessageContaining("distributed-lock.locks.x.retry-interval"));
+	}
+
+	@Test
+	void aWaitTimeThatIsNotADurationFailsStartupNamingTheProperty() {
+		this.runner.withPropertyValues("distributed-lock.wait-time=soon")
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.hasStackTraceContaining("distributed-lock.wait-time")
+				.hasStackTraceContaining("soon"));
+	}
+
+	/**
+	 * Not bad input: a waiter never sleeps past the holder's remaining lease or its own
+	 * wait deadline, so a retry interval longer than either costs nothing.
+	 */
+	@Test
+	void aRetryIntervalLongerThanTheLeaseAndTheWaitIsAcceptedAndCostsNothing() {
+		this.runner
+			.withPropertyValues("distributed-lock.retry-interval=1m", "distributed-lock.lease-time=1s",
+					"distributed-lock.wait-time=20s")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				String key = "long-retry-" + UUID.randomUUID();
+				try (RedisLockProvider crashed = new RedisLockProvider(redis.getConnectionFactory(), "bad:", false)) {
+					assertThat(crashed.tryLock(key, Duration.ofSeconds(1)))
+						.isInstanceOf(dev.distlock.spi.LockAttempt.Acquired.class);
+				}
+				long start = System.nanoTime();
+				try (Lease lease = context.getBean(LockTemplate.class).acquire(key, LockOptions.defaults())) {
+					assertThat(lease.isHeld()).isTrue();
+				}
+				assertThat(Duration.ofNanos(System.nanoTime() - start)).as("taken once the 1s lease ran out")
+					.isLessThan(Duration.ofSeconds(5));
+				try (RedisLockProvider other = new RedisLockProvider(redis.getConnectionFactory(), "bad:", false)) {
+					other.tryLock(key + "-busy", Duration.ofSeconds(30));
+				}
+				long waitStart = System.nanoTime();
+				assertThatExceptionOfType(LockAcquisitionException.class)
+					.isThrownBy(() -> context.getBean(LockTemplate.class)
+						.acquire(key + "-busy", LockOptions.builder().waitTime(Duration.ofMillis(300)).build()));
+				assertThat(Duration.ofNanos(System.nanoTime() - waitStart)).as("a 300ms wait ends at its deadline")
+					.isLessThan(Duration.ofSeconds(2));
+				redis.delete("bad:" + key + "-busy");
+			});
 	}
 
 	// Key values, per call
@@ -182,14 +296,33 @@ class BadInputCatalogueTests {
 	}
 
 	@Test
-	void aLeaseReleasedTwiceOrFromAnotherThreadIsReleasedOnce() {
+	void aLeaseReleasedFromAnotherThreadIsReleased() {
 		run((context) -> {
 			String key = "released-" + UUID.randomUUID();
 			Lease lease = context.getBean(LockTemplate.class).acquire(key, LockOptions.defaults());
 			CompletableFuture.runAsync(lease::release).get(10, TimeUnit.SECONDS);
-			assertThat(redis.hasKey("bad:" + key)).isFalse();
-			lease.release();
 			assertThat(lease.isHeld()).isFalse();
+			assertThat(redis.hasKey("bad:" + key)).isFalse();
+		});
+	}
+
+	@Test
+	void aLeaseReleasedTwiceLeavesTheNextHoldersLockAlone() {
+		run((context) -> {
+			String key = "twice-" + UUID.randomUUID();
+			Lease lease = context.getBean(LockTemplate.class).acquire(key, LockOptions.defaults());
+			lease.release();
+			try (RedisLockProvider elsewhere = new RedisLockProvider(redis.getConnectionFactory(), "bad:", false)) {
+				assertThat(elsewhere.tryLock(key, Duration.ofSeconds(30)))
+					.isInstanceOf(dev.distlock.spi.LockAttempt.Acquired.class);
+				lease.release();
+				lease.close();
+				assertThat(lease.isHeld()).isFalse();
+				assertThat(redis.hasKey("bad:" + key)).as("the next holder's lock").isTrue();
+			}
+			finally {
+				redis.delete("bad:" + key);
+			}
 		});
 	}
 
@@ -226,6 +359,74 @@ class BadInputCatalogueTests {
 					.withMessageContaining("down");
 				assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
 			});
+	}
+
+	@Test
+	void redisDownAtStartupShowsInTheRedisHealthIndicatorWhileTheApplicationRuns() {
+		RedisServer gone = RedisServer.start();
+		int port = gone.port();
+		gone.close();
+		new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class,
+					DataRedisHealthContributorAutoConfiguration.class, DistributedLockAutoConfiguration.class))
+			.withPropertyValues("spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + port,
+					"spring.data.redis.timeout=500ms", "spring.data.redis.connect-timeout=500ms")
+			.run((context) -> {
+				assertThat(context).hasNotFailed().hasSingleBean(LockTemplate.class);
+				long start = System.nanoTime();
+				Health health = context.getBean("redisHealthContributor", HealthIndicator.class).health(true);
+				assertThat(health.getStatus()).isEqualTo(Status.DOWN);
+				assertThat(health.getDetails()).containsKey("error");
+				assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
+			});
+	}
+
+	@Test
+	void redisKilledWhileAnAnnotatedMethodRunsEndsTheCallInBoundedTime(CapturedOutput output) {
+		try (RedisServer server = RedisServer.start()) {
+			this.runner.withPropertyValues("spring.data.redis.port=" + server.port(), "spring.data.redis.timeout=1s")
+				.withBean(Crashes.class)
+				.run((context) -> {
+					long start = System.nanoTime();
+					assertThat(context.getBean(Crashes.class).killRedisAndReturn("mid-call", server)).isEqualTo("done");
+					assertThat(Duration.ofNanos(System.nanoTime() - start)).as("the call, with a 1s command timeout")
+						.isLessThan(Duration.ofSeconds(10));
+					assertThat(output)
+						.contains("Could not release lock 'mid-call'; it expires when its lease runs out");
+				});
+		}
+	}
+
+	@Test
+	void redisKilledWhileACallerWaitsFailsTheWaitWithABackendErrorInBoundedTime() {
+		try (RedisServer server = RedisServer.start()) {
+			LettuceConnectionFactory elsewhere = TestRedis.connectionFactory(server, Duration.ofSeconds(1));
+			try (RedisLockProvider holder = new RedisLockProvider(elsewhere, "bad:", false)) {
+				assertThat(holder.tryLock("wait-killed", Duration.ofSeconds(30)))
+					.isInstanceOf(dev.distlock.spi.LockAttempt.Acquired.class);
+				this.runner
+					.withPropertyValues("spring.data.redis.port=" + server.port(), "spring.data.redis.timeout=1s")
+					.run((context) -> {
+						CompletableFuture<Lease> waiter = CompletableFuture.supplyAsync(() -> context
+							.getBean(LockTemplate.class)
+							.acquire("wait-killed", LockOptions.builder().waitTime(Duration.ofSeconds(30)).build()));
+						Conditions.await("the waiter waits", Duration.ofSeconds(10),
+								() -> "1".equals(server.command("HGET", "bad:wait-killed", "waited")));
+						long start = System.nanoTime();
+						server.kill();
+						assertThatExceptionOfType(java.util.concurrent.CompletionException.class)
+							.isThrownBy(waiter::join)
+							.havingCause()
+							.isInstanceOf(LockBackendException.class)
+							.withMessageContaining("wait-killed");
+						assertThat(Duration.ofNanos(System.nanoTime() - start)).as("the failed wait, of 30s")
+							.isLessThan(Duration.ofSeconds(10));
+					});
+			}
+			finally {
+				elsewhere.destroy();
+			}
+		}
 	}
 
 	@Test
@@ -429,6 +630,16 @@ class BadInputCatalogueTests {
 
 		@DistributedLock(key = "#p3")
 		public void work(String id) {
+		}
+
+	}
+
+	static class Crashes {
+
+		@DistributedLock(key = "#key")
+		public String killRedisAndReturn(String key, RedisServer server) {
+			server.kill();
+			return "done";
 		}
 
 	}
