@@ -131,6 +131,11 @@ class BadInputCatalogueTests {
 	}
 
 	@Test
+	void anEmptyKeyAttributeFailsStartup() {
+		assertStartupFails(EmptyKey.class, "EmptyKey.work()", "has an empty key");
+	}
+
+	@Test
 	void aPositionBeyondTheParametersFailsStartup() {
 		assertStartupFails(PositionOutOfRange.class, "uses #p3, which is not a parameter");
 	}
@@ -621,6 +626,14 @@ class BadInputCatalogueTests {
 	static class UnknownParameter {
 
 		@DistributedLock(key = "#orderId")
+		public void work(String id) {
+		}
+
+	}
+
+	static class EmptyKey {
+
+		@DistributedLock(key = " ")
 		public void work(String id) {
 		}
 
