@@ -242,13 +242,10 @@ public final class RedisLockProvider implements LockProvider, AutoCloseable {
 	@Override
 	public void leaveQueue(String key, String waiterId) {
 		String lockKey = this.keys.lockKey(key);
-		long result = run(key, "leave the queue of",
+		run(key, "leave the queue of",
 				() -> this.redis.execute(LockScripts.LEAVE_QUEUE,
 						List.of(lockKey, this.keys.queueKey(lockKey), this.keys.waiterDeadlinesKey(lockKey)), waiterId,
 						this.signals.channel()));
-		if (result == LockScripts.RELEASED_UNSIGNALLED) {
-			signalRefused(key);
-		}
 	}
 
 	/**
