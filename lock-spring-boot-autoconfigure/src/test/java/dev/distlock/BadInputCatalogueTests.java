@@ -1,5 +1,9 @@
 package dev.distlock;
 
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
@@ -7,19 +11,31 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import javax.tools.JavaCompiler;
+import javax.tools.ToolProvider;
+
 import dev.distlock.autoconfigure.DistributedLockAutoConfiguration;
 import dev.distlock.redis.RedisLockProvider;
 import dev.distlock.redis.TestRedis;
 import dev.distlock.support.DefaultLockTemplate;
 import dev.distlock.support.RenewalScheduler;
+import dev.distlock.testsupport.Conditions;
 import dev.distlock.testsupport.RedisServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
 
 import org.springframework.beans.factory.BeanCreationException;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.data.redis.autoconfigure.health.DataRedisHealthContributorAutoConfiguration;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
@@ -37,6 +53,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * {@code DistributedLockAutoConfigurationTests}.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
+@ExtendWith(OutputCaptureExtension.class)
 class BadInputCatalogueTests {
 
 	private static final StringRedisTemplate redis = new StringRedisTemplate(
@@ -56,6 +73,69 @@ class BadInputCatalogueTests {
 	}
 
 	@Test
+	void aParameterNameInCodeCompiledWithoutParametersFailsStartupWithAHintToUseP0(@TempDir Path classes)
+			throws Exception {
+		ClassLoader loader = compileWithoutParameterNames(classes, "NoNames", """
+				package compiled;
+
+				public class NoNames {
+
+					@dev.distlock.DistributedLock(key = "#orderId")
+					public void work(String orderId) {
+					}
+
+				}
+				""");
+		this.runner.withClassLoader(loader).withBean(loader.loadClass("compiled.NoNames")).run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(context.getStartupFailure()).hasStackTraceContaining("NoNames.work")
+				.hasStackTraceContaining("uses #orderId, which is not a parameter")
+				.hasStackTraceContaining("none: compile with -parameters")
+				.hasStackTraceContaining("#p0");
+		});
+	}
+
+	@Test
+	void aPositionalKeyWorksInCodeCompiledWithoutParameters(@TempDir Path classes) throws Exception {
+		ClassLoader loader = compileWithoutParameterNames(classes, "ByPosition", """
+				package compiled;
+
+				public class ByPosition {
+
+					@dev.distlock.DistributedLock(key = "#p0")
+					public String work(String orderId) {
+						return dev.distlock.LockContext.current().map((lease) -> lease.key()).orElse("none");
+					}
+
+				}
+				""");
+		Class<?> type = loader.loadClass("compiled.ByPosition");
+		assertThat(type.getMethod("work", String.class).getParameters()[0].isNamePresent()).isFalse();
+		this.runner.withClassLoader(loader).withBean(type).run((context) -> {
+			Object bean = context.getBean(type);
+			assertThat(type.getMethod("work", String.class).invoke(bean, "o-7")).isEqualTo("o-7");
+		});
+	}
+
+	/** Compiles one class as a build without {@code -parameters} would. */
+	private static ClassLoader compileWithoutParameterNames(Path classes, String name, String source) throws Exception {
+		Path file = Files.createDirectories(classes.resolve("compiled")).resolve(name + ".java");
+		Files.writeString(file, source);
+		JavaCompiler compiler = ToolProvider.getSystemJavaCompiler();
+		String classPath = Path.of(DistributedLock.class.getProtectionDomain().getCodeSource().getLocation().toURI())
+			.toString();
+		int status = compiler.run(null, null, null, "-g:none", "-classpath", classPath, "-d", classes.toString(),
+				file.toString());
+		assertThat(status).as("javac").isZero();
+		return new URLClassLoader(new URL[] { classes.toUri().toURL() }, BadInputCatalogueTests.class.getClassLoader());
+	}
+
+	@Test
+	void anEmptyKeyAttributeFailsStartup() {
+		assertStartupFails(EmptyKey.class, "EmptyKey.work()", "has an empty key");
+	}
+
+	@Test
 	void aPositionBeyondTheParametersFailsStartup() {
 		assertStartupFails(PositionOutOfRange.class, "uses #p3, which is not a parameter");
 	}
@@ -67,6 +147,50 @@ class BadInputCatalogueTests {
 				.getFailure()
 				.rootCause()
 				.hasMessageContaining("distributed-lock.locks.x.retry-interval"));
+	}
+
+	@Test
+	void aWaitTimeThatIsNotADurationFailsStartupNamingTheProperty() {
+		this.runner.withPropertyValues("distributed-lock.wait-time=soon")
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.hasStackTraceContaining("distributed-lock.wait-time")
+				.hasStackTraceContaining("soon"));
+	}
+
+	/**
+	 * Not bad input: a waiter never sleeps past the holder's remaining lease or its own
+	 * wait deadline, so a retry interval longer than either costs nothing.
+	 */
+	@Test
+	void aRetryIntervalLongerThanTheLeaseAndTheWaitIsAcceptedAndCostsNothing() {
+		this.runner
+			.withPropertyValues("distributed-lock.retry-interval=1m", "distributed-lock.lease-time=1s",
+					"distributed-lock.wait-time=20s")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				String key = "long-retry-" + UUID.randomUUID();
+				try (RedisLockProvider crashed = new RedisLockProvider(redis.getConnectionFactory(), "bad:", false)) {
+					assertThat(crashed.tryLock(key, Duration.ofSeconds(1)))
+						.isInstanceOf(dev.distlock.spi.LockAttempt.Acquired.class);
+				}
+				long start = System.nanoTime();
+				try (Lease lease = context.getBean(LockTemplate.class).acquire(key, LockOptions.defaults())) {
+					assertThat(lease.isHeld()).isTrue();
+				}
+				assertThat(Duration.ofNanos(System.nanoTime() - start)).as("taken once the 1s lease ran out")
+					.isLessThan(Duration.ofSeconds(5));
+				try (RedisLockProvider other = new RedisLockProvider(redis.getConnectionFactory(), "bad:", false)) {
+					other.tryLock(key + "-busy", Duration.ofSeconds(30));
+				}
+				long waitStart = System.nanoTime();
+				assertThatExceptionOfType(LockAcquisitionException.class)
+					.isThrownBy(() -> context.getBean(LockTemplate.class)
+						.acquire(key + "-busy", LockOptions.builder().waitTime(Duration.ofMillis(300)).build()));
+				assertThat(Duration.ofNanos(System.nanoTime() - waitStart)).as("a 300ms wait ends at its deadline")
+					.isLessThan(Duration.ofSeconds(2));
+				redis.delete("bad:" + key + "-busy");
+			});
 	}
 
 	// Key values, per call
@@ -177,14 +301,33 @@ class BadInputCatalogueTests {
 	}
 
 	@Test
-	void aLeaseReleasedTwiceOrFromAnotherThreadIsReleasedOnce() {
+	void aLeaseReleasedFromAnotherThreadIsReleased() {
 		run((context) -> {
 			String key = "released-" + UUID.randomUUID();
 			Lease lease = context.getBean(LockTemplate.class).acquire(key, LockOptions.defaults());
 			CompletableFuture.runAsync(lease::release).get(10, TimeUnit.SECONDS);
-			assertThat(redis.hasKey("bad:" + key)).isFalse();
-			lease.release();
 			assertThat(lease.isHeld()).isFalse();
+			assertThat(redis.hasKey("bad:" + key)).isFalse();
+		});
+	}
+
+	@Test
+	void aLeaseReleasedTwiceLeavesTheNextHoldersLockAlone() {
+		run((context) -> {
+			String key = "twice-" + UUID.randomUUID();
+			Lease lease = context.getBean(LockTemplate.class).acquire(key, LockOptions.defaults());
+			lease.release();
+			try (RedisLockProvider elsewhere = new RedisLockProvider(redis.getConnectionFactory(), "bad:", false)) {
+				assertThat(elsewhere.tryLock(key, Duration.ofSeconds(30)))
+					.isInstanceOf(dev.distlock.spi.LockAttempt.Acquired.class);
+				lease.release();
+				lease.close();
+				assertThat(lease.isHeld()).isFalse();
+				assertThat(redis.hasKey("bad:" + key)).as("the next holder's lock").isTrue();
+			}
+			finally {
+				redis.delete("bad:" + key);
+			}
 		});
 	}
 
@@ -221,6 +364,74 @@ class BadInputCatalogueTests {
 					.withMessageContaining("down");
 				assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
 			});
+	}
+
+	@Test
+	void redisDownAtStartupShowsInTheRedisHealthIndicatorWhileTheApplicationRuns() {
+		RedisServer gone = RedisServer.start();
+		int port = gone.port();
+		gone.close();
+		new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class,
+					DataRedisHealthContributorAutoConfiguration.class, DistributedLockAutoConfiguration.class))
+			.withPropertyValues("spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + port,
+					"spring.data.redis.timeout=500ms", "spring.data.redis.connect-timeout=500ms")
+			.run((context) -> {
+				assertThat(context).hasNotFailed().hasSingleBean(LockTemplate.class);
+				long start = System.nanoTime();
+				Health health = context.getBean("redisHealthContributor", HealthIndicator.class).health(true);
+				assertThat(health.getStatus()).isEqualTo(Status.DOWN);
+				assertThat(health.getDetails()).containsKey("error");
+				assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
+			});
+	}
+
+	@Test
+	void redisKilledWhileAnAnnotatedMethodRunsEndsTheCallInBoundedTime(CapturedOutput output) {
+		try (RedisServer server = RedisServer.start()) {
+			this.runner.withPropertyValues("spring.data.redis.port=" + server.port(), "spring.data.redis.timeout=1s")
+				.withBean(Crashes.class)
+				.run((context) -> {
+					long start = System.nanoTime();
+					assertThat(context.getBean(Crashes.class).killRedisAndReturn("mid-call", server)).isEqualTo("done");
+					assertThat(Duration.ofNanos(System.nanoTime() - start)).as("the call, with a 1s command timeout")
+						.isLessThan(Duration.ofSeconds(10));
+					assertThat(output)
+						.contains("Could not release lock 'mid-call'; it expires when its lease runs out");
+				});
+		}
+	}
+
+	@Test
+	void redisKilledWhileACallerWaitsFailsTheWaitWithABackendErrorInBoundedTime() {
+		try (RedisServer server = RedisServer.start()) {
+			LettuceConnectionFactory elsewhere = TestRedis.connectionFactory(server, Duration.ofSeconds(1));
+			try (RedisLockProvider holder = new RedisLockProvider(elsewhere, "bad:", false)) {
+				assertThat(holder.tryLock("wait-killed", Duration.ofSeconds(30)))
+					.isInstanceOf(dev.distlock.spi.LockAttempt.Acquired.class);
+				this.runner
+					.withPropertyValues("spring.data.redis.port=" + server.port(), "spring.data.redis.timeout=1s")
+					.run((context) -> {
+						CompletableFuture<Lease> waiter = CompletableFuture.supplyAsync(() -> context
+							.getBean(LockTemplate.class)
+							.acquire("wait-killed", LockOptions.builder().waitTime(Duration.ofSeconds(30)).build()));
+						Conditions.await("the waiter waits", Duration.ofSeconds(10),
+								() -> "1".equals(server.command("HGET", "bad:wait-killed", "waited")));
+						long start = System.nanoTime();
+						server.kill();
+						assertThatExceptionOfType(java.util.concurrent.CompletionException.class)
+							.isThrownBy(waiter::join)
+							.havingCause()
+							.isInstanceOf(LockBackendException.class)
+							.withMessageContaining("wait-killed");
+						assertThat(Duration.ofNanos(System.nanoTime() - start)).as("the failed wait, of 30s")
+							.isLessThan(Duration.ofSeconds(10));
+					});
+			}
+			finally {
+				elsewhere.destroy();
+			}
+		}
 	}
 
 	@Test
@@ -285,6 +496,112 @@ class BadInputCatalogueTests {
 		}
 	}
 
+	@Test
+	void aUserWhoMayNotPublishStillReleasesTheLockAndAWaiterGetsItByPolling(CapturedOutput output) {
+		try (RedisServer server = RedisServer.start()) {
+			assertThat(server.command("ACL", "SETUSER", "app", "on", ">secret", "~*", "+@all", "-publish"))
+				.isEqualTo("+OK");
+			LettuceConnectionFactory restricted = userConnectionFactory(server, "app");
+			LettuceConnectionFactory full = TestRedis.connectionFactory(server);
+			try (RenewalScheduler scheduler = new RenewalScheduler();
+					RedisLockProvider holderProvider = new RedisLockProvider(restricted, "bad:", false);
+					RedisLockProvider waiterProvider = new RedisLockProvider(full, "bad:", false)) {
+				DefaultLockTemplate holder = new DefaultLockTemplate(holderProvider, scheduler, TEMPLATE_DEFAULTS);
+				DefaultLockTemplate waiter = new DefaultLockTemplate(waiterProvider, scheduler, TEMPLATE_DEFAULTS);
+				for (int round = 0; round < 3; round++) {
+					Lease lease = holder.acquire("no-publish", LockOptions.defaults());
+					CompletableFuture<Long> next = takeAndRelease(waiter, "no-publish");
+					Conditions.await("the waiter marked the lock", Duration.ofSeconds(10),
+							() -> "1".equals(server.command("HGET", "bad:no-publish", "waited")));
+					lease.release();
+					long released = System.nanoTime();
+					assertThat(lease.isHeld()).isFalse();
+					assertThat(next.join()).isGreaterThan(lease.fencingToken());
+					assertThat(Duration.ofNanos(System.nanoTime() - released))
+						.as("taken by polling, long before the 30s lease")
+						.isLessThan(Duration.ofSeconds(3));
+				}
+			}
+			finally {
+				restricted.destroy();
+				full.destroy();
+			}
+		}
+		assertThat(output.getOut()).contains("refused to publish the release signal on channel 'bad:released'");
+		assertThat(occurrences(output.getOut(), "Further refusals are logged at debug level")).as("warnings").isOne();
+	}
+
+	@Test
+	void aWaiterWhoMayNotSubscribeGetsTheLockByPollingAndTheFailureIsLoggedOnce(CapturedOutput output) {
+		try (RedisServer server = RedisServer.start()) {
+			assertThat(server.command("ACL", "SETUSER", "app", "on", ">secret", "~*", "+@all", "-subscribe",
+					"-psubscribe"))
+				.isEqualTo("+OK");
+			LettuceConnectionFactory restricted = userConnectionFactory(server, "app");
+			LettuceConnectionFactory full = TestRedis.connectionFactory(server);
+			try (RenewalScheduler scheduler = new RenewalScheduler();
+					RedisLockProvider holderProvider = new RedisLockProvider(full, "bad:", false);
+					RedisLockProvider waiterProvider = new RedisLockProvider(restricted, "bad:", false)) {
+				DefaultLockTemplate holder = new DefaultLockTemplate(holderProvider, scheduler, TEMPLATE_DEFAULTS);
+				DefaultLockTemplate waiter = new DefaultLockTemplate(waiterProvider, scheduler, TEMPLATE_DEFAULTS);
+				for (int round = 0; round < 4; round++) {
+					Lease lease = holder.acquire("no-subscribe", LockOptions.defaults());
+					CompletableFuture<Long> next = takeAndRelease(waiter, "no-subscribe");
+					Conditions.await("the waiter marked the lock", Duration.ofSeconds(10),
+							() -> "1".equals(server.command("HGET", "bad:no-subscribe", "waited")));
+					if (round == 0) {
+						Conditions.await("the refused subscription is reported", Duration.ofSeconds(10),
+								() -> output.getOut().contains("Could not subscribe"));
+					}
+					lease.release();
+					long released = System.nanoTime();
+					assertThat(next.join()).isGreaterThan(lease.fencingToken());
+					assertThat(Duration.ofNanos(System.nanoTime() - released)).as("taken by polling")
+						.isLessThan(Duration.ofSeconds(3));
+				}
+				assertThat(waiterProvider.isListening()).isFalse();
+			}
+			finally {
+				restricted.destroy();
+				full.destroy();
+			}
+		}
+		assertThat(output.getOut()).contains("Could not subscribe to lock release channel 'bad:released': NOPERM");
+		assertThat(occurrences(output.getOut(), "Could not subscribe")).as("warnings").isOne();
+	}
+
+	/** Defaults of a template made by hand: 30s lease, 200ms retry interval. */
+	private static final LockOptions TEMPLATE_DEFAULTS = LockOptions.builder()
+		.waitTime(Duration.ZERO)
+		.leaseTime(Duration.ofSeconds(30))
+		.autoRenew(true)
+		.retryInterval(Duration.ofMillis(200))
+		.build();
+
+	/** Another caller that waits up to 20s for the lock, then releases it. */
+	private static CompletableFuture<Long> takeAndRelease(LockTemplate template, String key) {
+		return CompletableFuture.supplyAsync(() -> {
+			try (Lease taken = template.acquire(key, LockOptions.builder().waitTime(Duration.ofSeconds(20)).build())) {
+				return taken.fencingToken();
+			}
+		});
+	}
+
+	private static int occurrences(String text, String part) {
+		return text.split(java.util.regex.Pattern.quote(part), -1).length - 1;
+	}
+
+	private static LettuceConnectionFactory userConnectionFactory(RedisServer server, String user) {
+		RedisStandaloneConfiguration configuration = new RedisStandaloneConfiguration(server.host(), server.port());
+		configuration.setUsername(user);
+		configuration.setPassword("secret");
+		LettuceConnectionFactory factory = new LettuceConnectionFactory(configuration,
+				LettuceClientConfiguration.builder().commandTimeout(Duration.ofSeconds(5)).build());
+		factory.afterPropertiesSet();
+		factory.start();
+		return factory;
+	}
+
 	private void run(
 			org.springframework.boot.test.context.runner.ContextConsumer<org.springframework.boot.test.context.assertj.AssertableApplicationContext> test) {
 		this.runner.withBean(Keys.class).run(test);
@@ -314,10 +631,28 @@ class BadInputCatalogueTests {
 
 	}
 
+	static class EmptyKey {
+
+		@DistributedLock(key = " ")
+		public void work(String id) {
+		}
+
+	}
+
 	static class PositionOutOfRange {
 
 		@DistributedLock(key = "#p3")
 		public void work(String id) {
+		}
+
+	}
+
+	static class Crashes {
+
+		@DistributedLock(key = "#key")
+		public String killRedisAndReturn(String key, RedisServer server) {
+			server.kill();
+			return "done";
 		}
 
 	}

@@ -124,7 +124,8 @@ final class LockScripts {
 	/**
 	 * KEYS[1] lock, KEYS[2] queue, KEYS[3] waiter deadlines; ARGV[1] waiter id, ARGV[2]
 	 * release channel. Removes a waiter that gave up; if the lock is free, the next
-	 * waiter is told at once.
+	 * waiter is told at once. A refused {@code PUBLISH} fails this script after the
+	 * waiter has left, which is logged at debug level only: the place is gone either way.
 	 */
 	static final RedisScript<Long> LEAVE_QUEUE = RedisScript.of("""
 			redis.call('zrem', KEYS[2], ARGV[1])
@@ -137,20 +138,36 @@ final class LockScripts {
 
 	/**
 	 * KEYS[1] lock; ARGV[1] owner, ARGV[2] release channel. Returns 1 if deleted, 0 if
-	 * not ours. Publishes the lock's key only if a waiter marked it, so an uncontended
+	 * not ours, {@value #RELEASED_UNSIGNALLED} if deleted but the signal could not be
+	 * published. Publishes the lock's key only if a waiter marked it, so an uncontended
 	 * release costs no message.
+	 *
+	 * <p>
+	 * The publish is a {@code pcall}: Redis does not roll a script back, so a
+	 * {@code PUBLISH} refused after the delete (an ACL user without the right to publish
+	 * to the channel) must not turn a release that happened into an error. Waiters then
+	 * find the lock free at their retry interval.
 	 */
 	static final RedisScript<Long> RELEASE = RedisScript.of("""
 			local lock = redis.call('hmget', KEYS[1], 'owner', 'waited')
 			if lock[1] == ARGV[1] then
 			  redis.call('del', KEYS[1])
 			  if lock[2] then
-			    redis.call('publish', ARGV[2], KEYS[1])
+			    local sent = redis.pcall('publish', ARGV[2], KEYS[1])
+			    if type(sent) == 'table' and sent.err then
+			      return 2
+			    end
 			  end
 			  return 1
 			end
 			return 0
 			""", Long.class);
+
+	/**
+	 * What {@link #RELEASE} returns when it deleted the lock but Redis refused the
+	 * {@code PUBLISH} of the release signal.
+	 */
+	static final long RELEASED_UNSIGNALLED = 2;
 
 	/**
 	 * KEYS lock keys (one cluster slot); ARGV an owner and a lease in ms per key.

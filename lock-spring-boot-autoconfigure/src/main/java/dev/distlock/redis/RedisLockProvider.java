@@ -7,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
@@ -17,6 +18,8 @@ import dev.distlock.spi.LockProvider;
 import dev.distlock.spi.ReleaseSignals;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.output.IntegerOutput;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.core.NestedExceptionUtils;
@@ -42,6 +45,8 @@ import org.springframework.data.redis.core.script.RedisScript;
  */
 public final class RedisLockProvider implements LockProvider, AutoCloseable {
 
+	private static final Log logger = LogFactory.getLog(RedisLockProvider.class);
+
 	private static final int RENEW_BATCH = 2000;
 
 	private final RedisConnectionFactory connectionFactory;
@@ -61,6 +66,8 @@ public final class RedisLockProvider implements LockProvider, AutoCloseable {
 	private final ReleaseSignals releaseSignals;
 
 	private final Duration replicaTimeout;
+
+	private final AtomicBoolean signalRefusalReported = new AtomicBoolean();
 
 	/**
 	 * @param connectionFactory the connection factory to use
@@ -242,6 +249,24 @@ public final class RedisLockProvider implements LockProvider, AutoCloseable {
 	}
 
 	/**
+	 * Redis refused to {@code PUBLISH} a release signal (an ACL user without the right to
+	 * publish to the channel). The release itself happened; waiters in other JVMs find
+	 * the lock free at their retry interval instead of at once. Said once, as a warning,
+	 * since it repeats on every contended release until the ACL is changed.
+	 */
+	private void signalRefused(String key) {
+		String message = "Lock '" + key + "' was released, but Redis refused to publish the release signal on channel '"
+				+ this.signals.channel() + "' (does the Redis user lack the right to PUBLISH to it? With ACLs it"
+				+ " needs +publish and &" + this.signals.channel() + "); waiters poll at their retry interval instead";
+		if (this.signalRefusalReported.compareAndSet(false, true)) {
+			logger.warn(message + ". Further refusals are logged at debug level.");
+		}
+		else if (logger.isDebugEnabled()) {
+			logger.debug(message);
+		}
+	}
+
+	/**
 	 * The acquire script and {@code WAIT} in one pipeline on a connection of its own:
 	 * {@code WAIT} counts the replicas that acknowledged this connection's writes, and it
 	 * blocks its connection, which must not be the one the application shares. A lock
@@ -399,7 +424,12 @@ public final class RedisLockProvider implements LockProvider, AutoCloseable {
 
 		@Override
 		public boolean release() {
-			return call(LockScripts.RELEASE, "release", this.owner, RedisLockProvider.this.signals.channel()) == 1;
+			long result = call(LockScripts.RELEASE, "release", this.owner, RedisLockProvider.this.signals.channel());
+			if (result == LockScripts.RELEASED_UNSIGNALLED) {
+				signalRefused(this.key);
+				return true;
+			}
+			return result == 1;
 		}
 
 		private long call(RedisScript<Long> script, String operation, String... args) {

@@ -11,6 +11,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.core.NestedExceptionUtils;
 import org.springframework.data.redis.connection.Message;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.listener.ChannelTopic;
@@ -25,8 +26,9 @@ import org.springframework.data.redis.listener.RedisMessageListenerContainer;
  * <p>
  * The subscription starts on the first wait, in the background: until it is confirmed,
  * and whenever the connection is being recovered, waiters fall back to their retry
- * interval. Messages are dispatched on the client's I/O thread, where a callback only
- * unparks a waiter.
+ * interval. A subscription that Redis refuses (an ACL user without the right to
+ * subscribe) is reported once and not retried; waiters then poll. Messages are dispatched
+ * on the client's I/O thread, where a callback only unparks a waiter.
  */
 final class RedisReleaseSignals implements ReleaseSignals, AutoCloseable {
 
@@ -104,8 +106,13 @@ final class RedisReleaseSignals implements ReleaseSignals, AutoCloseable {
 			created.start();
 		}
 		catch (RuntimeException ex) {
-			logger.warn("Could not subscribe to lock release channel '" + this.channel
-					+ "'; waiters fall back to their retry interval until the container recovers", ex);
+			// Said once: the container retries a lost connection by itself, and nothing
+			// retries a refusal (an ACL user without the right to SUBSCRIBE), which would
+			// only be refused again.
+			logger.warn("Could not subscribe to lock release channel '" + this.channel + "': "
+					+ NestedExceptionUtils.getMostSpecificCause(ex).getMessage()
+					+ ". Waiters poll at their retry interval instead (with ACLs, the Redis user needs +subscribe and &"
+					+ this.channel + " to be woken by releases)", ex);
 		}
 	}
 
