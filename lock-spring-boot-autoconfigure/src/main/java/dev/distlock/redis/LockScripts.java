@@ -114,29 +114,31 @@ final class LockScripts {
 
 	/**
 	 * KEYS[1] lock, KEYS[2] queue, KEYS[3] waiter deadlines; ARGV[1] waiter id, ARGV[2]
-	 * release channel. Removes a waiter that gave up; if the lock is free, the next
-	 * waiter is told at once.
+	 * release channel, ARGV[3] {@code 1} to publish sharded. Removes a waiter that gave
+	 * up; if the lock is free, the next waiter is told at once.
 	 */
 	static final RedisScript<Long> LEAVE_QUEUE = RedisScript.of("""
 			redis.call('zrem', KEYS[2], ARGV[1])
 			redis.call('hdel', KEYS[3], ARGV[1])
 			if redis.call('exists', KEYS[1]) == 0 and redis.call('zcard', KEYS[2]) > 0 then
-			  redis.call('publish', ARGV[2], KEYS[1])
+			  redis.call((ARGV[3] == '1') and 'spublish' or 'publish', ARGV[2], KEYS[1])
 			end
 			return 1
 			""", Long.class);
 
 	/**
-	 * KEYS[1] lock; ARGV[1] owner, ARGV[2] release channel. Returns 1 if deleted, 0 if
-	 * not ours. Publishes the lock's key only if a waiter marked it, so an uncontended
-	 * release costs no message.
+	 * KEYS[1] lock; ARGV[1] owner, ARGV[2] release channel, ARGV[3] {@code 1} to publish
+	 * sharded. Returns 1 if deleted, 0 if not ours. Publishes the lock's key only if a
+	 * waiter marked it, so an uncontended release costs no message. A sharded channel
+	 * must lie in the lock's slot ({@code SPUBLISH} from a script obeys the same slot
+	 * rule as keys); {@code SPUBLISH} is never called on a server older than Redis 7.
 	 */
 	static final RedisScript<Long> RELEASE = RedisScript.of("""
 			local lock = redis.call('hmget', KEYS[1], 'owner', 'waited')
 			if lock[1] == ARGV[1] then
 			  redis.call('del', KEYS[1])
 			  if lock[2] then
-			    redis.call('publish', ARGV[2], KEYS[1])
+			    redis.call((ARGV[3] == '1') and 'spublish' or 'publish', ARGV[2], KEYS[1])
 			  end
 			  return 1
 			end

@@ -94,7 +94,7 @@ public final class RedisLockProvider implements LockProvider, AutoCloseable {
 		this.keys = new RedisKeys(keyPrefix, cluster);
 		this.waitForReplicas = waitForReplicas;
 		this.replicaTimeout = replicaTimeout;
-		this.signals = new RedisReleaseSignals(connectionFactory, keyPrefix + "released");
+		this.signals = new RedisReleaseSignals(connectionFactory, this.keys);
 		this.releaseSignals = new ReleaseSignals() {
 
 			@Override
@@ -107,12 +107,19 @@ public final class RedisLockProvider implements LockProvider, AutoCloseable {
 				return RedisLockProvider.this.signals.isListening();
 			}
 
+			@Override
+			public boolean isListening(String key) {
+				return RedisLockProvider.this.signals.isListening(RedisLockProvider.this.keys.lockKey(key));
+			}
+
 		};
 	}
 
 	/**
-	 * One subscription per provider, to channel {@code <key-prefix>released}, started on
-	 * the first wait.
+	 * One subscription connection per provider, started on the first wait: to channel
+	 * {@code <key-prefix>released}, or, on a cluster of Redis 7 masters, sharded
+	 * subscriptions to the channels of the slots being waited on (see
+	 * {@link RedisReleaseSignals}).
 	 */
 	@Override
 	public ReleaseSignals releaseSignals() {
@@ -173,6 +180,22 @@ public final class RedisLockProvider implements LockProvider, AutoCloseable {
 	/** Whether the release subscription is up; until it is, waiters poll. */
 	public boolean isListening() {
 		return this.signals.isListening();
+	}
+
+	/**
+	 * Cluster slots with a sharded release subscription (Redis 7 clusters only); 0 when
+	 * nobody waits.
+	 */
+	public int subscribedSlots() {
+		return this.signals.subscribedSlots();
+	}
+
+	/**
+	 * Whether release signals use sharded pub/sub; false until decided (on a cluster, at
+	 * the first wait or release) and on standalone servers.
+	 */
+	public boolean isShardedPubSub() {
+		return this.signals.signalMode() == SignalMode.SHARDED;
 	}
 
 	@Override
@@ -237,8 +260,8 @@ public final class RedisLockProvider implements LockProvider, AutoCloseable {
 		String lockKey = this.keys.lockKey(key);
 		run(key, "leave the queue of",
 				() -> this.redis.execute(LockScripts.LEAVE_QUEUE,
-						List.of(lockKey, this.keys.queueKey(lockKey), this.keys.waiterDeadlinesKey(lockKey)), waiterId,
-						this.signals.channel()));
+						List.of(lockKey, this.keys.queueKey(lockKey), this.keys.waiterDeadlinesKey(lockKey)),
+						(Object[]) publishArgs(lockKey, waiterId)));
 	}
 
 	/**
@@ -304,9 +327,10 @@ public final class RedisLockProvider implements LockProvider, AutoCloseable {
 			if (connection.isPipelined()) {
 				connection.closePipeline();
 			}
+			String[] publish = this.signals.publishArgs(lockKey);
 			connection.scriptingCommands()
 				.eval(bytes(LockScripts.RELEASE.getScriptAsString()), ReturnType.INTEGER, 1, bytes(lockKey),
-						bytes(owner), bytes(this.signals.channel()));
+						bytes(owner), bytes(publish[0]), bytes(publish[1]));
 		}
 		catch (RuntimeException ex) {
 			failure.addSuppressed(ex);
@@ -333,7 +357,7 @@ public final class RedisLockProvider implements LockProvider, AutoCloseable {
 	private void abandon(String lockKey, String owner, LockBackendException failure) {
 		boolean interrupted = Thread.interrupted();
 		try {
-			this.redis.execute(LockScripts.RELEASE, List.of(lockKey), owner, this.signals.channel());
+			this.redis.execute(LockScripts.RELEASE, List.of(lockKey), (Object[]) publishArgs(lockKey, owner));
 		}
 		catch (RuntimeException ex) {
 			failure.addSuppressed(ex);
@@ -343,6 +367,12 @@ public final class RedisLockProvider implements LockProvider, AutoCloseable {
 				Thread.currentThread().interrupt();
 			}
 		}
+	}
+
+	/** {@code first}, then the release channel of the lock and whether to SPUBLISH. */
+	private String[] publishArgs(String lockKey, String first) {
+		String[] publish = this.signals.publishArgs(lockKey);
+		return new String[] { first, publish[0], publish[1] };
 	}
 
 	private static String millis(Duration duration) {
@@ -399,7 +429,7 @@ public final class RedisLockProvider implements LockProvider, AutoCloseable {
 
 		@Override
 		public boolean release() {
-			return call(LockScripts.RELEASE, "release", this.owner, RedisLockProvider.this.signals.channel()) == 1;
+			return call(LockScripts.RELEASE, "release", publishArgs(this.lockKey, this.owner)) == 1;
 		}
 
 		private long call(RedisScript<Long> script, String operation, String... args) {
