@@ -66,7 +66,7 @@ public final class RedisLockProvider implements LockProvider, AutoCloseable {
 	 * @param connectionFactory the connection factory to use
 	 * @param keyPrefix prepended to every key; non-empty, not starting with '{'
 	 * @param cluster whether the server is a Redis Cluster (fencing counters are then
-	 * kept per slot)
+	 * kept per slot, and release signals are sharded if every master runs Redis 7)
 	 */
 	public RedisLockProvider(RedisConnectionFactory connectionFactory, String keyPrefix, boolean cluster) {
 		this(connectionFactory, keyPrefix, cluster, 0, Duration.ZERO);
@@ -76,7 +76,7 @@ public final class RedisLockProvider implements LockProvider, AutoCloseable {
 	 * @param connectionFactory the connection factory to use
 	 * @param keyPrefix prepended to every key; non-empty, not starting with '{'
 	 * @param cluster whether the server is a Redis Cluster (fencing counters are then
-	 * kept per slot)
+	 * kept per slot, and release signals are sharded if every master runs Redis 7)
 	 * @param waitForReplicas how many replicas must acknowledge each acquire
 	 * ({@code WAIT}) before it counts; 0 turns the guard off
 	 * @param replicaTimeout how long {@code WAIT} may take

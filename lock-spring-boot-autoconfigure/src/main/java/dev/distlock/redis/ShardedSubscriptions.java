@@ -109,6 +109,8 @@ final class ShardedSubscriptions implements AutoCloseable {
 	/**
 	 * Whether releases in {@code slot} are signalled now. Subscribes the slot on the
 	 * first call (and again after a failed attempt); false until the server confirmed it.
+	 * A node connection that drops and comes back is subscribed again by Lettuce; a
+	 * release in between costs its waiters at most their retry interval.
 	 */
 	boolean isListening(int slot) {
 		StatefulRedisClusterPubSubConnection<String, String> current = this.connection;
@@ -121,9 +123,16 @@ final class ShardedSubscriptions implements AutoCloseable {
 			if (!state.requested) {
 				state.requested = true;
 				String channel = this.keys.releaseChannel(slot);
-				send(() -> current.async()
-					.ssubscribe(channel)
-					.whenComplete((ignored, failure) -> confirmed(slot, state, failure)));
+				send(() -> {
+					try {
+						current.async()
+							.ssubscribe(channel)
+							.whenComplete((ignored, failure) -> confirmed(slot, state, failure));
+					}
+					catch (RuntimeException ex) {
+						confirmed(slot, state, ex);
+					}
+				});
 			}
 			return state;
 		});

@@ -11,7 +11,7 @@ import java.util.Locale;
 public enum RedisVersion {
 
 	/**
-	 * Redis 6.2 (6.2.6, 6.2.7 on Linux arm64), from
+	 * Redis 6.2 (the Linux amd64 binary reports 6.2.11), from
 	 * {@code com.github.codemonstur:embedded-redis}.
 	 */
 	V6_2("redis-server-6.2.6-v5-linux-amd64", "redis-server-6.2.7-linux-arm64", "redis-server-6.2.6-v5-darwin-amd64",
