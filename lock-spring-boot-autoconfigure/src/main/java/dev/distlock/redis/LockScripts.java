@@ -123,37 +123,40 @@ final class LockScripts {
 
 	/**
 	 * KEYS[1] lock, KEYS[2] queue, KEYS[3] waiter deadlines; ARGV[1] waiter id, ARGV[2]
-	 * release channel. Removes a waiter that gave up; if the lock is free, the next
-	 * waiter is told at once. A refused {@code PUBLISH} fails this script after the
-	 * waiter has left, which is logged at debug level only: the place is gone either way.
+	 * release channel, ARGV[3] {@code 1} to publish sharded. Removes a waiter that gave
+	 * up; if the lock is free, the next waiter is told at once. A refused publish fails
+	 * this script after the waiter has left, which is logged at debug level only: the
+	 * place is gone either way.
 	 */
 	static final RedisScript<Long> LEAVE_QUEUE = RedisScript.of("""
 			redis.call('zrem', KEYS[2], ARGV[1])
 			redis.call('hdel', KEYS[3], ARGV[1])
 			if redis.call('exists', KEYS[1]) == 0 and redis.call('zcard', KEYS[2]) > 0 then
-			  redis.call('publish', ARGV[2], KEYS[1])
+			  redis.call((ARGV[3] == '1') and 'spublish' or 'publish', ARGV[2], KEYS[1])
 			end
 			return 1
 			""", Long.class);
 
 	/**
-	 * KEYS[1] lock; ARGV[1] owner, ARGV[2] release channel. Returns 1 if deleted, 0 if
-	 * not ours, {@value #RELEASED_UNSIGNALLED} if deleted but the signal could not be
-	 * published. Publishes the lock's key only if a waiter marked it, so an uncontended
-	 * release costs no message.
+	 * KEYS[1] lock; ARGV[1] owner, ARGV[2] release channel, ARGV[3] {@code 1} to publish
+	 * sharded. Returns 1 if deleted, 0 if not ours, {@value #RELEASED_UNSIGNALLED} if
+	 * deleted but the signal could not be published. Publishes the lock's key only if a
+	 * waiter marked it, so an uncontended release costs no message. A sharded channel
+	 * must lie in the lock's slot ({@code SPUBLISH} from a script obeys the same slot
+	 * rule as keys); {@code SPUBLISH} is never called on a server older than Redis 7.
 	 *
 	 * <p>
-	 * The publish is a {@code pcall}: Redis does not roll a script back, so a
-	 * {@code PUBLISH} refused after the delete (an ACL user without the right to publish
-	 * to the channel) must not turn a release that happened into an error. Waiters then
-	 * find the lock free at their retry interval.
+	 * The publish is a {@code pcall}: Redis does not roll a script back, so a publish
+	 * refused after the delete (an ACL user without the right to publish to the channel)
+	 * must not turn a release that happened into an error. Waiters then find the lock
+	 * free at their retry interval.
 	 */
 	static final RedisScript<Long> RELEASE = RedisScript.of("""
 			local lock = redis.call('hmget', KEYS[1], 'owner', 'waited')
 			if lock[1] == ARGV[1] then
 			  redis.call('del', KEYS[1])
 			  if lock[2] then
-			    local sent = redis.pcall('publish', ARGV[2], KEYS[1])
+			    local sent = redis.pcall((ARGV[3] == '1') and 'spublish' or 'publish', ARGV[2], KEYS[1])
 			    if type(sent) == 'table' and sent.err then
 			      return 2
 			    end

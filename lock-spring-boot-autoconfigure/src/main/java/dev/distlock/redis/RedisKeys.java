@@ -48,6 +48,23 @@ final class RedisKeys {
 		return "{" + SlotTags.forSlot(ClusterSlotHashUtil.calculateSlot(lockKey)) + "}";
 	}
 
+	/** The classic release channel, one for all locks. */
+	String releaseChannel() {
+		return this.prefix + "released";
+	}
+
+	/**
+	 * The sharded release channel of a cluster slot: the classic name behind a hash tag
+	 * of that slot, so that a script touching the slot's keys may {@code SPUBLISH} to it.
+	 */
+	String releaseChannel(int slot) {
+		return "{" + SlotTags.forSlot(slot) + "}" + releaseChannel();
+	}
+
+	static int slotOf(String lockKey) {
+		return ClusterSlotHashUtil.calculateSlot(lockKey);
+	}
+
 	String fenceKey(String lockKey) {
 		if (!this.cluster) {
 			return this.prefix;

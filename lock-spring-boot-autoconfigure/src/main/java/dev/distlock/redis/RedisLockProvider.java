@@ -73,7 +73,7 @@ public final class RedisLockProvider implements LockProvider, AutoCloseable {
 	 * @param connectionFactory the connection factory to use
 	 * @param keyPrefix prepended to every key; non-empty, not starting with '{'
 	 * @param cluster whether the server is a Redis Cluster (fencing counters are then
-	 * kept per slot)
+	 * kept per slot, and release signals are sharded if every master runs Redis 7)
 	 */
 	public RedisLockProvider(RedisConnectionFactory connectionFactory, String keyPrefix, boolean cluster) {
 		this(connectionFactory, keyPrefix, cluster, 0, Duration.ZERO);
@@ -83,7 +83,7 @@ public final class RedisLockProvider implements LockProvider, AutoCloseable {
 	 * @param connectionFactory the connection factory to use
 	 * @param keyPrefix prepended to every key; non-empty, not starting with '{'
 	 * @param cluster whether the server is a Redis Cluster (fencing counters are then
-	 * kept per slot)
+	 * kept per slot, and release signals are sharded if every master runs Redis 7)
 	 * @param waitForReplicas how many replicas must acknowledge each acquire
 	 * ({@code WAIT}) before it counts; 0 turns the guard off
 	 * @param replicaTimeout how long {@code WAIT} may take
@@ -101,7 +101,7 @@ public final class RedisLockProvider implements LockProvider, AutoCloseable {
 		this.keys = new RedisKeys(keyPrefix, cluster);
 		this.waitForReplicas = waitForReplicas;
 		this.replicaTimeout = replicaTimeout;
-		this.signals = new RedisReleaseSignals(connectionFactory, keyPrefix + "released");
+		this.signals = new RedisReleaseSignals(connectionFactory, this.keys);
 		this.releaseSignals = new ReleaseSignals() {
 
 			@Override
@@ -114,12 +114,19 @@ public final class RedisLockProvider implements LockProvider, AutoCloseable {
 				return RedisLockProvider.this.signals.isListening();
 			}
 
+			@Override
+			public boolean isListening(String key) {
+				return RedisLockProvider.this.signals.isListening(RedisLockProvider.this.keys.lockKey(key));
+			}
+
 		};
 	}
 
 	/**
-	 * One subscription per provider, to channel {@code <key-prefix>released}, started on
-	 * the first wait.
+	 * One subscription connection per provider, started on the first wait: to channel
+	 * {@code <key-prefix>released}, or, on a cluster of Redis 7 masters, sharded
+	 * subscriptions to the channels of the slots being waited on (see
+	 * {@link RedisReleaseSignals}).
 	 */
 	@Override
 	public ReleaseSignals releaseSignals() {
@@ -180,6 +187,22 @@ public final class RedisLockProvider implements LockProvider, AutoCloseable {
 	/** Whether the release subscription is up; until it is, waiters poll. */
 	public boolean isListening() {
 		return this.signals.isListening();
+	}
+
+	/**
+	 * Cluster slots with a sharded release subscription (Redis 7 clusters only); 0 when
+	 * nobody waits.
+	 */
+	public int subscribedSlots() {
+		return this.signals.subscribedSlots();
+	}
+
+	/**
+	 * Whether release signals use sharded pub/sub; false until decided (on a cluster, at
+	 * the first wait or release) and on standalone servers.
+	 */
+	public boolean isShardedPubSub() {
+		return this.signals.signalMode() == SignalMode.SHARDED;
 	}
 
 	@Override
@@ -244,8 +267,8 @@ public final class RedisLockProvider implements LockProvider, AutoCloseable {
 		String lockKey = this.keys.lockKey(key);
 		run(key, "leave the queue of",
 				() -> this.redis.execute(LockScripts.LEAVE_QUEUE,
-						List.of(lockKey, this.keys.queueKey(lockKey), this.keys.waiterDeadlinesKey(lockKey)), waiterId,
-						this.signals.channel()));
+						List.of(lockKey, this.keys.queueKey(lockKey), this.keys.waiterDeadlinesKey(lockKey)),
+						(Object[]) publishArgs(lockKey, waiterId)));
 	}
 
 	/**
@@ -254,10 +277,12 @@ public final class RedisLockProvider implements LockProvider, AutoCloseable {
 	 * the lock free at their retry interval instead of at once. Said once, as a warning,
 	 * since it repeats on every contended release until the ACL is changed.
 	 */
-	private void signalRefused(String key) {
+	private void signalRefused(String key, String lockKey) {
+		String channel = this.signals.publishArgs(lockKey)[0];
 		String message = "Lock '" + key + "' was released, but Redis refused to publish the release signal on channel '"
-				+ this.signals.channel() + "' (does the Redis user lack the right to PUBLISH to it? With ACLs it"
-				+ " needs +publish and &" + this.signals.channel() + "); waiters poll at their retry interval instead";
+				+ channel + "' (does the Redis user lack the right to publish to it? With ACLs it needs +publish"
+				+ " (+spublish on a Redis 7 cluster) and &" + channel
+				+ "); waiters poll at their retry interval instead";
 		if (this.signalRefusalReported.compareAndSet(false, true)) {
 			logger.warn(message + ". Further refusals are logged at debug level.");
 		}
@@ -329,9 +354,10 @@ public final class RedisLockProvider implements LockProvider, AutoCloseable {
 			if (connection.isPipelined()) {
 				connection.closePipeline();
 			}
+			String[] publish = this.signals.publishArgs(lockKey);
 			connection.scriptingCommands()
 				.eval(bytes(LockScripts.RELEASE.getScriptAsString()), ReturnType.INTEGER, 1, bytes(lockKey),
-						bytes(owner), bytes(this.signals.channel()));
+						bytes(owner), bytes(publish[0]), bytes(publish[1]));
 		}
 		catch (RuntimeException ex) {
 			failure.addSuppressed(ex);
@@ -358,7 +384,7 @@ public final class RedisLockProvider implements LockProvider, AutoCloseable {
 	private void abandon(String lockKey, String owner, LockBackendException failure) {
 		boolean interrupted = Thread.interrupted();
 		try {
-			this.redis.execute(LockScripts.RELEASE, List.of(lockKey), owner, this.signals.channel());
+			this.redis.execute(LockScripts.RELEASE, List.of(lockKey), (Object[]) publishArgs(lockKey, owner));
 		}
 		catch (RuntimeException ex) {
 			failure.addSuppressed(ex);
@@ -368,6 +394,12 @@ public final class RedisLockProvider implements LockProvider, AutoCloseable {
 				Thread.currentThread().interrupt();
 			}
 		}
+	}
+
+	/** {@code first}, then the release channel of the lock and whether to SPUBLISH. */
+	private String[] publishArgs(String lockKey, String first) {
+		String[] publish = this.signals.publishArgs(lockKey);
+		return new String[] { first, publish[0], publish[1] };
 	}
 
 	private static String millis(Duration duration) {
@@ -424,9 +456,9 @@ public final class RedisLockProvider implements LockProvider, AutoCloseable {
 
 		@Override
 		public boolean release() {
-			long result = call(LockScripts.RELEASE, "release", this.owner, RedisLockProvider.this.signals.channel());
+			long result = call(LockScripts.RELEASE, "release", publishArgs(this.lockKey, this.owner));
 			if (result == LockScripts.RELEASED_UNSIGNALLED) {
-				signalRefused(this.key);
+				signalRefused(this.key, this.lockKey);
 				return true;
 			}
 			return result == 1;

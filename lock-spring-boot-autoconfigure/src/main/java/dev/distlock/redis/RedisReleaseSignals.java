@@ -2,11 +2,16 @@ package dev.distlock.redis;
 
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
 
 import dev.distlock.spi.ReleaseSignals;
+import io.lettuce.core.cluster.RedisClusterClient;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -14,14 +19,26 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.core.NestedExceptionUtils;
 import org.springframework.data.redis.connection.Message;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.listener.ChannelTopic;
 import org.springframework.data.redis.listener.RedisMessageListenerContainer;
 
 /**
- * Release signals over one Redis channel per key prefix, on one subscription connection
- * per provider (so per JVM), however many keys are waited for: no per-lock subscription
- * to set up or exhaust. The release script publishes the lock's key only when a waiter
- * marked the lock, so an uncontended lock publishes nothing.
+ * Release signals on one subscription connection per provider (so per JVM), however many
+ * keys are waited for: no per-lock subscription to set up or exhaust. The release script
+ * publishes the lock's key only when a waiter marked the lock, so an uncontended lock
+ * publishes nothing.
+ *
+ * <p>
+ * How signals travel is decided once per provider ({@link SignalMode}). A standalone
+ * server, or a cluster with a master older than Redis 7, gets classic pub/sub: one
+ * channel {@code <key-prefix>released}, subscribed through Spring Data Redis'
+ * {@link RedisMessageListenerContainer}. A cluster of Redis 7 masters gets sharded
+ * pub/sub: the scripts {@code SPUBLISH} to the channel of the lock's slot ({@code {<slot
+ * tag>}<key-prefix>released}, in that slot, so the script stays in one slot), which
+ * reaches only the nodes serving the slot, and this JVM {@code SSUBSCRIBE}s to the slots
+ * its waiters wait on ({@link ShardedSubscriptions}). On a cluster the mode is found on
+ * first use, from each master's {@code redis_version}.
  *
  * <p>
  * The subscription starts on the first wait, in the background: until it is confirmed,
@@ -34,39 +51,95 @@ final class RedisReleaseSignals implements ReleaseSignals, AutoCloseable {
 
 	private static final Log logger = LogFactory.getLog(RedisReleaseSignals.class);
 
+	private static final long RETRY_START_NANOS = TimeUnit.SECONDS.toNanos(1);
+
 	private final RedisConnectionFactory connectionFactory;
 
-	private final String channel;
+	private final RedisKeys keys;
 
 	private final ConcurrentMap<String, List<Runnable>> listeners = new ConcurrentHashMap<>();
 
+	/** Counts local subscriptions per slot on a cluster, whatever the mode. */
+	private final @Nullable ShardedSubscriptions sharded;
+
 	private final Object lifecycle = new Object();
+
+	private final Object modeLock = new Object();
+
+	private volatile @Nullable SignalMode mode;
 
 	private @Nullable RedisMessageListenerContainer container;
 
-	private boolean closed;
+	private boolean started;
 
-	RedisReleaseSignals(RedisConnectionFactory connectionFactory, String channel) {
+	private volatile boolean closed;
+
+	RedisReleaseSignals(RedisConnectionFactory connectionFactory, RedisKeys keys) {
 		this.connectionFactory = connectionFactory;
-		this.channel = channel;
+		this.keys = keys;
+		this.sharded = keys.isCluster() ? new ShardedSubscriptions(keys, this::onSlotListening) : null;
+		this.mode = keys.isCluster() ? null : SignalMode.CLASSIC;
 	}
 
-	String channel() {
-		return this.channel;
+	/**
+	 * The channel a script publishes a release of {@code lockKey} to, and {@code "1"} if
+	 * it must use {@code SPUBLISH}. On a cluster the first call finds the mode (a few
+	 * round trips, once); if that fails, this call publishes classically.
+	 */
+	String[] publishArgs(String lockKey) {
+		if (mode(false) == SignalMode.SHARDED) {
+			return new String[] { this.keys.releaseChannel(RedisKeys.slotOf(lockKey)), "1" };
+		}
+		return new String[] { this.keys.releaseChannel(), "0" };
+	}
+
+	private SignalMode mode(boolean propagateFailure) {
+		SignalMode current = this.mode;
+		if (current != null) {
+			return current;
+		}
+		synchronized (this.modeLock) {
+			if (this.mode == null) {
+				try {
+					this.mode = SignalMode.detect(this.connectionFactory);
+				}
+				catch (RuntimeException ex) {
+					if (propagateFailure) {
+						throw ex;
+					}
+					logger.debug("Could not tell whether the cluster has sharded pub/sub; publishing classically", ex);
+					return SignalMode.CLASSIC;
+				}
+			}
+			return this.mode;
+		}
 	}
 
 	@Override
 	public Subscription subscribe(String lockKey, Runnable onRelease) {
-		ensureListening();
+		ensureStarted();
 		this.listeners.compute(lockKey, (key, current) -> {
 			List<Runnable> list = (current != null) ? current : new CopyOnWriteArrayList<>();
 			list.add(onRelease);
 			return list;
 		});
-		return () -> this.listeners.computeIfPresent(lockKey, (key, current) -> {
-			current.remove(onRelease);
-			return current.isEmpty() ? null : current;
-		});
+		int slot = (this.sharded != null) ? RedisKeys.slotOf(lockKey) : 0;
+		if (this.sharded != null) {
+			this.sharded.retain(slot);
+		}
+		AtomicBoolean open = new AtomicBoolean(true);
+		return () -> {
+			if (!open.compareAndSet(true, false)) {
+				return;
+			}
+			this.listeners.computeIfPresent(lockKey, (key, current) -> {
+				current.remove(onRelease);
+				return current.isEmpty() ? null : current;
+			});
+			if (this.sharded != null) {
+				this.sharded.release(slot);
+			}
+		};
 	}
 
 	/** Keys with a local subscriber; a finished wait leaves none behind. */
@@ -74,8 +147,21 @@ final class RedisReleaseSignals implements ReleaseSignals, AutoCloseable {
 		return this.listeners.size();
 	}
 
+	/** Slots with a sharded subscription; a finished wait leaves none behind. */
+	int subscribedSlots() {
+		return (this.sharded != null) ? this.sharded.subscribedSlots() : 0;
+	}
+
+	/** The mode, once decided. */
+	@Nullable SignalMode signalMode() {
+		return this.mode;
+	}
+
 	@Override
 	public boolean isListening() {
+		if (this.mode == SignalMode.SHARDED && this.sharded != null) {
+			return this.sharded.isListening();
+		}
 		RedisMessageListenerContainer current;
 		synchronized (this.lifecycle) {
 			current = this.container;
@@ -83,25 +169,66 @@ final class RedisReleaseSignals implements ReleaseSignals, AutoCloseable {
 		return current != null && current.isListening();
 	}
 
-	private void ensureListening() {
+	/** In sharded mode, subscribes the key's slot on the first call. */
+	@Override
+	public boolean isListening(String lockKey) {
+		if (this.mode == SignalMode.SHARDED && this.sharded != null) {
+			return this.sharded.isListening(RedisKeys.slotOf(lockKey));
+		}
+		return isListening();
+	}
+
+	private void ensureStarted() {
 		synchronized (this.lifecycle) {
-			if (this.container != null || this.closed) {
+			if (this.started || this.closed) {
 				return;
 			}
-			RedisMessageListenerContainer created = new RedisMessageListenerContainer();
-			created.setConnectionFactory(this.connectionFactory);
-			// The callback only unparks a thread: no executor hop, no thread per message.
-			created.setTaskExecutor(Runnable::run);
-			created.addMessageListener(this::onMessage, new ChannelTopic(this.channel));
-			created.afterPropertiesSet();
-			this.container = created;
-			Thread starter = new Thread(() -> start(created), "distlock-subscribe");
-			starter.setDaemon(true);
-			starter.start();
+			this.started = true;
+		}
+		Thread starter = new Thread(this::start, "distlock-subscribe");
+		starter.setDaemon(true);
+		starter.start();
+	}
+
+	/**
+	 * Finds the mode and opens the subscription connection; tries again every second
+	 * while the server cannot be reached, with waiters polling meanwhile.
+	 */
+	private void start() {
+		long pause = RETRY_START_NANOS;
+		while (!this.closed) {
+			try {
+				if (mode(true) == SignalMode.CLASSIC) {
+					startContainer();
+				}
+				else {
+					startSharded();
+				}
+				return;
+			}
+			catch (RuntimeException ex) {
+				logger.warn("Could not subscribe to lock release signals; waiters fall back to their retry interval"
+						+ " while this is tried again", ex);
+			}
+			LockSupport.parkNanos(pause);
+			pause = Math.min(pause * 2, TimeUnit.SECONDS.toNanos(30));
 		}
 	}
 
-	private void start(RedisMessageListenerContainer created) {
+	private void startContainer() {
+		String channel = this.keys.releaseChannel();
+		RedisMessageListenerContainer created = new RedisMessageListenerContainer();
+		created.setConnectionFactory(this.connectionFactory);
+		// The callback only unparks a thread: no executor hop, no thread per message.
+		created.setTaskExecutor(Runnable::run);
+		created.addMessageListener(this::onMessage, new ChannelTopic(channel));
+		created.afterPropertiesSet();
+		synchronized (this.lifecycle) {
+			if (this.closed) {
+				return;
+			}
+			this.container = created;
+		}
 		try {
 			created.start();
 		}
@@ -109,19 +236,50 @@ final class RedisReleaseSignals implements ReleaseSignals, AutoCloseable {
 			// Said once: the container retries a lost connection by itself, and nothing
 			// retries a refusal (an ACL user without the right to SUBSCRIBE), which would
 			// only be refused again.
-			logger.warn("Could not subscribe to lock release channel '" + this.channel + "': "
+			logger.warn("Could not subscribe to lock release channel '" + channel + "': "
 					+ NestedExceptionUtils.getMostSpecificCause(ex).getMessage()
 					+ ". Waiters poll at their retry interval instead (with ACLs, the Redis user needs +subscribe and &"
-					+ this.channel + " to be woken by releases)", ex);
+					+ channel + " to be woken by releases)", ex);
 		}
 	}
 
+	private void startSharded() {
+		ShardedSubscriptions subscriptions = this.sharded;
+		if (subscriptions == null) {
+			return;
+		}
+		RedisClusterClient client = (RedisClusterClient) ((LettuceConnectionFactory) this.connectionFactory)
+			.getRequiredNativeClient();
+		subscriptions.connect(client, this::dispatch);
+		if (this.closed) {
+			subscriptions.close();
+			return;
+		}
+		// Waiters that polled until now ask for their slots on their next attempt.
+		this.listeners.values().forEach((callbacks) -> callbacks.forEach(Runnable::run));
+	}
+
 	private void onMessage(Message message, byte @Nullable [] pattern) {
-		String lockKey = new String(message.getBody(), StandardCharsets.UTF_8);
+		dispatch(new String(message.getBody(), StandardCharsets.UTF_8));
+	}
+
+	private void dispatch(String lockKey) {
 		List<Runnable> callbacks = this.listeners.get(lockKey);
 		if (callbacks != null) {
 			for (Runnable callback : callbacks) {
 				callback.run();
+			}
+		}
+	}
+
+	/**
+	 * A slot's subscription was confirmed: its waiters try once more, in case the lock
+	 * was released after their last attempt and before the subscription took effect.
+	 */
+	private void onSlotListening(int slot) {
+		for (Map.Entry<String, List<Runnable>> entry : this.listeners.entrySet()) {
+			if (RedisKeys.slotOf(entry.getKey()) == slot) {
+				entry.getValue().forEach(Runnable::run);
 			}
 		}
 	}
@@ -133,6 +291,9 @@ final class RedisReleaseSignals implements ReleaseSignals, AutoCloseable {
 			this.closed = true;
 			current = this.container;
 			this.container = null;
+		}
+		if (this.sharded != null) {
+			this.sharded.close();
 		}
 		if (current == null) {
 			return;

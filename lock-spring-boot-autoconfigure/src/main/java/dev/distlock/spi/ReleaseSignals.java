@@ -26,6 +26,18 @@ public interface ReleaseSignals {
 		return false;
 	}
 
+	/**
+	 * Whether releases of {@code key}, which a waiter holding a {@link #subscribe
+	 * subscription} to it has just found busy, are being signalled now. A provider that
+	 * listens per key or per group of keys may start listening on this call (so that an
+	 * uncontended lock costs no subscription) and answers false until that is confirmed;
+	 * it must then call {@code onRelease} once, so that the waiter tries again and no
+	 * release before the confirmation goes unnoticed. Must not block on the store.
+	 */
+	default boolean isListening(String key) {
+		return isListening();
+	}
+
 	/** An interest in one key's releases. */
 	@FunctionalInterface
 	interface Subscription extends AutoCloseable {

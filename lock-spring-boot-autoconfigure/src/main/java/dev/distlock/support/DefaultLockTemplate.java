@@ -207,7 +207,7 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 				// signal.
 				// Until the subscription is up, and without signals, waiters poll with
 				// backoff.
-				long pause = Math.min((signalled && signals.isListening()) ? settings.retryInterval().toNanos()
+				long pause = Math.min((signalled && signals.isListening(key)) ? settings.retryInterval().toNanos()
 						: backoff.nextPauseNanos(), remainingWait);
 				if (attempt instanceof LockAttempt.Busy busy && !busy.remaining().isZero()) {
 					pause = Math.min(pause, busy.remaining().toNanos());

@@ -13,7 +13,8 @@ import java.util.concurrent.locks.LockSupport;
  * A real Redis Cluster of {@code redis-server} processes on loopback, masters only, the
  * 16384 slots split evenly, joined with {@code CLUSTER MEET}: no {@code redis-cli}
  * needed. Ports are chosen so that each node's cluster bus port (its port + 10000) is
- * free too.
+ * free too. {@link #start(RedisVersion, int)} builds it from one bundled Redis version,
+ * for example a 6.2 cluster to prove a fallback for servers without sharded pub/sub.
  */
 public final class RedisCluster implements AutoCloseable {
 
@@ -25,13 +26,25 @@ public final class RedisCluster implements AutoCloseable {
 		this.nodes = nodes;
 	}
 
-	/** Starts {@code masters} nodes and waits until the cluster reports {@code ok}. */
+	/**
+	 * Starts {@code masters} nodes of the default {@code redis-server} and waits until
+	 * the cluster reports {@code ok}.
+	 */
 	public static RedisCluster start(int masters) {
+		return start(null, masters);
+	}
+
+	/**
+	 * Starts {@code masters} nodes of the bundled binary of {@code version} (the default
+	 * binary when {@code null}) and waits until the cluster reports {@code ok}.
+	 */
+	public static RedisCluster start(RedisVersion version, int masters) {
 		List<RedisServer> nodes = new ArrayList<>();
 		try {
 			for (int i = 0; i < masters; i++) {
-				nodes.add(RedisServer.startOn(portWithFreeBus(), "--cluster-enabled", "yes", "--cluster-node-timeout",
-						"5000"));
+				String[] args = { "--cluster-enabled", "yes", "--cluster-node-timeout", "5000" };
+				nodes.add((version != null) ? RedisServer.startOn(version, portWithFreeBus(), args)
+						: RedisServer.startOn(portWithFreeBus(), args));
 			}
 			for (int i = 0; i < masters; i++) {
 				int from = i * SLOTS / masters;
@@ -69,7 +82,7 @@ public final class RedisCluster implements AutoCloseable {
 		long deadline = System.nanoTime() + timeout.toNanos();
 		while (true) {
 			boolean ok = this.nodes.stream()
-				.allMatch((node) -> "cluster_state:ok".equals(node.command("CLUSTER", "INFO").trim()));
+				.allMatch((node) -> node.command("CLUSTER", "INFO").lines().anyMatch("cluster_state:ok"::equals));
 			if (ok) {
 				return;
 			}

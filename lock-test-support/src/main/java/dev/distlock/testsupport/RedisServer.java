@@ -24,17 +24,23 @@ import java.util.stream.Stream;
  * One real {@code redis-server} process, bound to 127.0.0.1 on a free port (never 6379 by
  * default, never a server that happened to be running). Persistence is off unless extra
  * arguments turn it on; the working directory is a fresh temporary folder removed on
- * {@link #close()}.
+ * {@link #close()}. The binary is the one {@link RedisServerBinary#resolve()} finds, or a
+ * bundled {@link RedisVersion} when a test asks for one.
  *
  * <pre>
  * try (RedisServer redis = RedisServer.start()) {
  *     connect to redis.host():redis.port()
+ * }
+ * try (RedisServer redis6 = RedisServer.start(RedisVersion.V6_2)) {
+ *     a Redis 6.2, whatever redis-server the machine has
  * }
  * </pre>
  */
 public final class RedisServer implements AutoCloseable {
 
 	private static final Duration STARTUP_TIMEOUT = Duration.ofSeconds(20);
+
+	private final Path binary;
 
 	private final Process process;
 
@@ -44,7 +50,8 @@ public final class RedisServer implements AutoCloseable {
 
 	private final List<String> extraArgs;
 
-	private RedisServer(Process process, int port, Path dir, List<String> extraArgs) {
+	private RedisServer(Path binary, Process process, int port, Path dir, List<String> extraArgs) {
+		this.binary = binary;
 		this.process = process;
 		this.port = port;
 		this.dir = dir;
@@ -65,16 +72,32 @@ public final class RedisServer implements AutoCloseable {
 		return startOn(0, extraArgs);
 	}
 
+	/** Starts the bundled binary of the given version, with persistence off. */
+	public static RedisServer start(RedisVersion version, String... extraArgs) {
+		return startOn(version, 0, extraArgs);
+	}
+
 	/**
 	 * Starts a server on the given port, or on a free one when {@code port} is 0. Retries
 	 * on another free port when the chosen one was taken between probing and binding.
 	 */
 	public static RedisServer startOn(int port, String... extraArgs) {
+		return startOn(RedisServerBinary.resolve(), port, extraArgs);
+	}
+
+	/**
+	 * As {@link #startOn(int, String...)}, with the bundled binary of the given version.
+	 */
+	public static RedisServer startOn(RedisVersion version, int port, String... extraArgs) {
+		return startOn(RedisServerBinary.resolve(version), port, extraArgs);
+	}
+
+	private static RedisServer startOn(Path binary, int port, String... extraArgs) {
 		IllegalStateException last = null;
 		for (int attempt = 0; attempt < 5; attempt++) {
 			int chosen = (port != 0) ? port : freePort();
 			try {
-				return launch(chosen, createDir(), List.of(extraArgs));
+				return launch(binary, chosen, createDir(), List.of(extraArgs));
 			}
 			catch (IllegalStateException ex) {
 				last = ex;
@@ -86,10 +109,10 @@ public final class RedisServer implements AutoCloseable {
 		throw last;
 	}
 
-	private static RedisServer launch(int port, Path dir, List<String> extraArgs) {
-		List<String> command = new ArrayList<>(List.of(RedisServerBinary.resolve().toString(), "--port",
-				String.valueOf(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir",
-				dir.toString(), "--protected-mode", "no", "--daemonize", "no", "--logfile", "redis.log"));
+	private static RedisServer launch(Path binary, int port, Path dir, List<String> extraArgs) {
+		List<String> command = new ArrayList<>(List.of(binary.toString(), "--port", String.valueOf(port), "--bind",
+				"127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir.toString(), "--protected-mode", "no",
+				"--daemonize", "no", "--logfile", "redis.log"));
 		command.addAll(extraArgs);
 		ProcessBuilder builder = new ProcessBuilder(command).directory(dir.toFile())
 			.redirectErrorStream(true)
@@ -101,7 +124,7 @@ public final class RedisServer implements AutoCloseable {
 		catch (IOException ex) {
 			throw new UncheckedIOException("Could not start " + command, ex);
 		}
-		RedisServer server = new RedisServer(process, port, dir, extraArgs);
+		RedisServer server = new RedisServer(binary, process, port, dir, extraArgs);
 		server.awaitReady();
 		return server;
 	}
@@ -114,7 +137,7 @@ public final class RedisServer implements AutoCloseable {
 		if (this.process.isAlive()) {
 			throw new IllegalStateException("redis-server on port " + this.port + " is still running");
 		}
-		return launch(this.port, this.dir, this.extraArgs);
+		return launch(this.binary, this.port, this.dir, this.extraArgs);
 	}
 
 	public String host() {
@@ -140,7 +163,8 @@ public final class RedisServer implements AutoCloseable {
 
 	/**
 	 * Sends one command and returns the raw first reply line, e.g. {@code +PONG} or
-	 * {@code :42}.
+	 * {@code :42}, or the whole text of a bulk string reply (lines joined with
+	 * {@code \n}, e.g. for {@code INFO}).
 	 */
 	public String command(String... args) {
 		try (Socket socket = new Socket()) {
@@ -161,7 +185,7 @@ public final class RedisServer implements AutoCloseable {
 					new InputStreamReader(socket.getInputStream(), StandardCharsets.UTF_8));
 			String first = in.readLine();
 			if (first != null && first.startsWith("$") && !first.equals("$-1")) {
-				return in.readLine();
+				return readBulk(in, Integer.parseInt(first.substring(1)));
 			}
 			return first;
 		}
@@ -169,6 +193,32 @@ public final class RedisServer implements AutoCloseable {
 			throw new UncheckedIOException(
 					"redis-server on port " + this.port + " did not answer " + Arrays.toString(args), ex);
 		}
+	}
+
+	/** The server's {@code redis_version}, from {@code INFO server}. */
+	public String version() {
+		return command("INFO", "server").lines()
+			.filter((line) -> line.startsWith("redis_version:"))
+			.map((line) -> line.substring("redis_version:".length()).trim())
+			.findFirst()
+			.orElseThrow(() -> new IllegalStateException("No redis_version in INFO server"));
+	}
+
+	private static String readBulk(BufferedReader in, int length) throws IOException {
+		StringBuilder text = new StringBuilder();
+		int read = 0;
+		while (read < length) {
+			String line = in.readLine();
+			if (line == null) {
+				break;
+			}
+			if (text.length() > 0) {
+				text.append('\n');
+			}
+			text.append(line);
+			read += line.getBytes(StandardCharsets.UTF_8).length + 2;
+		}
+		return text.toString();
 	}
 
 	/** Kills the process with SIGKILL, as a crash would. */

@@ -7,23 +7,36 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Finds a {@code redis-server} executable: the {@code DISTLOCK_REDIS_SERVER} environment
  * variable or system property, then {@code redis-server} on the {@code PATH}, then the
- * binary shipped inside the {@code com.github.codemonstur:embedded-redis} jar (Redis
- * 6.2), copied once to the temporary directory. The last step is what lets a fresh
- * machine with no Redis installed run the tests and the sample app.
+ * Redis 7.0.15 binary shipped inside the {@code org.signal:embedded-redis} jar, copied
+ * once to the temporary directory. The last step is what lets a fresh machine with no
+ * Redis installed run the tests and the sample app. A test that needs one version in
+ * particular asks for it with {@link #resolve(RedisVersion)}, which always takes the
+ * bundled binary of that version.
  */
 public final class RedisServerBinary {
 
 	private static volatile Path cached;
 
+	private static final Map<RedisVersion, Path> bundled = new ConcurrentHashMap<>();
+
 	private RedisServerBinary() {
 	}
 
-	/** The executable to run; resolved once per JVM. */
+	/**
+	 * The bundled binary of the given version, whatever {@code DISTLOCK_REDIS_SERVER} or
+	 * the {@code PATH} say; extracted once.
+	 */
+	public static Path resolve(RedisVersion version) {
+		return bundled.computeIfAbsent(version, RedisServerBinary::extractBundled);
+	}
+
+	/** The default executable to run; resolved once per JVM. */
 	public static Path resolve() {
 		Path path = cached;
 		if (path == null) {
@@ -56,7 +69,7 @@ public final class RedisServerBinary {
 				}
 			}
 		}
-		return extractBundled();
+		return resolve(RedisVersion.V7_0);
 	}
 
 	/**
@@ -65,8 +78,8 @@ public final class RedisServerBinary {
 	 * hooks, so per-JVM copies would pile up). The copy is written beside the target and
 	 * moved into place atomically, so concurrent JVMs never run a half-written file.
 	 */
-	private static Path extractBundled() {
-		String resource = bundledResourceName();
+	private static Path extractBundled(RedisVersion version) {
+		String resource = version.resourceName();
 		try (InputStream in = RedisServerBinary.class.getClassLoader().getResourceAsStream(resource)) {
 			if (in == null) {
 				throw new IllegalStateException("No redis-server on the PATH and no bundled binary " + resource
@@ -88,20 +101,6 @@ public final class RedisServerBinary {
 		catch (IOException ex) {
 			throw new UncheckedIOException("Could not extract the bundled redis-server", ex);
 		}
-	}
-
-	private static String bundledResourceName() {
-		String os = System.getProperty("os.name").toLowerCase(Locale.ROOT);
-		String arch = System.getProperty("os.arch").toLowerCase(Locale.ROOT);
-		boolean arm = arch.contains("aarch64") || arch.contains("arm64");
-		if (os.contains("linux")) {
-			return arm ? "redis-server-6.2.7-linux-arm64" : "redis-server-6.2.6-v5-linux-amd64";
-		}
-		if (os.contains("mac")) {
-			return arm ? "redis-server-6.2.6-v5-darwin-arm64" : "redis-server-6.2.6-v5-darwin-amd64";
-		}
-		throw new IllegalStateException("No bundled redis-server for " + os + "/" + arch
-				+ "; install redis-server or set DISTLOCK_REDIS_SERVER");
 	}
 
 }

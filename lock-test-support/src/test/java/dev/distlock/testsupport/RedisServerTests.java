@@ -33,4 +33,34 @@ class RedisServerTests {
 		}
 	}
 
+	@Test
+	void theDefaultBundledBinaryIsRedis7AndRedis62StaysReachable() {
+		try (RedisServer redis7 = RedisServer.start(RedisVersion.V7_0);
+				RedisServer redis62 = RedisServer.start(RedisVersion.V6_2)) {
+			assertThat(redis7.version()).isEqualTo("7.0.15");
+			assertThat(redis62.version()).startsWith("6.2.");
+		}
+		if (System.getenv("DISTLOCK_REDIS_SERVER") == null && System.getProperty("DISTLOCK_REDIS_SERVER") == null
+				&& !onPath()) {
+			assertThat(RedisServerBinary.resolve()).isEqualTo(RedisServerBinary.resolve(RedisVersion.V7_0));
+		}
+	}
+
+	@Test
+	void aClusterOfEitherVersionStarts() {
+		for (RedisVersion version : RedisVersion.values()) {
+			try (RedisCluster cluster = RedisCluster.start(version, 3)) {
+				assertThat(cluster.nodes()).hasSize(3)
+					.allSatisfy((node) -> assertThat(node.version())
+						.startsWith((version == RedisVersion.V7_0) ? "7.0." : "6.2."));
+			}
+		}
+	}
+
+	private static boolean onPath() {
+		String path = System.getenv("PATH");
+		return path != null && java.util.Arrays.stream(path.split(java.io.File.pathSeparator))
+			.anyMatch((dir) -> java.nio.file.Files.isExecutable(java.nio.file.Path.of(dir, "redis-server")));
+	}
+
 }
