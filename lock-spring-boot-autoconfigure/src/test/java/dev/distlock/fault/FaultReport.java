@@ -70,17 +70,21 @@ record FaultReport(FaultClass fault, long seed, long seconds, long operations, M
 			for (int i = entrants.size() - 1; i >= 0; i--) {
 				earliestEntryFrom[i] = Math.min(earliestEntryFrom[i + 1], entrants.get(i).entered());
 			}
-			// Admitted entrants by the return of their acquire, with the greatest token
-			// among them and all whose acquire returned later.
+			// A holder is fenced out by a newer one: admitted with a greater token, its
+			// acquire returned after this holder began to acquire and before the refusal
+			// (or the rejected write) came back, since its entry was applied first.
 			List<Op> admitted = held.stream().filter((op) -> op.entered() != 0 && op.fencedOut() != 1).toList();
 			long[] returns = admitted.stream().mapToLong(Op::acquired).toArray();
-			long[] greatestTokenFrom = new long[admitted.size() + 1];
-			for (int i = admitted.size() - 1; i >= 0; i--) {
-				greatestTokenFrom[i] = Math.max(greatestTokenFrom[i + 1], admitted.get(i).token());
-			}
 			for (Op op : held) {
-				if (op.fencedOut() != 0 && greatestTokenFrom[firstAfter(returns, op.started())] <= op.token()) {
-					wronglyFenced++;
+				if (op.fencedOut() != 0) {
+					long until = (op.fencedOut() == 1) ? op.entered() : op.releasing();
+					boolean newer = false;
+					for (int i = firstAfter(returns, op.started()); i < returns.length && returns[i] < until; i++) {
+						newer |= admitted.get(i).token() > op.token();
+					}
+					if (!newer) {
+						wronglyFenced++;
+					}
 				}
 				if (op.written() < 0) {
 					continue;
