@@ -56,14 +56,7 @@ public final class Benchmark {
 	}
 
 	private void header(RedisServer redis) {
-		String info;
-		try (Lib.Raw raw = new Lib.Raw(redis.port())) {
-			info = raw.info("server");
-		}
-		String version = info.lines()
-			.filter((line) -> line.startsWith("redis_version:"))
-			.findFirst()
-			.orElse("redis_version:?");
+		String version = redis.version();
 		this.report.append("# distlock benchmark results\n\n")
 			.append("Run on ")
 			.append(LocalDate.now())
@@ -72,7 +65,7 @@ public final class Benchmark {
 			.append(" cores, JDK ")
 			.append(System.getProperty("java.version"))
 			.append(", redis-server ")
-			.append(version.substring(version.indexOf(':') + 1).trim())
+			.append(version)
 			.append(" on loopback, started by the harness. Every library talks to the same server. Figures are")
 			.append(" min / median / max over ")
 			.append(ROUNDS)

@@ -53,12 +53,8 @@ enum FaultClass {
 		@Override
 		void inject(Run run) {
 			while (run.pause(1000, 2500)) {
-				long stall = run.log.millisBetween(100, run.leaseMillis() / 2 - 100);
-				run.log.injected("SIGSTOP redis for " + stall + "ms");
-				run.layout.master().pause();
-				run.sleep(stall);
-				run.layout.master().resume();
-				run.log.healed("SIGCONT redis");
+				run.stall("SIGSTOP redis", run.log.millisBetween(100, run.leaseMillis() / 2 - 100),
+						run.layout.master()::pause, run.layout.master()::resume);
 			}
 		}
 	},
@@ -68,12 +64,8 @@ enum FaultClass {
 		@Override
 		void inject(Run run) {
 			while (run.pause(1500, 3000)) {
-				long stall = 2 * run.leaseMillis();
-				run.log.injected("SIGSTOP redis for " + stall + "ms");
-				run.layout.master().pause();
-				run.sleep(stall);
-				run.layout.master().resume();
-				run.log.healed("SIGCONT redis");
+				run.stall("SIGSTOP redis", 2 * run.leaseMillis(), run.layout.master()::pause,
+						run.layout.master()::resume);
 			}
 		}
 	},
@@ -83,12 +75,8 @@ enum FaultClass {
 		@Override
 		void inject(Run run) {
 			while (run.pause(1000, 2500)) {
-				long stall = 2 * run.leaseMillis();
-				run.log.injected("SIGSTOP worker JVM for " + stall + "ms");
-				run.signalWorker("STOP");
-				run.sleep(stall);
-				run.signalWorker("CONT");
-				run.log.healed("SIGCONT worker JVM");
+				run.stall("SIGSTOP worker JVM", 2 * run.leaseMillis(), () -> run.signalWorker("STOP"),
+						() -> run.signalWorker("CONT"));
 			}
 		}
 	},
@@ -99,10 +87,9 @@ enum FaultClass {
 		void inject(Run run) {
 			while (run.pause(500, 2000)) {
 				long stall = run.log.millisBetween(100, run.leaseMillis() / 2 - 100);
-				run.log.injected("CLIENT PAUSE " + stall + " WRITE");
-				run.layout.master().command("CLIENT", "PAUSE", Long.toString(stall), "WRITE");
-				run.sleep(stall);
-				run.log.healed("pause over");
+				run.stall("CLIENT PAUSE WRITE", stall,
+						() -> run.layout.master().command("CLIENT", "PAUSE", Long.toString(stall), "WRITE"), () -> {
+						});
 			}
 		}
 	},
@@ -140,12 +127,8 @@ enum FaultClass {
 		@Override
 		void inject(Run run) {
 			while (run.pause(500, 2000)) {
-				long stall = run.log.millisBetween(50, run.leaseMillis() / 2 - 100);
-				run.log.injected("partition for " + stall + "ms");
-				run.layout.clients.blackhole();
-				run.sleep(stall);
-				run.layout.clients.heal();
-				run.log.healed("partition healed");
+				run.stall("partition", run.log.millisBetween(50, run.leaseMillis() / 2 - 100),
+						run.layout.clients::blackhole, run.layout.clients::heal);
 			}
 		}
 	},
@@ -339,6 +322,18 @@ enum FaultClass {
 		boolean pause(long minMillis, long maxMillis) {
 			sleep(this.log.millisBetween(minMillis, maxMillis));
 			return System.nanoTime() + 3 * this.lease.toNanos() - this.endNanos < 0;
+		}
+
+		/**
+		 * One fault that lasts: logged, started, left for {@code millis}, ended, logged
+		 * as healed.
+		 */
+		void stall(String what, long millis, Runnable start, Runnable end) {
+			this.log.injected(what + " for " + millis + "ms");
+			start.run();
+			sleep(millis);
+			end.run();
+			this.log.healed(what + " over");
 		}
 
 		void sleepUntilEnd() {

@@ -24,7 +24,7 @@ import dev.distlock.fault.Op.Outcome;
 record FaultReport(FaultClass fault, long seed, long seconds, long operations, Map<Outcome, Long> outcomes,
 		long overlaps, long crowdedEntries, long staleHolders, long staleHoldersSignalled, long staleWritesRejected,
 		long staleWritesAccepted, long wronglyFenced, long lostUpdates, long leaks, String leakDetail,
-		long[] recoveryMillis, long faultsInjected, List<String> errors) {
+		long[] recoveryMillis, long faultsInjected, List<String> errors, List<String> unsignalled) {
 
 	static FaultReport check(FaultClass fault, long seed, long seconds, List<Op> ops, long[] acceptedPerKey,
 			long[] valuePerKey, long leaks, String leakDetail, List<Long> healTimes, long faultsInjected,
@@ -40,6 +40,7 @@ record FaultReport(FaultClass fault, long seed, long seconds, long operations, M
 		long staleRejected = 0;
 		long staleAccepted = 0;
 		long wronglyFenced = 0;
+		List<String> unsignalled = new ArrayList<>();
 		for (int key = 0; key < Workload.KEYS; key++) {
 			int k = key;
 			List<Op> held = new ArrayList<>(ops.stream().filter((op) -> op.key() == k && op.held()).toList());
@@ -52,7 +53,18 @@ record FaultReport(FaultClass fault, long seed, long seconds, long operations, M
 				}
 				if (!active.isEmpty()) {
 					overlaps++;
-					stale.addAll(active);
+					for (Op holder : active) {
+						// Of two overlapping holders, the one with the smaller token held
+						// the
+						// lock first in Redis: the other could only take it once that
+						// one's
+						// had gone. (Its acquire reply may still have come back later.)
+						Op older = (holder.token() < op.token()) ? holder : op;
+						Op newer = (older == holder) ? op : holder;
+						if (stale.add(older) && !older.lossSignalled() && unsignalled.size() < 5) {
+							unsignalled.add("stale " + older.line() + " overlapped by " + newer.line());
+						}
+					}
 				}
 				active.add(op);
 			}
@@ -108,7 +120,7 @@ record FaultReport(FaultClass fault, long seed, long seconds, long operations, M
 		long[] recovery = recovery(ops, healTimes);
 		return new FaultReport(fault, seed, seconds, ops.size(), outcomes, overlaps, crowded, staleHolders, signalled,
 				staleRejected, staleAccepted, wronglyFenced, lostUpdates, leaks, leakDetail, recovery, faultsInjected,
-				errors);
+				errors, unsignalled);
 	}
 
 	private static int firstAfter(long[] sorted, long value) {

@@ -49,7 +49,8 @@ class FaultSuiteTests {
 			reports.add(report);
 		}
 		System.out.println(FaultReport.header() + "\n" + report.row());
-		String why = report.row() + "\nleaks: " + report.leakDetail() + "\nerrors: " + report.errors();
+		String why = report.row() + "\nleaks: " + report.leakDetail() + "\nerrors: " + report.errors()
+				+ "\nstale holders not told: " + report.unsignalled();
 		assertThat(report.count(Op.Outcome.OK)).as(why).isPositive();
 		assertThat(report.count(Op.Outcome.ERROR)).as(why).isZero();
 		assertThat(report.staleWritesAccepted()).as(why).isZero();
