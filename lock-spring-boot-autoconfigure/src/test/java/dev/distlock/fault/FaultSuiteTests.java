@@ -48,7 +48,7 @@ class FaultSuiteTests {
 		synchronized (reports) {
 			reports.add(report);
 		}
-		System.out.println(FaultReport.header() + "\n" + report.row());
+		System.out.println(FaultReport.header() + "\n" + report.row() + "\nerrors: " + report.errors());
 		String why = report.row() + "\nleaks: " + report.leakDetail() + "\nerrors: " + report.errors()
 				+ "\nstale holders not told: " + report.unsignalled();
 		assertThat(report.count(Op.Outcome.OK)).as(why).isPositive();
