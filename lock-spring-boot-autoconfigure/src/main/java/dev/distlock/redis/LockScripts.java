@@ -20,6 +20,10 @@ final class LockScripts {
 	 * {@code -1 - remainingMillis} when busy.
 	 *
 	 * <p>
+	 * A lock in its last millisecond reports 1 ms remaining, not 0 (which means "unknown"
+	 * and makes a waiter sleep its whole retry interval).
+	 *
+	 * <p>
 	 * The same call run twice (a client that re-sends commands whose replies a broken
 	 * connection swallowed) returns the token of the first run instead of reporting the
 	 * lock busy, so the acquisition is not orphaned until its lease ends.
@@ -40,7 +44,11 @@ final class LockScripts {
 			  if ARGV[3] == '1' then
 			    redis.call('hset', KEYS[1], 'waited', '1')
 			  end
-			  return -1 - math.max(redis.call('pttl', KEYS[1]), 0)
+			  local ttl = redis.call('pttl', KEYS[1])
+			  if ttl == 0 then
+			    ttl = 1
+			  end
+			  return -1 - math.max(ttl, 0)
 			end
 			local token = redis.call('incr', KEYS[2])
 			local now = redis.call('time')
