@@ -30,7 +30,9 @@ public final class LockLostEvent extends ApplicationEvent {
 	/**
 	 * @param lease the lease that was lost
 	 * @param reason why it is known lost
-	 * @param holderThread the name of the thread that held it
+	 * @param holderThread the name of the thread that ran a scope of the lease (the
+	 * annotated method, the template callback), or that acquired it and never handed it
+	 * on; {@code "none"} if there was none
 	 */
 	public LockLostEvent(Lease lease, String reason, String holderThread) {
 		super(lease);
@@ -63,7 +65,10 @@ public final class LockLostEvent extends ApplicationEvent {
 		return this.reason;
 	}
 
-	/** The name of the thread that held the lease. */
+	/**
+	 * The name of the thread that held the lease: the one running its scope (or that
+	 * acquired it and never handed it on), or {@code "none"}.
+	 */
 	public String getHolderThread() {
 		return this.holderThread;
 	}

@@ -58,7 +58,8 @@ public final class DistributedLockAutoConfiguration {
 	LockTemplate lockTemplate(LockProvider lockProvider, RenewalScheduler renewalScheduler, LockOptionsResolver options,
 			DistributedLockProperties properties, ApplicationEventPublisher events) {
 		return new DefaultLockTemplate(lockProvider, renewalScheduler, options.defaults(),
-				(lease, reason, holder) -> events.publishEvent(new LockLostEvent(lease, reason, holder.getName())),
+				(lease, reason, holder) -> events
+					.publishEvent(new LockLostEvent(lease, reason, (holder != null) ? holder.getName() : "none")),
 				properties.isReleaseAfterCommit());
 	}
 
@@ -80,7 +81,8 @@ public final class DistributedLockAutoConfiguration {
 			boolean cluster = (connectionFactory instanceof LettuceConnectionFactory lettuce)
 					&& lettuce.isClusterAware();
 			return new RedisLockProvider(connectionFactory, properties.getKeyPrefix(), cluster,
-					properties.getWaitForReplicas(), properties.getWaitForReplicasTimeout());
+					properties.getWaitForReplicas(), properties.getWaitForReplicasTimeout(),
+					properties.getStoreTimeout());
 		}
 
 	}

@@ -94,6 +94,15 @@ public class DistributedLockProperties {
 	private Duration waitForReplicasTimeout = Duration.ofMillis(100);
 
 	/**
+	 * The longest a caller waits for the store in one call (an acquire attempt, a
+	 * release, a renewal), whatever the client's own command timeout (Spring Boot's
+	 * Lettuce default is 60s). An acquire ends within its wait time plus at most this
+	 * bound; a store that does not answer in time fails the call with
+	 * LockBackendException.
+	 */
+	private Duration storeTimeout = Duration.ofSeconds(3);
+
+	/**
 	 * Order of the @DistributedLock advisor. The default places it outside @Transactional
 	 * (lowest precedence) so a lock is released only after the transaction completes.
 	 */
@@ -199,6 +208,14 @@ public class DistributedLockProperties {
 
 	public void setWaitForReplicasTimeout(Duration waitForReplicasTimeout) {
 		this.waitForReplicasTimeout = waitForReplicasTimeout;
+	}
+
+	public Duration getStoreTimeout() {
+		return this.storeTimeout;
+	}
+
+	public void setStoreTimeout(Duration storeTimeout) {
+		this.storeTimeout = storeTimeout;
 	}
 
 	public int getOrder() {

@@ -38,6 +38,15 @@ final class LockOptionsResolver {
 		check("distributed-lock.wait-for-replicas-timeout", replicaTimeout,
 				replicaTimeout.isNegative() || replicaTimeout.isZero() || replicaTimeout.toMillis() < 1,
 				"must be at least 1ms");
+		Duration storeTimeout = properties.getStoreTimeout();
+		check("distributed-lock.store-timeout", storeTimeout,
+				storeTimeout.isNegative() || storeTimeout.isZero() || storeTimeout.toMillis() < 1,
+				"must be at least 1ms");
+		if (properties.getWaitForReplicas() > 0) {
+			check("distributed-lock.wait-for-replicas-timeout", replicaTimeout,
+					replicaTimeout.compareTo(storeTimeout) >= 0, "must be shorter than distributed-lock.store-timeout ("
+							+ storeTimeout.toMillis() + "ms), which bounds the whole acquire");
+		}
 		this.defaults = options("distributed-lock.", properties.getWaitTime(), properties.getLeaseTime(),
 				properties.isAutoRenew(), properties.getRetryInterval(), properties.getOnLeaseLost(),
 				properties.isFair());

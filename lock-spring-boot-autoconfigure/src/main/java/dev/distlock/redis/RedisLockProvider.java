@@ -1,6 +1,5 @@
 package dev.distlock.redis;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -9,33 +8,36 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Supplier;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 
 import dev.distlock.LockBackendException;
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockHandle;
 import dev.distlock.spi.LockProvider;
 import dev.distlock.spi.ReleaseSignals;
+import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.output.IntegerOutput;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.core.NestedExceptionUtils;
 import org.springframework.dao.DataAccessException;
 import org.springframework.data.redis.connection.ClusterSlotHashUtil;
 import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.ReturnType;
 import org.springframework.data.redis.connection.lettuce.LettuceConnection;
-import org.springframework.data.redis.core.StringRedisTemplate;
 import org.springframework.data.redis.core.script.RedisScript;
 
 /**
- * Locks in Redis through Spring Data Redis. Runs its own {@link StringRedisTemplate} over
- * the application's {@link RedisConnectionFactory}, so user serializers never touch lock
- * keys.
+ * Locks in Redis over the application's Lettuce {@link RedisConnectionFactory}. Scripts
+ * run as raw bytes on Lettuce's asynchronous API, so user serializers never touch lock
+ * keys, and every call is bounded by the store timeout whatever the client's command
+ * timeout (see {@link RedisCalls}).
  *
  * <p>
  * Each acquisition gets a fresh owner token ({@code <instance uuid>:<sequence>}), unique
@@ -51,7 +53,17 @@ public final class RedisLockProvider implements LockProvider, AutoCloseable {
 
 	private final RedisConnectionFactory connectionFactory;
 
-	private final StringRedisTemplate redis;
+	/** The bound of one call when none is configured. */
+	public static final Duration DEFAULT_STORE_TIMEOUT = Duration.ofSeconds(3);
+
+	private final RedisCalls calls;
+
+	/** Runs the replica-guarded acquire, which blocks its own connection on WAIT. */
+	private final ExecutorService replicated = Executors.newCachedThreadPool((runnable) -> {
+		Thread thread = new Thread(runnable, "distlock-redis-wait");
+		thread.setDaemon(true);
+		return thread;
+	});
 
 	private final RedisKeys keys;
 
@@ -90,6 +102,31 @@ public final class RedisLockProvider implements LockProvider, AutoCloseable {
 	 */
 	public RedisLockProvider(RedisConnectionFactory connectionFactory, String keyPrefix, boolean cluster,
 			int waitForReplicas, Duration replicaTimeout) {
+		this(connectionFactory, keyPrefix, cluster, waitForReplicas, replicaTimeout, DEFAULT_STORE_TIMEOUT);
+	}
+
+	/**
+	 * @param connectionFactory the connection factory to use; must be Lettuce's
+	 * @param keyPrefix prepended to every key; non-empty, not starting with '{'
+	 * @param cluster whether the server is a Redis Cluster (fencing counters are then
+	 * kept per slot, and release signals are sharded if every master runs Redis 7)
+	 * @param waitForReplicas how many replicas must acknowledge each acquire
+	 * ({@code WAIT}) before it counts; 0 turns the guard off
+	 * @param replicaTimeout how long {@code WAIT} may take; less than
+	 * {@code storeTimeout}
+	 * @param storeTimeout the longest a caller waits for Redis in one call, whatever the
+	 * client's command timeout
+	 */
+	public RedisLockProvider(RedisConnectionFactory connectionFactory, String keyPrefix, boolean cluster,
+			int waitForReplicas, Duration replicaTimeout, Duration storeTimeout) {
+		if (storeTimeout.isNegative() || storeTimeout.isZero()) {
+			throw new IllegalArgumentException("storeTimeout must be positive but was " + storeTimeout);
+		}
+		if (waitForReplicas > 0 && replicaTimeout.compareTo(storeTimeout) >= 0) {
+			throw new IllegalArgumentException("The replica acknowledgement timeout (" + replicaTimeout.toMillis()
+					+ "ms) must be shorter than the store timeout (" + storeTimeout.toMillis()
+					+ "ms, distributed-lock.store-timeout), which bounds the whole acquire");
+		}
 		if (waitForReplicas < 0) {
 			throw new IllegalArgumentException("waitForReplicas must not be negative but was " + waitForReplicas);
 		}
@@ -97,7 +134,7 @@ public final class RedisLockProvider implements LockProvider, AutoCloseable {
 			throw new IllegalArgumentException("replicaTimeout must be positive but was " + replicaTimeout);
 		}
 		this.connectionFactory = connectionFactory;
-		this.redis = new StringRedisTemplate(connectionFactory);
+		this.calls = new RedisCalls(connectionFactory, storeTimeout);
 		this.keys = new RedisKeys(keyPrefix, cluster);
 		this.waitForReplicas = waitForReplicas;
 		this.replicaTimeout = replicaTimeout;
@@ -135,48 +172,72 @@ public final class RedisLockProvider implements LockProvider, AutoCloseable {
 
 	/**
 	 * One script call per cluster slot and per {@value #RENEW_BATCH} locks (a standalone
-	 * server is one slot).
+	 * server is one slot), all sent before any reply is awaited, so a master that hangs
+	 * or fails costs only the locks it holds.
 	 */
 	@Override
-	public boolean[] renewAll(List<LockHandle> handles, List<Duration> leaseTimes) {
-		boolean[] renewed = new boolean[handles.size()];
+	public void renewAll(List<LockHandle> handles, List<Duration> leaseTimes, RenewalResults results) {
 		Map<Integer, List<Integer>> bySlot = new LinkedHashMap<>();
 		for (int i = 0; i < handles.size(); i++) {
 			RedisLockHandle handle = (RedisLockHandle) handles.get(i);
 			int slot = this.keys.isCluster() ? ClusterSlotHashUtil.calculateSlot(handle.lockKey) : 0;
 			bySlot.computeIfAbsent(slot, (s) -> new ArrayList<>()).add(i);
 		}
+		long deadline = this.calls.deadline();
+		List<List<Integer>> chunks = new ArrayList<>();
+		List<CompletableFuture<List<Object>>> replies = new ArrayList<>();
 		for (List<Integer> slot : bySlot.values()) {
 			for (int from = 0; from < slot.size(); from += RENEW_BATCH) {
 				List<Integer> chunk = slot.subList(from, Math.min(slot.size(), from + RENEW_BATCH));
-				List<String> lockKeys = new ArrayList<>(chunk.size());
-				Object[] args = new Object[chunk.size() * 2];
+				byte[][] lockKeys = new byte[chunk.size()][];
+				byte[][] args = new byte[chunk.size() * 2][];
 				for (int j = 0; j < chunk.size(); j++) {
 					RedisLockHandle handle = (RedisLockHandle) handles.get(chunk.get(j));
-					lockKeys.add(handle.lockKey);
-					args[2 * j] = handle.owner;
-					args[2 * j + 1] = millis(leaseTimes.get(chunk.get(j)));
+					lockKeys[j] = RedisCalls.bytes(handle.lockKey);
+					args[2 * j] = RedisCalls.bytes(handle.owner);
+					args[2 * j + 1] = RedisCalls.bytes(millis(leaseTimes.get(chunk.get(j))));
 				}
-				List<?> replies;
+				chunks.add(chunk);
 				try {
-					replies = this.redis.execute(LockScripts.RENEW_ALL, lockKeys, args);
+					replies.add(this.calls.send(handles.get(chunk.get(0)).key(), "renew", LockScripts.RENEW_ALL,
+							ScriptOutputType.MULTI, deadline, lockKeys, args));
 				}
-				catch (DataAccessException ex) {
-					throw new LockBackendException(handles.get(chunk.get(0)).key(),
-							"Redis failed to renew " + chunk.size() + " locks: " + ex.getMessage(), ex);
-				}
-				for (int j = 0; j < chunk.size(); j++) {
-					renewed[chunk.get(j)] = replies != null && ((Number) replies.get(j)).longValue() == 1;
+				catch (RuntimeException ex) {
+					replies.add(CompletableFuture.failedFuture(ex));
 				}
 			}
 		}
-		return renewed;
+		for (int c = 0; c < chunks.size(); c++) {
+			List<Integer> chunk = chunks.get(c);
+			List<Object> renewed;
+			try {
+				renewed = this.calls.await(handles.get(chunk.get(0)).key(), "renew " + chunk.size() + " locks incl.",
+						replies.get(c), deadline);
+			}
+			catch (RuntimeException ex) {
+				for (int index : chunk) {
+					results.failed(index, ex);
+				}
+				continue;
+			}
+			for (int j = 0; j < chunk.size(); j++) {
+				results.renewed(chunk.get(j), ((Number) renewed.get(j)).longValue() == 1);
+			}
+		}
 	}
 
-	/** Stops the release subscription. */
+	/** Every call returns within the store timeout. */
+	@Override
+	public Duration callTimeout() {
+		return this.calls.timeout();
+	}
+
+	/** Stops the release subscription and gives the connection back. */
 	@Override
 	public void close() {
 		this.signals.close();
+		this.calls.close();
+		this.replicated.shutdownNow();
 	}
 
 	/** Keys that a waiter of this JVM listens for; 0 when nobody waits. */
@@ -214,10 +275,11 @@ public final class RedisLockProvider implements LockProvider, AutoCloseable {
 	public LockAttempt tryLock(String key, Duration leaseTime, boolean waiting) {
 		String waitingFlag = waiting ? "1" : "0";
 		return attempt(key,
-				(lockKey, owner) -> (this.waitForReplicas > 0)
-						? acquireReplicated(key, lockKey, owner, leaseTime, waitingFlag)
-						: run(key, "acquire", () -> this.redis.execute(LockScripts.ACQUIRE,
-								List.of(lockKey, this.keys.fenceKey(lockKey)), owner, millis(leaseTime), waitingFlag)));
+				(lockKey, owner, deadline) -> (this.waitForReplicas > 0)
+						? acquireReplicated(key, lockKey, owner, leaseTime, waitingFlag, deadline)
+						: this.calls.<Long>call(key, "acquire", LockScripts.ACQUIRE, ScriptOutputType.INTEGER, deadline,
+								RedisCalls.args(lockKey, this.keys.fenceKey(lockKey)),
+								RedisCalls.args(owner, millis(leaseTime), waitingFlag)));
 	}
 
 	@Override
@@ -227,27 +289,32 @@ public final class RedisLockProvider implements LockProvider, AutoCloseable {
 					"Fair locks are not available with distributed-lock.wait-for-replicas (lock '" + key + "')");
 		}
 		return attempt(key,
-				(lockKey, owner) -> run(key, "acquire",
-						() -> this.redis.execute(LockScripts.FAIR_ACQUIRE,
-								List.of(lockKey, this.keys.fenceKey(lockKey), this.keys.queueKey(lockKey),
-										this.keys.waiterDeadlinesKey(lockKey)),
-								owner, millis(leaseTime), waiterId, millis(queueTimeout))));
+				(lockKey, owner, deadline) -> this.calls.<Long>call(key, "acquire", LockScripts.FAIR_ACQUIRE,
+						ScriptOutputType.INTEGER, deadline,
+						RedisCalls.args(lockKey, this.keys.fenceKey(lockKey), this.keys.queueKey(lockKey),
+								this.keys.waiterDeadlinesKey(lockKey)),
+						RedisCalls.args(owner, millis(leaseTime), waiterId, millis(queueTimeout))));
 	}
 
 	/**
 	 * One acquire script call under a fresh owner token; a failed call (whose lock may
-	 * have been taken, or taken and found unreplicated) is cleaned up by that token.
+	 * have been taken, or may still be taken when a queued command runs late) is undone
+	 * by that token.
 	 */
 	private LockAttempt attempt(String key, AcquireCall call) {
 		String lockKey = this.keys.lockKey(key);
 		String owner = this.instanceId + ":" + this.sequence.incrementAndGet();
-		long result;
+		Long result;
 		try {
-			result = call.run(lockKey, owner);
+			result = call.run(lockKey, owner, this.calls.deadline());
 		}
 		catch (LockBackendException ex) {
-			abandon(lockKey, owner, ex);
+			abandon(key, lockKey, owner);
 			throw ex;
+		}
+		if (result == null) {
+			throw new LockBackendException(key, "Redis returned no reply to acquire lock '" + key + "'",
+					new IllegalStateException("null script result"));
 		}
 		if (result > 0) {
 			return new LockAttempt.Acquired(new RedisLockHandle(key, lockKey, owner, result));
@@ -258,17 +325,17 @@ public final class RedisLockProvider implements LockProvider, AutoCloseable {
 	@FunctionalInterface
 	private interface AcquireCall {
 
-		long run(String lockKey, String owner);
+		@Nullable Long run(String lockKey, String owner, long deadlineNanos);
 
 	}
 
 	@Override
 	public void leaveQueue(String key, String waiterId) {
 		String lockKey = this.keys.lockKey(key);
-		run(key, "leave the queue of",
-				() -> this.redis.execute(LockScripts.LEAVE_QUEUE,
-						List.of(lockKey, this.keys.queueKey(lockKey), this.keys.waiterDeadlinesKey(lockKey)),
-						(Object[]) publishArgs(lockKey, waiterId)));
+		this.calls.<Long>call(key, "leave the queue of", LockScripts.LEAVE_QUEUE, ScriptOutputType.INTEGER,
+				this.calls.deadline(),
+				RedisCalls.args(lockKey, this.keys.queueKey(lockKey), this.keys.waiterDeadlinesKey(lockKey)),
+				RedisCalls.args(publishArgs(lockKey, waiterId)));
 	}
 
 	/**
@@ -292,6 +359,31 @@ public final class RedisLockProvider implements LockProvider, AutoCloseable {
 	}
 
 	/**
+	 * The acquire script and {@code WAIT}, run on a thread of their own and awaited until
+	 * the deadline: {@code WAIT} needs a connection of its own and the synchronous API,
+	 * whose timeout is the client's. A caller that gives up has the lock undone once the
+	 * pipeline is over.
+	 */
+	private Long acquireReplicated(String key, String lockKey, String owner, Duration leaseTime, String waiting,
+			long deadline) {
+		CompletableFuture<Long> acquired;
+		try {
+			acquired = CompletableFuture.supplyAsync(() -> acquireReplicated(key, lockKey, owner, leaseTime, waiting),
+					this.replicated);
+		}
+		catch (RejectedExecutionException ex) {
+			throw new LockBackendException(key, "Cannot acquire lock '" + key + "': the provider has been closed", ex);
+		}
+		try {
+			return this.calls.await(key, "acquire", acquired, deadline);
+		}
+		catch (LockBackendException ex) {
+			acquired.whenComplete((result, failure) -> abandon(key, lockKey, owner));
+			throw ex;
+		}
+	}
+
+	/**
 	 * The acquire script and {@code WAIT} in one pipeline on a connection of its own:
 	 * {@code WAIT} counts the replicas that acknowledged this connection's writes, and it
 	 * blocks its connection, which must not be the one the application shares. A lock
@@ -300,17 +392,17 @@ public final class RedisLockProvider implements LockProvider, AutoCloseable {
 	 * a second holder.
 	 */
 	private long acquireReplicated(String key, String lockKey, String owner, Duration leaseTime, String waiting) {
-		byte[][] keysAndArgs = { bytes(lockKey), bytes(this.keys.fenceKey(lockKey)), bytes(owner),
-				bytes(millis(leaseTime)), bytes(waiting) };
-		byte[][] waitArgs = { bytes(Integer.toString(this.waitForReplicas)),
-				bytes(Long.toString(Math.max(1, this.replicaTimeout.toMillis()))) };
+		byte[][] keysAndArgs = RedisCalls.args(lockKey, this.keys.fenceKey(lockKey), owner, millis(leaseTime), waiting);
+		byte[][] waitArgs = RedisCalls.args(Integer.toString(this.waitForReplicas),
+				Long.toString(Math.max(1, this.replicaTimeout.toMillis())));
 		RedisConnection connection = this.connectionFactory.getConnection();
 		try {
 			List<Object> replies;
 			try {
 				connection.openPipeline();
 				connection.scriptingCommands()
-					.eval(bytes(LockScripts.ACQUIRE.getScriptAsString()), ReturnType.INTEGER, 2, keysAndArgs);
+					.eval(RedisCalls.bytes(LockScripts.ACQUIRE.getScriptAsString()), ReturnType.INTEGER, 2,
+							keysAndArgs);
 				if (connection instanceof LettuceConnection lettuce) {
 					// Lettuce needs to be told that the reply is an integer.
 					lettuce.execute("WAIT", new IntegerOutput<>(ByteArrayCodec.INSTANCE), waitArgs);
@@ -321,8 +413,7 @@ public final class RedisLockProvider implements LockProvider, AutoCloseable {
 				replies = connection.closePipeline();
 			}
 			catch (DataAccessException ex) {
-				LockBackendException failure = new LockBackendException(key,
-						"Redis failed to acquire lock '" + key + "': " + ex.getMessage(), ex);
+				LockBackendException failure = RedisCalls.failed(key, "acquire", ex);
 				releaseOn(connection, lockKey, owner, failure);
 				throw failure;
 			}
@@ -356,8 +447,8 @@ public final class RedisLockProvider implements LockProvider, AutoCloseable {
 			}
 			String[] publish = this.signals.publishArgs(lockKey);
 			connection.scriptingCommands()
-				.eval(bytes(LockScripts.RELEASE.getScriptAsString()), ReturnType.INTEGER, 1, bytes(lockKey),
-						bytes(owner), bytes(publish[0]), bytes(publish[1]));
+				.eval(RedisCalls.bytes(LockScripts.RELEASE.getScriptAsString()), ReturnType.INTEGER, 1,
+						RedisCalls.args(lockKey, owner, publish[0], publish[1]));
 		}
 		catch (RuntimeException ex) {
 			failure.addSuppressed(ex);
@@ -367,32 +458,32 @@ public final class RedisLockProvider implements LockProvider, AutoCloseable {
 				Thread.currentThread().interrupt();
 			}
 		}
-	}
-
-	private static byte[] bytes(String value) {
-		return value.getBytes(StandardCharsets.UTF_8);
 	}
 
 	/**
-	 * The acquire reply was lost (interrupt, timeout, broken connection), but the script
-	 * may have run and taken the lock for an owner nobody knows. Deletes it if so, so
-	 * that it does not block every caller for a whole lease. The owner is unique to this
-	 * attempt, so nothing else can be deleted; on a shared connection the delete is sent
-	 * after the acquire and runs after it. The interrupt flag is set aside for this one
-	 * call.
+	 * The acquire reply was lost, late or refused, but the script may have run, or may
+	 * still run from the connection's queue, and take the lock for an owner nobody knows.
+	 * An owner-checked delete sent after it on the same connection undoes that, so it
+	 * does not block every caller for a whole lease; the owner is unique to this attempt,
+	 * so nothing else can be deleted. Sent without waiting, not even for a connection:
+	 * the caller already has its answer, and without a connection the acquire was never
+	 * sent.
 	 */
-	private void abandon(String lockKey, String owner, LockBackendException failure) {
-		boolean interrupted = Thread.interrupted();
+	private void abandon(String key, String lockKey, String owner) {
 		try {
-			this.redis.execute(LockScripts.RELEASE, List.of(lockKey), (Object[]) publishArgs(lockKey, owner));
+			this.calls
+				.send(key, "clean up", LockScripts.RELEASE, ScriptOutputType.INTEGER, System.nanoTime(),
+						RedisCalls.args(lockKey), RedisCalls.args(publishArgs(lockKey, owner)))
+				.whenComplete((result, failure) -> {
+					if (failure != null && logger.isDebugEnabled()) {
+						logger.debug("Could not clean up after a failed acquire of lock '" + key
+								+ "'; it expires after its lease if it was taken", failure);
+					}
+				});
 		}
 		catch (RuntimeException ex) {
-			failure.addSuppressed(ex);
-		}
-		finally {
-			if (interrupted) {
-				Thread.currentThread().interrupt();
-			}
+			logger.debug("Could not clean up after a failed acquire of lock '" + key
+					+ "'; it expires after its lease if it was taken", ex);
 		}
 	}
 
@@ -404,22 +495,6 @@ public final class RedisLockProvider implements LockProvider, AutoCloseable {
 
 	private static String millis(Duration duration) {
 		return Long.toString(Math.max(1, duration.toMillis()));
-	}
-
-	private static long run(String key, String operation, Supplier<@Nullable Long> call) {
-		Long result;
-		try {
-			result = call.get();
-		}
-		catch (DataAccessException ex) {
-			throw new LockBackendException(key, "Redis failed to " + operation + " lock '" + key + "': "
-					+ NestedExceptionUtils.getMostSpecificCause(ex).getMessage(), ex);
-		}
-		if (result == null) {
-			throw new LockBackendException(key, "Redis returned no reply to " + operation + " lock '" + key + "'",
-					new IllegalStateException("null script result"));
-		}
-		return result;
 	}
 
 	private final class RedisLockHandle implements LockHandle {
@@ -465,8 +540,15 @@ public final class RedisLockProvider implements LockProvider, AutoCloseable {
 		}
 
 		private long call(RedisScript<Long> script, String operation, String... args) {
-			return run(this.key, operation,
-					() -> RedisLockProvider.this.redis.execute(script, List.of(this.lockKey), (Object[]) args));
+			RedisCalls calls = RedisLockProvider.this.calls;
+			Long result = calls.call(this.key, operation, script, ScriptOutputType.INTEGER, calls.deadline(),
+					RedisCalls.args(this.lockKey), RedisCalls.args(args));
+			if (result == null) {
+				throw new LockBackendException(this.key,
+						"Redis returned no reply to " + operation + " lock '" + this.key + "'",
+						new IllegalStateException("null script result"));
+			}
+			return result;
 		}
 
 		@Override

@@ -52,21 +52,45 @@ public interface LockProvider {
 	}
 
 	/**
-	 * Renews several held locks, as few round trips as the store allows; the default
-	 * renews them one by one.
+	 * Renews several held locks, in as few round trips as the store allows, and reports
+	 * the outcome of each handle to {@code results} before returning. A store failure is
+	 * reported for the handles it concerns only: locks kept elsewhere (another cluster
+	 * master, say) are renewed all the same. The default renews the handles one by one.
 	 * @param handles handles of this provider
 	 * @param leaseTimes the new lease of each handle, in the same order
-	 * @return for each handle, whether it was renewed ({@code false}: expired or another
-	 * owner's)
-	 * @throws dev.distlock.LockBackendException if the store failed; then none is known
-	 * renewed
+	 * @param results told, for each index, whether that lock was renewed ({@code false}:
+	 * expired or another owner's) or why the store could not say
 	 */
-	default boolean[] renewAll(List<LockHandle> handles, List<Duration> leaseTimes) {
-		boolean[] renewed = new boolean[handles.size()];
-		for (int i = 0; i < renewed.length; i++) {
-			renewed[i] = handles.get(i).renew(leaseTimes.get(i));
+	default void renewAll(List<LockHandle> handles, List<Duration> leaseTimes, RenewalResults results) {
+		for (int i = 0; i < handles.size(); i++) {
+			try {
+				results.renewed(i, handles.get(i).renew(leaseTimes.get(i)));
+			}
+			catch (RuntimeException ex) {
+				results.failed(i, ex);
+			}
 		}
-		return renewed;
+	}
+
+	/**
+	 * The longest any one call of this provider may take: every attempt, renewal and
+	 * release returns, or throws {@link dev.distlock.LockBackendException}, within it,
+	 * whatever the timeouts of the client library underneath. The waiting machinery
+	 * relies on it: a caller waits at most its wait time plus this bound.
+	 */
+	default Duration callTimeout() {
+		return Duration.ofSeconds(30);
+	}
+
+	/** Where {@link #renewAll} reports the outcome of each handle. */
+	interface RenewalResults {
+
+		/** The store answered for handle {@code index}: renewed, or no longer ours. */
+		void renewed(int index, boolean renewed);
+
+		/** The store failed, or did not answer in time, for handle {@code index}. */
+		void failed(int index, RuntimeException failure);
+
 	}
 
 }

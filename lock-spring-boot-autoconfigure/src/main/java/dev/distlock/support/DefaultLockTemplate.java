@@ -5,14 +5,17 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
-import java.util.concurrent.Semaphore;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
 
 import dev.distlock.Lease;
 import dev.distlock.LockAcquisitionException;
 import dev.distlock.LockBackendException;
+import dev.distlock.LockContext;
 import dev.distlock.LockOptions;
 import dev.distlock.LockTemplate;
 import dev.distlock.spi.LockAttempt;
@@ -24,9 +27,15 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
- * {@link LockTemplate} over any {@link LockProvider}: reentrancy per thread, the waiting
- * loop, the "too slow to count" rule, and renewal through a shared
+ * {@link LockTemplate} over any {@link LockProvider}: re-entry inside a lease's scope,
+ * the waiting loop, the "too slow to count" rule, and renewal through a shared
  * {@link RenewalScheduler}.
+ *
+ * <p>
+ * Every call ends within its wait time plus at most one store call, which the provider
+ * bounds ({@link LockProvider#callTimeout()}); a store that fails or does not answer is
+ * reported as {@link LockBackendException}, to the caller and to the callers queued
+ * behind it in this JVM, never as a busy lock.
  *
  * <p>
  * An acquire reply that arrives after the lease could already have expired (measured from
@@ -53,12 +62,22 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 	private final boolean releaseAfterCommit;
 
 	/**
-	 * The lease this JVM holds per key, for reentrancy; at most one per key by mutual
-	 * exclusion.
+	 * The lease this JVM holds per key, so local waiters wait for it without asking the
+	 * store; at most one per key by mutual exclusion.
 	 */
 	private final ConcurrentMap<String, ManagedLease> held = new ConcurrentHashMap<>();
 
-	private final ConcurrentMap<String, KeyQueue> queues = new ConcurrentHashMap<>();
+	private final ConcurrentMap<String, LocalQueue> queues = new ConcurrentHashMap<>();
+
+	private final ManagedLease.Events events = new LeaseEvents();
+
+	/** Clean-up calls whose outcome no caller waits for. */
+	private final ExecutorService cleanup = new ThreadPoolExecutor(0, 2, 10, TimeUnit.SECONDS,
+			new LinkedBlockingQueue<>(), (runnable) -> {
+				Thread thread = new Thread(runnable, "distlock-cleanup");
+				thread.setDaemon(true);
+				return thread;
+			});
 
 	/**
 	 * @param defaults values for everything a call leaves unset; must set every value
@@ -94,7 +113,7 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 		LockSettings settings = LockSettings.of(options, this.defaults);
 		Lease lease = acquire(key, settings);
 		if (lease == null) {
-			throw new LockAcquisitionException(key, settings.waitTime());
+			throw notAcquired(key, settings);
 		}
 		return lease;
 	}
@@ -106,13 +125,13 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 
 	private @Nullable Lease acquire(String key, LockSettings settings) {
 		checkKey(key);
-		ManagedLease current = this.held.get(key);
-		if (current != null && current.owner() == Thread.currentThread()) {
-			return current.enter();
+		ManagedLease scoped = reentrant(key);
+		if (scoped != null) {
+			return scoped.enter();
 		}
 		long start = System.nanoTime();
 		long deadline = start + settings.waitTime().toNanos();
-		KeyQueue queue = join(key);
+		LocalQueue queue = join(key);
 		try {
 			if (!enter(queue, key, settings, deadline)) {
 				return null;
@@ -130,17 +149,26 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 	}
 
 	/**
-	 * Threads of this JVM that want the same key line up here, in arrival order, so that
-	 * only one of them at a time talks to the store and waits for a release signal. The
-	 * gate is left as soon as the lock is taken (or given up), never held with the lock,
-	 * so a lock that expires in the store never blocks this JVM.
+	 * The lease of {@code key} whose scope the current thread runs in, if any: re-entry
+	 * is for code inside a locked scope on its own thread, never merely for the thread
+	 * that once acquired (it may have handed the lease on).
 	 */
-	private boolean enter(KeyQueue queue, String key, LockSettings settings, long deadline) {
-		if (settings.waitTime().isZero()) {
-			return queue.gate.tryAcquire();
+	private @Nullable ManagedLease reentrant(String key) {
+		for (Lease lease : LockContext.held()) {
+			ManagedLease managed = (lease instanceof NestedLease nested) ? nested.outer()
+					: (lease instanceof ManagedLease direct) ? direct : null;
+			if (managed != null && managed.key().equals(key) && managed.reentrantFor(this)) {
+				return managed;
+			}
 		}
+		return null;
+	}
+
+	private boolean enter(LocalQueue queue, String key, LockSettings settings, long deadline) {
+		long joinedFailures = queue.failures();
 		try {
-			return queue.gate.tryAcquire(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+			return queue.enter(key, deadline, settings.waitTime().isZero(), joinedFailures,
+					this.provider.callTimeout().toNanos());
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
@@ -148,8 +176,7 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 		}
 	}
 
-	private @Nullable Lease attempt(String key, LockSettings settings, KeyQueue queue, long deadline) {
-		long leaseNanos = settings.leaseTime().toNanos();
+	private @Nullable Lease attempt(String key, LockSettings settings, LocalQueue queue, long deadline) {
 		boolean waiting = !settings.waitTime().isZero();
 		ReleaseSignals signals = this.provider.releaseSignals();
 		boolean signalled = waiting && signals != ReleaseSignals.NONE;
@@ -167,33 +194,25 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 				}
 				queue.signalled = false;
 				ManagedLease local = fair ? null : this.held.get(key);
-				if (local != null && local.isHeld()) {
-					// Held by another thread of this JVM: its release signals here
-					// directly,
-					// so asking Redis would only cost a round trip. (A fair waiter must
-					// ask, to keep its place in the queue.)
+				if (local != null && local.heldNow()) {
+					// Held by another thread of this JVM: its release or loss signals
+					// here
+					// directly, so asking the store would only cost a round trip. (A fair
+					// waiter must ask, to keep its place in the queue.)
 					long remainingWait = deadline - System.nanoTime();
 					if (remainingWait <= 0) {
 						return null;
 					}
-					park(queue, Math.min(settings.retryInterval().toNanos(), remainingWait), key, settings);
+					// Never past the holder's deadline: a lease that runs out unrenewed
+					// frees the key then, whether or not its holder notices.
+					long pause = Math.min(settings.retryInterval().toNanos(), remainingWait);
+					pause(queue, Math.max(0, Math.min(pause, local.nanosToDeadline())), key, settings);
 					continue;
 				}
 				long sent = System.nanoTime();
-				LockAttempt attempt;
-				try {
-					attempt = fair
-							? this.provider.tryLockFair(key, settings.leaseTime(), waiterId, queueTimeout(settings))
-							: this.provider.tryLock(key, settings.leaseTime(), waiting);
-				}
-				catch (LockBackendException ex) {
-					if (Thread.currentThread().isInterrupted()) {
-						throw interrupted(key, settings, ex);
-					}
-					throw ex;
-				}
+				LockAttempt attempt = attemptOnce(key, settings, queue, fair, waiting, waiterId);
 				if (attempt instanceof LockAttempt.Acquired acquired) {
-					if (System.nanoTime() - sent < leaseNanos) {
+					if (System.nanoTime() - sent < settings.leaseTime().toNanos()) {
 						queued = false;
 						return hold(acquired.handle(), settings, sent);
 					}
@@ -212,7 +231,7 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 				if (attempt instanceof LockAttempt.Busy busy && !busy.remaining().isZero()) {
 					pause = Math.min(pause, busy.remaining().toNanos());
 				}
-				park(queue, pause, key, settings);
+				pause(queue, pause, key, settings);
 			}
 		}
 		finally {
@@ -227,6 +246,49 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 	}
 
 	/**
+	 * One store call; its failure is the answer for the callers in line behind this one
+	 * too.
+	 */
+	private LockAttempt attemptOnce(String key, LockSettings settings, LocalQueue queue, boolean fair, boolean waiting,
+			String waiterId) {
+		LockBackendException failure = null;
+		queue.callStarted();
+		try {
+			return fair ? this.provider.tryLockFair(key, settings.leaseTime(), waiterId, queueTimeout(settings))
+					: this.provider.tryLock(key, settings.leaseTime(), waiting);
+		}
+		catch (LockBackendException ex) {
+			if (Thread.currentThread().isInterrupted()) {
+				throw interrupted(key, settings, ex);
+			}
+			failure = ex;
+			throw ex;
+		}
+		finally {
+			queue.callEnded(failure);
+		}
+	}
+
+	/**
+	 * The wait ran out while another thread of this JVM holds the key. When that lease
+	 * came from {@code acquire} on this very thread, say so: such a lease is not
+	 * re-entrant outside its scope, and the caller may have expected it to be.
+	 */
+	private LockAcquisitionException notAcquired(String key, LockSettings settings) {
+		ManagedLease local = this.held.get(key);
+		if (local == null || !local.heldNow() || !local.unscopedLeaseOfCurrentThread()) {
+			return new LockAcquisitionException(key, settings.waitTime());
+		}
+		return new LockAcquisitionException(key, settings.waitTime(),
+				"Lock '" + key + "' not acquired within " + settings.waitTime().toMillis()
+						+ "ms: this thread holds it through a lease from acquire()"
+						+ " outside any scope of it, which is not re-entrant (the lease may have been handed to another"
+						+ " thread). To re-enter it from nested code, open its scope with LockContext.open(lease), or"
+						+ " use execute/run or @DistributedLock, whose bodies are re-entrant",
+				null);
+	}
+
+	/**
 	 * A fair waiter attempts at least once per retry interval, each attempt keeping its
 	 * place for this long; a waiter that dies is out of the queue after it.
 	 */
@@ -235,55 +297,48 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 		return (threeRetries.compareTo(MIN_QUEUE_TIMEOUT) < 0) ? MIN_QUEUE_TIMEOUT : threeRetries;
 	}
 
-	/** Gives up a place in a fair queue, so the next waiter need not wait it out. */
+	/**
+	 * Gives up a place in a fair queue, so the next waiter need not wait it out. Sent in
+	 * the background: the caller has its answer, and a store that does not answer must
+	 * not add another call's bound to its wait.
+	 */
 	private void leaveQueue(String key, String waiterId) {
-		boolean interrupted = Thread.interrupted();
+		background(() -> this.provider.leaveQueue(key, waiterId),
+				"Could not leave the queue of lock '" + key + "'; the place expires by itself");
+	}
+
+	private void background(Runnable task, String failureMessage) {
 		try {
-			this.provider.leaveQueue(key, waiterId);
+			this.cleanup.execute(() -> {
+				try {
+					task.run();
+				}
+				catch (RuntimeException ex) {
+					logger.debug(failureMessage, ex);
+				}
+			});
 		}
-		catch (RuntimeException ex) {
-			logger.debug("Could not leave the queue of lock '" + key + "'; the place expires by itself", ex);
-		}
-		finally {
-			if (interrupted) {
-				Thread.currentThread().interrupt();
-			}
-		}
-	}
-
-	/** Sleeps until signalled or {@code pauseNanos} have passed. */
-	private static void park(KeyQueue queue, long pauseNanos, String key, LockSettings settings) {
-		long until = System.nanoTime() + pauseNanos;
-		while (!queue.signalled) {
-			long left = until - System.nanoTime();
-			if (left <= 0) {
-				return;
-			}
-			LockSupport.parkNanos(queue, left);
-			if (Thread.currentThread().isInterrupted()) {
-				throw interrupted(key, settings, null);
-			}
+		catch (RejectedExecutionException ex) {
+			logger.debug(failureMessage + " (the template is closed)", ex);
 		}
 	}
 
-	private KeyQueue join(String key) {
+	private static void pause(LocalQueue queue, long pauseNanos, String key, LockSettings settings) {
+		if (!queue.park(pauseNanos)) {
+			throw interrupted(key, settings, null);
+		}
+	}
+
+	private LocalQueue join(String key) {
 		return this.queues.compute(key, (k, queue) -> {
-			KeyQueue joined = (queue != null) ? queue : new KeyQueue();
+			LocalQueue joined = (queue != null) ? queue : new LocalQueue();
 			joined.users++;
 			return joined;
 		});
 	}
 
-	private void leave(String key, KeyQueue queue) {
+	private void leave(String key, LocalQueue queue) {
 		this.queues.computeIfPresent(key, (k, current) -> (--current.users == 0) ? null : current);
-	}
-
-	/** A lock of this JVM was released: the local waiter for it retries at once. */
-	private void released(String key) {
-		KeyQueue queue = this.queues.get(key);
-		if (queue != null) {
-			queue.signal();
-		}
 	}
 
 	/**
@@ -295,44 +350,39 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 	}
 
 	private ManagedLease hold(LockHandle handle, LockSettings settings, long sentAtNanos) {
-		ManagedLease lease = new ManagedLease(this.provider, handle, settings, sentAtNanos, this.scheduler,
-				(ended) -> this.held.remove(ended.key(), ended), () -> released(handle.key()), this.lossListener,
-				this.releaseAfterCommit);
+		ManagedLease lease = new ManagedLease(this, this.provider, handle, settings, sentAtNanos, this.scheduler,
+				this.events, this.lossListener, this.releaseAfterCommit);
 		this.held.put(handle.key(), lease);
 		lease.start();
 		return lease;
 	}
 
-	/** The local line for one key; {@code users} is guarded by the map's compute. */
-	private static final class KeyQueue {
+	/** What this template hears of its leases. */
+	private final class LeaseEvents implements ManagedLease.Events {
 
-		final Semaphore gate = new Semaphore(1, true);
+		@Override
+		public void ended(ManagedLease lease) {
+			DefaultLockTemplate.this.held.remove(lease.key(), lease);
+		}
 
-		int users;
-
-		volatile boolean signalled;
-
-		volatile @Nullable Thread waiter;
-
-		void signal() {
-			this.signalled = true;
-			Thread thread = this.waiter;
-			if (thread != null) {
-				LockSupport.unpark(thread);
+		@Override
+		public void freed(String key) {
+			LocalQueue queue = DefaultLockTemplate.this.queues.get(key);
+			if (queue != null) {
+				queue.signal();
 			}
 		}
 
 	}
 
-	private static void discardLate(LockHandle handle) {
+	/**
+	 * Deletes, if still ours, a lock whose acquire reply came too late; in the
+	 * background.
+	 */
+	private void discardLate(LockHandle handle) {
 		logger.warn("Acquire reply for lock '" + handle.key() + "' arrived after its lease could have expired;"
 				+ " not counting it as acquired");
-		try {
-			handle.release();
-		}
-		catch (RuntimeException ex) {
-			logger.debug("Could not clean up late lock '" + handle.key() + "'", ex);
-		}
+		background(handle::release, "Could not clean up late lock '" + handle.key() + "'");
 	}
 
 	private static void checkKey(@Nullable String key) {
@@ -352,22 +402,28 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 	}
 
 	/**
-	 * Releases every lock this template's callers still hold, and stops their renewal:
-	 * run when the application context closes, so a JVM that shuts down while holding
-	 * locks does not leave them to expire.
+	 * Ends every lease this template's callers still hold, at shutdown, so that a JVM
+	 * that stops while holding locks does not leave them to expire. A holder may still be
+	 * running (work that the web server's graceful shutdown does not wait for: an
+	 * executor, a {@code CompletableFuture}), so each lease still held is first declared
+	 * lost, exactly as a lease lost any other way: {@code isHeld()} turns false, a
+	 * {@link dev.distlock.LockLostEvent} is published, {@code on-lease-lost} applies, and
+	 * the holder's own release throws {@link dev.distlock.LeaseLostException}. Then the
+	 * lock is deleted in the store.
 	 */
 	@Override
 	public void close() {
 		for (ManagedLease lease : this.held.values()) {
 			try {
-				lease.release();
-				logger.info("Released lock '" + lease.key() + "' at shutdown; it was still held by thread '"
-						+ lease.owner().getName() + "'");
+				lease.revoke("the application shut down while the lock was still held; it was released so that"
+						+ " others need not wait for its lease to run out");
+				logger.info("Released lock '" + lease.key() + "' at shutdown; its holder is told it was lost");
 			}
 			catch (RuntimeException ex) {
 				logger.warn("Could not release lock '" + lease.key() + "' at shutdown; it expires after its lease", ex);
 			}
 		}
+		this.cleanup.shutdown();
 	}
 
 	private static LockAcquisitionException interrupted(String key, LockSettings settings, @Nullable Exception cause) {

@@ -1,6 +1,7 @@
 package dev.distlock.support;
 
 import dev.distlock.Lease;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Told once when a held lease is found lost, by the thread that found it (a renewal, the
@@ -17,8 +18,9 @@ public interface LeaseLossListener {
 	/**
 	 * @param lease the lost lease
 	 * @param reason why it is known lost
-	 * @param holder the thread that holds it
+	 * @param holder the thread that runs a scope of it (or acquired it and never handed
+	 * it on), or null if there is none
 	 */
-	void leaseLost(Lease lease, String reason, Thread holder);
+	void leaseLost(Lease lease, String reason, @Nullable Thread holder);
 
 }

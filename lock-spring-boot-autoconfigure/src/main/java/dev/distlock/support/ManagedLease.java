@@ -1,14 +1,21 @@
 package dev.distlock.support;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.Consumer;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.stream.Collectors;
 
 import dev.distlock.Lease;
 import dev.distlock.LeaseLostException;
 import dev.distlock.OnLeaseLost;
 import dev.distlock.spi.LockHandle;
 import dev.distlock.spi.LockProvider;
+import dev.distlock.spi.ScopedLease;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -18,15 +25,25 @@ import org.jspecify.annotations.Nullable;
  * clock, renews itself through the shared {@link RenewalScheduler}, and reports loss.
  *
  * <p>
- * Renewal and release exclude each other on one monitor: release marks the lease released
+ * Renewal and release exclude each other on one lock: release marks the lease released
  * and cancels the next renewal before it deletes the key, and a renewal runs only while
  * the lease is held, so no renewal is ever sent after release. The deadline is measured
- * from the moment a command was <em>sent</em>, so it is never later than the expiry Redis
- * applies.
+ * from the moment a command was <em>sent</em>, so it is never later than the expiry the
+ * store applies.
+ *
+ * <p>
+ * Who holds the lease, for re-entry and for {@code on-lease-lost: interrupt}: the threads
+ * running a scope of it ({@link dev.distlock.LockContext#open}, which {@code execute},
+ * {@code run} and the annotation open around their body). Re-entry is granted only inside
+ * such a scope, so a lease handed to another thread never lets its first thread back in.
+ * With no scope open, a loss interrupts the acquiring thread, as long as no other thread
+ * has used the lease.
  */
-final class ManagedLease implements Lease {
+final class ManagedLease implements Lease, ScopedLease {
 
 	private static final Log logger = LogFactory.getLog(ManagedLease.class);
+
+	private static final long MARGIN_NANOS = 100_000_000;
 
 	private enum State {
 
@@ -42,21 +59,35 @@ final class ManagedLease implements Lease {
 
 	private final RenewalScheduler scheduler;
 
-	private final Thread owner;
+	private final Thread acquirer;
 
-	private final Consumer<ManagedLease> onEnd;
+	/** Threads running a scope of this lease, with how many scopes each has open. */
+	private final Map<Thread, Integer> scopes = new ConcurrentHashMap<>();
+
+	/** Another thread than the acquirer has used the lease. */
+	private volatile boolean handedOver;
+
+	private final Object template;
+
+	private final Events events;
 
 	private final LeaseLossListener lossListener;
 
 	private final boolean releaseAfterCommit;
 
-	private final Object monitor = new Object();
+	/** Renewal against release; never held while waiting on I/O. */
+	private final ReentrantLock lock = new ReentrantLock();
+
+	private final Condition renewalBack = this.lock.newCondition();
 
 	/**
 	 * Guards re-arming the deadline check against release cancelling it; never held while
 	 * waiting on I/O.
 	 */
-	private final Object deadlineCheckMonitor = new Object();
+	private final ReentrantLock deadlineCheckLock = new ReentrantLock();
+
+	/** Set when shutdown already deleted the key, so release does not ask again. */
+	private volatile boolean revoked;
 
 	private final AtomicReference<State> state = new AtomicReference<>(State.HELD);
 
@@ -66,23 +97,39 @@ final class ManagedLease implements Lease {
 
 	private volatile RenewalScheduler.@Nullable Renewal renewal;
 
-	/** A renewal of this lease is on the wire; guarded by {@link #monitor}. */
+	/** A renewal of this lease is on the wire; guarded by {@link #lock}. */
 	private boolean renewing;
-
-	private final Runnable afterRelease;
 
 	private volatile RenewalScheduler.@Nullable DeadlineCheck deadlineCheck;
 
-	ManagedLease(LockProvider provider, LockHandle handle, LockSettings settings, long sentAtNanos,
-			RenewalScheduler scheduler, Consumer<ManagedLease> onEnd, Runnable afterRelease,
-			LeaseLossListener lossListener, boolean releaseAfterCommit) {
+	/** What the template that made a lease hears of it. */
+	interface Events {
+
+		/**
+		 * The lease was released (or released after a loss): it is no longer held here.
+		 */
+		void ended(ManagedLease lease);
+
+		/**
+		 * The lock may be free for this JVM's next waiter: released, or known lost.
+		 */
+		void freed(String key);
+
+	}
+
+	/**
+	 * @param template the template that made the lease: re-entry only ever joins a lease
+	 * of the same template
+	 */
+	ManagedLease(Object template, LockProvider provider, LockHandle handle, LockSettings settings, long sentAtNanos,
+			RenewalScheduler scheduler, Events events, LeaseLossListener lossListener, boolean releaseAfterCommit) {
+		this.template = template;
 		this.provider = provider;
-		this.afterRelease = afterRelease;
 		this.handle = handle;
 		this.settings = settings;
 		this.scheduler = scheduler;
-		this.owner = Thread.currentThread();
-		this.onEnd = onEnd;
+		this.acquirer = Thread.currentThread();
+		this.events = events;
 		this.lossListener = lossListener;
 		this.releaseAfterCommit = releaseAfterCommit;
 		this.deadlineNanos = sentAtNanos + settings.leaseTime().toNanos();
@@ -94,11 +141,15 @@ final class ManagedLease implements Lease {
 	 * deadline passes is declared lost then, even while a renewal is stuck.
 	 */
 	void start() {
-		synchronized (this.monitor) {
+		this.lock.lock();
+		try {
 			if (this.settings.autoRenew()) {
 				scheduleRenewalAfter(this.deadlineNanos - this.settings.leaseTime().toNanos());
 			}
 			scheduleDeadlineCheck();
+		}
+		finally {
+			this.lock.unlock();
 		}
 	}
 
@@ -133,22 +184,73 @@ final class ManagedLease implements Lease {
 
 	@Override
 	public long fencingToken() {
+		used();
 		return this.handle.fencingToken();
-	}
-
-	Thread owner() {
-		return this.owner;
 	}
 
 	@Override
 	public boolean isHeld() {
+		used();
+		return heldNow();
+	}
+
+	/** {@link #isHeld()} for the machinery: does not count as a use by this thread. */
+	boolean heldNow() {
 		if (this.state.get() == State.HELD && System.nanoTime() - this.deadlineNanos >= 0) {
 			markLost("its lease time of " + this.settings.leaseTime().toMillis() + "ms ran out without renewal");
 		}
 		return this.state.get() == State.HELD;
 	}
 
-	/** Another level of reentrancy by the owning thread. */
+	/** Nanoseconds until the lease deadline on the monotonic clock; may be negative. */
+	long nanosToDeadline() {
+		return this.deadlineNanos - System.nanoTime();
+	}
+
+	/**
+	 * Whether the current thread may re-enter this lease: it runs a scope of it, the
+	 * lease is held, and it belongs to {@code template}.
+	 */
+	boolean reentrantFor(Object template) {
+		return this.template == template && this.scopes.containsKey(Thread.currentThread()) && heldNow();
+	}
+
+	/** Whether this is a lease, not in any scope, that the current thread acquired. */
+	boolean unscopedLeaseOfCurrentThread() {
+		return this.acquirer == Thread.currentThread() && !this.handedOver
+				&& !this.scopes.containsKey(Thread.currentThread());
+	}
+
+	@Override
+	public void scopeOpened() {
+		used();
+		this.scopes.merge(Thread.currentThread(), 1, Integer::sum);
+	}
+
+	@Override
+	public void scopeClosed() {
+		this.scopes.computeIfPresent(Thread.currentThread(), (thread, open) -> (open == 1) ? null : open - 1);
+	}
+
+	private void used() {
+		if (Thread.currentThread() != this.acquirer) {
+			this.handedOver = true;
+		}
+	}
+
+	/**
+	 * The threads to tell of a loss: those running a scope of the lease, else the
+	 * acquiring thread if the lease never left it.
+	 */
+	private List<Thread> holders() {
+		List<Thread> holders = new ArrayList<>(this.scopes.keySet());
+		if (holders.isEmpty() && !this.handedOver) {
+			holders.add(this.acquirer);
+		}
+		return holders;
+	}
+
+	/** Another level of reentrancy by a thread running a scope of this lease. */
 	Lease enter() {
 		if (!isHeld()) {
 			throw new LeaseLostException(key(),
@@ -169,8 +271,10 @@ final class ManagedLease implements Lease {
 
 	@Override
 	public void release() {
+		used();
 		State previous;
-		synchronized (this.monitor) {
+		this.lock.lock();
+		try {
 			previous = this.state.getAndSet(State.RELEASED);
 			if (previous == State.RELEASED) {
 				return;
@@ -179,14 +283,21 @@ final class ManagedLease implements Lease {
 			cancelDeadlineCheck();
 			awaitRenewalOnTheWire();
 		}
+		finally {
+			this.lock.unlock();
+		}
 		boolean wasLost = (previous == State.LOST);
-		this.onEnd.accept(this);
+		this.events.ended(this);
+		if (this.revoked) {
+			this.events.freed(key());
+			throw lostException();
+		}
 		boolean deleted;
 		try {
 			deleted = releaseUninterruptibly();
 		}
 		catch (RuntimeException ex) {
-			this.afterRelease.run();
+			this.events.freed(key());
 			if (!wasLost) {
 				throw ex;
 			}
@@ -195,7 +306,7 @@ final class ManagedLease implements Lease {
 			lost.addSuppressed(ex);
 			throw lost;
 		}
-		this.afterRelease.run();
+		this.events.freed(key());
 		if (wasLost || !deleted) {
 			if (this.lostReason == null) {
 				this.lostReason = "the key had expired or was held by another owner at release";
@@ -236,19 +347,23 @@ final class ManagedLease implements Lease {
 	}
 
 	private LeaseLostException lostException() {
-		return new LeaseLostException(key(), "Lease on lock '" + key() + "' (fencing token " + fencingToken()
-				+ ") was lost while held: " + this.lostReason);
+		return new LeaseLostException(key(), "Lease on lock '" + key() + "' (fencing token "
+				+ this.handle.fencingToken() + ") was lost while held: " + this.lostReason);
 	}
 
 	/**
-	 * Waits (under {@link #monitor}) for a renewal already sent to come back, so that no
-	 * renewal is ever on the wire after the release.
+	 * Waits (holding {@link #lock}) for a renewal already sent to come back, so that no
+	 * renewal is on the wire after the release; at most one store call's bound, since the
+	 * provider answers every call within it. Were a provider to break that promise, the
+	 * release goes ahead anyway: renewals are owner-checked, so a late one cannot revive
+	 * the lock.
 	 */
 	private void awaitRenewalOnTheWire() {
 		boolean interrupted = false;
-		while (this.renewing) {
+		long left = this.provider.callTimeout().toNanos() + MARGIN_NANOS;
+		while (this.renewing && left > 0) {
 			try {
-				this.monitor.wait();
+				left = this.renewalBack.awaitNanos(left);
 			}
 			catch (InterruptedException ex) {
 				interrupted = true;
@@ -256,6 +371,33 @@ final class ManagedLease implements Lease {
 		}
 		if (interrupted) {
 			Thread.currentThread().interrupt();
+		}
+	}
+
+	/**
+	 * Shutdown: the lease is declared lost (its holders are told, as for any loss) and
+	 * the lock is deleted in the store, so that the next holder need not wait for the
+	 * lease to run out. The holder's own {@link #release()} then throws
+	 * {@link LeaseLostException}.
+	 */
+	void revoke(String reason) {
+		markLost(reason);
+		if (this.state.get() != State.LOST) {
+			return;
+		}
+		this.lock.lock();
+		try {
+			awaitRenewalOnTheWire();
+		}
+		finally {
+			this.lock.unlock();
+		}
+		try {
+			releaseUninterruptibly();
+		}
+		finally {
+			this.revoked = true;
+			this.events.freed(key());
 		}
 	}
 
@@ -294,10 +436,14 @@ final class ManagedLease implements Lease {
 					: "its lease time of " + this.settings.leaseTime().toMillis() + "ms ran out without renewal");
 			return;
 		}
-		synchronized (this.deadlineCheckMonitor) {
+		this.deadlineCheckLock.lock();
+		try {
 			if (this.state.get() == State.HELD) {
 				scheduleDeadlineCheck();
 			}
+		}
+		finally {
+			this.deadlineCheckLock.unlock();
 		}
 	}
 
@@ -306,12 +452,16 @@ final class ManagedLease implements Lease {
 	 * @return false if the lease is no longer held, and must not be renewed
 	 */
 	boolean beginRenewal() {
-		synchronized (this.monitor) {
+		this.lock.lock();
+		try {
 			if (this.state.get() != State.HELD) {
 				return false;
 			}
 			this.renewing = true;
 			return true;
+		}
+		finally {
+			this.lock.unlock();
 		}
 	}
 
@@ -320,7 +470,8 @@ final class ManagedLease implements Lease {
 	 * the store failed ({@code failure}).
 	 */
 	void renewalDone(long sentNanos, @Nullable Boolean renewed, @Nullable RuntimeException failure) {
-		synchronized (this.monitor) {
+		this.lock.lock();
+		try {
 			this.renewing = false;
 			try {
 				if (this.state.get() != State.HELD) {
@@ -346,8 +497,11 @@ final class ManagedLease implements Lease {
 				}
 			}
 			finally {
-				this.monitor.notifyAll();
+				this.renewalBack.signalAll();
 			}
+		}
+		finally {
+			this.lock.unlock();
 		}
 	}
 
@@ -361,13 +515,17 @@ final class ManagedLease implements Lease {
 		}
 		cancelRenewal();
 		cancelDeadlineCheck();
-		logger.warn("Lost the lease on lock '" + key() + "' (fencing token " + fencingToken() + ", held by thread '"
-				+ this.owner.getName() + "'): " + reason);
+		List<Thread> holders = holders();
+		String names = holders.isEmpty() ? "no thread runs a scope of it"
+				: "held by " + holders.stream().map((t) -> "'" + t.getName() + "'").collect(Collectors.joining(", "));
+		logger.warn("Lost the lease on lock '" + key() + "' (fencing token " + this.handle.fencingToken() + ", " + names
+				+ "): " + reason);
 		if (this.settings.onLeaseLost() == OnLeaseLost.INTERRUPT) {
-			this.owner.interrupt();
+			holders.forEach(Thread::interrupt);
 		}
+		this.events.freed(key());
 		try {
-			this.lossListener.leaseLost(this, reason, this.owner);
+			this.lossListener.leaseLost(this, reason, holders.isEmpty() ? null : holders.get(0));
 		}
 		catch (RuntimeException ex) {
 			logger.error("Lease loss listener failed for lock '" + key() + "'", ex);
@@ -382,17 +540,21 @@ final class ManagedLease implements Lease {
 	}
 
 	private void cancelDeadlineCheck() {
-		synchronized (this.deadlineCheckMonitor) {
+		this.deadlineCheckLock.lock();
+		try {
 			RenewalScheduler.DeadlineCheck next = this.deadlineCheck;
 			if (next != null) {
 				this.scheduler.cancel(next);
 			}
 		}
+		finally {
+			this.deadlineCheckLock.unlock();
+		}
 	}
 
 	@Override
 	public String toString() {
-		return "Lease[key=" + key() + ", token=" + fencingToken() + ", state=" + this.state.get() + "]";
+		return "Lease[key=" + key() + ", token=" + this.handle.fencingToken() + ", state=" + this.state.get() + "]";
 	}
 
 }

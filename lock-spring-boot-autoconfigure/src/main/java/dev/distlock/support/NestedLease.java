@@ -2,14 +2,14 @@ package dev.distlock.support;
 
 import java.util.concurrent.atomic.AtomicBoolean;
 
-import dev.distlock.Lease;
+import dev.distlock.spi.ScopedLease;
 
 /**
  * A re-entrant acquisition by the thread that already holds the lock: shares the outer
  * lease's key, token and state; releasing it does not free the lock (the outermost
  * release does) but reports a loss.
  */
-final class NestedLease implements Lease {
+final class NestedLease implements ScopedLease {
 
 	private final ManagedLease outer;
 
@@ -43,6 +43,16 @@ final class NestedLease implements Lease {
 		if (this.released.compareAndSet(false, true)) {
 			this.outer.exitNested();
 		}
+	}
+
+	@Override
+	public void scopeOpened() {
+		this.outer.scopeOpened();
+	}
+
+	@Override
+	public void scopeClosed() {
+		this.outer.scopeClosed();
 	}
 
 	@Override

@@ -265,17 +265,42 @@ public final class RenewalScheduler implements AutoCloseable {
 			return;
 		}
 		long sent = System.nanoTime();
-		boolean @Nullable [] renewed = null;
-		RuntimeException failure = null;
+		boolean[] answered = new boolean[renewing.size()];
 		try {
-			renewed = provider.renewAll(handles, leaseTimes);
+			provider.renewAll(handles, leaseTimes, new LockProvider.RenewalResults() {
+
+				@Override
+				public void renewed(int index, boolean renewed) {
+					answered[index] = true;
+					renewing.get(index).renewalDone(sent, renewed, null);
+				}
+
+				@Override
+				public void failed(int index, RuntimeException failure) {
+					answered[index] = true;
+					logger.debug(
+							"Renewal of lock '" + handles.get(index).key() + "' failed; retrying before its deadline",
+							failure);
+					renewing.get(index).renewalDone(sent, null, failure);
+				}
+
+			});
 		}
 		catch (RuntimeException ex) {
-			failure = ex;
 			logger.debug("Renewal of " + handles.size() + " locks failed; retrying before their deadlines", ex);
+			for (int i = 0; i < renewing.size(); i++) {
+				if (!answered[i]) {
+					answered[i] = true;
+					renewing.get(i).renewalDone(sent, null, ex);
+				}
+			}
 		}
 		for (int i = 0; i < renewing.size(); i++) {
-			renewing.get(i).renewalDone(sent, (renewed != null) ? renewed[i] : null, failure);
+			if (!answered[i]) {
+				renewing.get(i)
+					.renewalDone(sent, null,
+							new IllegalStateException(provider + " reported no outcome for this lock's renewal"));
+			}
 		}
 	}
 

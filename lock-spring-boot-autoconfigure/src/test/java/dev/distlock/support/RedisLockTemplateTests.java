@@ -123,11 +123,13 @@ class RedisLockTemplateTests {
 	void theHoldingThreadReentersWithoutWaitingAndTheLockIsFreeOnlyAfterTheOutermostRelease() throws Exception {
 		String key = key();
 		Lease outer = this.template.acquire(key, noWait());
-		Lease inner = this.template.acquire(key, noWait());
-		assertThat(inner.fencingToken()).isEqualTo(outer.fencingToken());
-		Lease innermost = this.template.acquire(key, noWait());
-		innermost.release();
-		inner.release();
+		try (LockContext.Scope scope = LockContext.open(outer)) {
+			Lease inner = this.template.acquire(key, noWait());
+			assertThat(inner.fencingToken()).isEqualTo(outer.fencingToken());
+			Lease innermost = this.template.acquire(key, noWait());
+			innermost.release();
+			inner.release();
+		}
 		assertThat(outer.isHeld()).isTrue();
 		assertThat(this.other.tryAcquire(key, noWait())).as("other JVM after inner releases").isEmpty();
 		assertThat(tryAcquireOnAnotherThread(this.template, key)).as("other thread of this JVM").isEmpty();

@@ -229,7 +229,7 @@ class WaitingTests {
 
 	private boolean waitsForTheLock(Thread thread) {
 		for (StackTraceElement frame : thread.getStackTrace()) {
-			if (frame.getClassName().equals(DefaultLockTemplate.class.getName())
+			if (frame.getClassName().equals(LocalQueue.class.getName())
 					&& (frame.getMethodName().equals("enter") || frame.getMethodName().equals("park"))) {
 				return true;
 			}

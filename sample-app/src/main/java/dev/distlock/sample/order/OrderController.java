@@ -1,7 +1,9 @@
 package dev.distlock.sample.order;
 
 import dev.distlock.LockAcquisitionException;
+import dev.distlock.LockBackendException;
 
+import org.springframework.dao.DataAccessException;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ProblemDetail;
 import org.springframework.web.bind.annotation.ExceptionHandler;
@@ -15,7 +17,8 @@ import org.springframework.web.bind.annotation.RestController;
 /**
  * The HTTP face of {@link OrderService}: restock, order, inspect. Every outcome an order
  * can have gets its own status, so a load generator can count them: 200 accepted, 409
- * sold out (or a fenced write rejected), 503 the lock was not acquired in time.
+ * sold out (or a fenced write rejected), 503 the lock was not acquired in time ("Lock
+ * busy") or its store is unavailable ("Lock store unavailable").
  */
 @RestController
 public class OrderController {
@@ -62,7 +65,31 @@ public class OrderController {
 
 	@ExceptionHandler
 	public ProblemDetail lockBusy(LockAcquisitionException ex) {
-		return ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE, ex.getMessage());
+		ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE, ex.getMessage());
+		problem.setTitle("Lock busy");
+		return problem;
+	}
+
+	/**
+	 * The lock store (Redis) failed or did not answer within
+	 * {@code distributed-lock.store-timeout}: the order was not placed, and the caller
+	 * may retry once the store is back.
+	 */
+	@ExceptionHandler
+	public ProblemDetail storeUnavailable(LockBackendException ex) {
+		ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE,
+				"The lock store is unavailable; the order was not placed: " + ex.getMessage());
+		problem.setTitle("Lock store unavailable");
+		return problem;
+	}
+
+	/** The stock store (the same Redis) failed: nothing was written. */
+	@ExceptionHandler
+	public ProblemDetail stockStoreUnavailable(DataAccessException ex) {
+		ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE,
+				"The stock store is unavailable: " + ex.getMostSpecificCause().getMessage());
+		problem.setTitle("Stock store unavailable");
+		return problem;
 	}
 
 	@ExceptionHandler

@@ -1,0 +1,241 @@
+package dev.distlock.redis;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
+
+import dev.distlock.LockBackendException;
+import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.async.RedisAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnection;
+import org.springframework.data.redis.core.script.RedisScript;
+
+/**
+ * Script calls on Lettuce's asynchronous API, each bounded by the store timeout whatever
+ * the client's own command timeout (Boot's default is 60 s): a caller waits for a reply
+ * at most that long and then gets a {@link LockBackendException}. A command given up on
+ * stays queued on its connection and may still run later; callers that must not leave its
+ * effect behind send an owner-checked undo on the same connection, which runs after it.
+ *
+ * <p>
+ * The connection comes from the application's {@link RedisConnectionFactory} (its shared
+ * native connection, by default), obtained on a background thread so that a Redis that
+ * does not answer the handshake cannot block a caller either. Scripts run by SHA, and are
+ * sent whole once when Redis answers {@code NOSCRIPT}.
+ */
+final class RedisCalls implements AutoCloseable {
+
+	private final RedisConnectionFactory connectionFactory;
+
+	private final Duration timeout;
+
+	private final AtomicReference<@Nullable CompletableFuture<Native>> connection = new AtomicReference<>();
+
+	private final ExecutorService connector = Executors.newSingleThreadExecutor((runnable) -> {
+		Thread thread = new Thread(runnable, "distlock-redis-connect");
+		thread.setDaemon(true);
+		return thread;
+	});
+
+	private volatile boolean closed;
+
+	RedisCalls(RedisConnectionFactory connectionFactory, Duration timeout) {
+		this.connectionFactory = connectionFactory;
+		this.timeout = timeout;
+	}
+
+	Duration timeout() {
+		return this.timeout;
+	}
+
+	/** A fresh deadline for one call. */
+	long deadline() {
+		return System.nanoTime() + this.timeout.toNanos();
+	}
+
+	/**
+	 * Runs {@code script} and waits for its reply until {@code deadlineNanos}.
+	 * @param key the lock key the user gave, for messages
+	 * @param operation what the call does, for messages ("acquire", "release")
+	 */
+	<T> T call(String key, String operation, RedisScript<?> script, ScriptOutputType type, long deadlineNanos,
+			byte[][] keys, byte[]... args) {
+		return await(key, operation, send(key, operation, script, type, deadlineNanos, keys, args), deadlineNanos);
+	}
+
+	/**
+	 * Sends {@code script} without waiting for its reply; the connection is obtained
+	 * within {@code deadlineNanos}.
+	 */
+	<T> CompletableFuture<T> send(String key, String operation, RedisScript<?> script, ScriptOutputType type,
+			long deadlineNanos, byte[][] keys, byte[]... args) {
+		RedisClusterAsyncCommands<byte[], byte[]> commands = commands(key, operation, deadlineNanos);
+		CompletionStage<T> bySha = commands.evalsha(script.getSha1(), type, keys, args);
+		return bySha.handle((reply, failure) -> {
+			if (failure != null && unwrap(failure) instanceof RedisNoScriptException) {
+				CompletionStage<T> whole = commands.eval(script.getScriptAsString(), type, keys, args);
+				return whole;
+			}
+			return (failure != null) ? CompletableFuture.<T>failedFuture(unwrap(failure))
+					: CompletableFuture.completedFuture(reply);
+		}).thenCompose((stage) -> stage).toCompletableFuture();
+	}
+
+	/** Waits for a reply until {@code deadlineNanos}. */
+	<T> T await(String key, String operation, CompletableFuture<T> reply, long deadlineNanos) {
+		try {
+			return reply.get(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+		}
+		catch (TimeoutException ex) {
+			throw new LockBackendException(key, "Redis did not answer within " + this.timeout.toMillis()
+					+ "ms (distributed-lock.store-timeout) to " + operation + " lock '" + key + "'", ex);
+		}
+		catch (ExecutionException ex) {
+			Throwable cause = unwrap(ex);
+			if (cause instanceof LockBackendException backend) {
+				throw backend;
+			}
+			throw failed(key, operation, cause);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new LockBackendException(key,
+					"Interrupted while waiting for Redis to " + operation + " lock '" + key + "'", ex);
+		}
+	}
+
+	static LockBackendException failed(String key, String operation, Throwable cause) {
+		return new LockBackendException(key,
+				"Redis failed to " + operation + " lock '" + key + "': " + mostSpecific(cause).getMessage(), cause);
+	}
+
+	private static Throwable mostSpecific(Throwable ex) {
+		Throwable cause = ex;
+		while (cause.getCause() != null && cause.getCause() != cause) {
+			cause = cause.getCause();
+		}
+		return cause;
+	}
+
+	private static Throwable unwrap(Throwable ex) {
+		Throwable current = ex;
+		while ((current instanceof CompletionException || current instanceof ExecutionException)
+				&& current.getCause() != null) {
+			current = current.getCause();
+		}
+		return current;
+	}
+
+	/**
+	 * The asynchronous commands of the connection, connecting first if need be; a
+	 * connection that closed (the factory was reset) is replaced.
+	 */
+	private RedisClusterAsyncCommands<byte[], byte[]> commands(String key, String operation, long deadlineNanos) {
+		CompletableFuture<Native> current = this.connection.get();
+		if (current != null && current.isDone() && !current.isCompletedExceptionally()) {
+			Native established = current.join();
+			if (established.isOpen()) {
+				return established.commands;
+			}
+			this.connection.compareAndSet(current, null);
+			established.close();
+			current = null;
+		}
+		if (current == null || current.isCompletedExceptionally()) {
+			if (this.closed) {
+				throw new LockBackendException(key,
+						"Cannot " + operation + " lock '" + key + "': the Redis lock provider has been closed",
+						new IllegalStateException("closed"));
+			}
+			CompletableFuture<Native> connecting = new CompletableFuture<>();
+			if (this.connection.compareAndSet(current, connecting)) {
+				this.connector.execute(() -> connect(connecting));
+			}
+			current = this.connection.get();
+			if (current == null) {
+				return commands(key, operation, deadlineNanos);
+			}
+		}
+		return await(key, "connect to " + operation, current, deadlineNanos).commands;
+	}
+
+	private void connect(CompletableFuture<Native> connecting) {
+		try {
+			RedisConnection redisConnection = this.connectionFactory.getConnection();
+			if (!(redisConnection instanceof LettuceConnection lettuce)) {
+				redisConnection.close();
+				throw new IllegalStateException("distlock's Redis store needs Lettuce, but the connection factory gave "
+						+ redisConnection.getClass().getName());
+			}
+			connecting.complete(new Native(lettuce, lettuce.getNativeConnection()));
+		}
+		catch (RuntimeException ex) {
+			connecting.completeExceptionally(ex);
+		}
+	}
+
+	static byte[] bytes(String value) {
+		return value.getBytes(StandardCharsets.UTF_8);
+	}
+
+	static byte[][] args(String... values) {
+		byte[][] bytes = new byte[values.length][];
+		for (int i = 0; i < values.length; i++) {
+			bytes[i] = bytes(values[i]);
+		}
+		return bytes;
+	}
+
+	@Override
+	public void close() {
+		this.closed = true;
+		this.connector.shutdownNow();
+		CompletableFuture<Native> current = this.connection.getAndSet(null);
+		if (current != null && current.isDone() && !current.isCompletedExceptionally()) {
+			current.join().close();
+		}
+	}
+
+	/**
+	 * A connection of the factory and its asynchronous commands; kept open for the
+	 * provider's life, so a pooled factory lends one connection for good.
+	 */
+	private record Native(LettuceConnection connection, RedisClusterAsyncCommands<byte[], byte[]> commands) {
+
+		boolean isOpen() {
+			if (this.commands instanceof RedisAsyncCommands<byte[], byte[]> standalone) {
+				return standalone.getStatefulConnection().isOpen();
+			}
+			if (this.commands instanceof RedisAdvancedClusterAsyncCommands<byte[], byte[]> cluster) {
+				return cluster.getStatefulConnection().isOpen();
+			}
+			return !this.connection.isClosed();
+		}
+
+		void close() {
+			try {
+				this.connection.close();
+			}
+			catch (RuntimeException ex) {
+				// Closing a connection the factory already dropped; nothing left to free.
+			}
+		}
+
+	}
+
+}
