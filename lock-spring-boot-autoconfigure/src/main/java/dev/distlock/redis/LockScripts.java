@@ -82,8 +82,16 @@ final class LockScripts {
 	 * taken only when free and this waiter is first (or nobody queues); otherwise the
 	 * waiter queues and its deadline moves on. Returns as {@link #ACQUIRE}; a free lock
 	 * that is another waiter's turn is busy with 0 remaining.
+	 *
+	 * <p>
+	 * As {@link #ACQUIRE}, the same call run twice returns the token of the first run,
+	 * and touches nothing else: the first run took the waiter out of the queue, and a
+	 * second run that queued it again would leave its caller waiting behind its own lock.
 	 */
 	static final RedisScript<Long> FAIR_ACQUIRE = RedisScript.of("""
+			if redis.call('hget', KEYS[1], 'owner') == ARGV[1] then
+			  return tonumber(redis.call('hget', KEYS[1], 'fence'))
+			end
 			local now = redis.call('time')
 			local micros = tonumber(now[1]) * 1000000 + tonumber(now[2])
 			while true do

@@ -244,23 +244,59 @@ enum FaultClass {
 				run.log.healed(sent + " interrupts sent");
 			}
 		}
-	};
+	},
+
+	/** {@link #NONE} with fair locks: the queue's baseline. */
+	FAIR_NONE(NONE),
+
+	/**
+	 * {@link #CLIENT_KILL} with fair locks: queued waiters lose their connections and
+	 * their release signals.
+	 */
+	FAIR_CLIENT_KILL(CLIENT_KILL),
+
+	/** {@link #PROXY_RESET} with fair locks. */
+	FAIR_PROXY_RESET(PROXY_RESET),
+
+	/**
+	 * {@link #PROXY_LOST_REPLY} with fair locks: a lost fair acquire reply is re-sent by
+	 * Lettuce and runs twice, as does a lost reply of a waiter leaving the queue.
+	 */
+	FAIR_PROXY_LOST_REPLY(PROXY_LOST_REPLY);
 
 	private final boolean inModel;
 
 	private final String[] serverArgs;
 
+	/** The class whose faults a fair variant injects; null for a plain class. */
+	private final FaultClass plain;
+
 	FaultClass(boolean inModel, String... serverArgs) {
 		this.inModel = inModel;
 		this.serverArgs = serverArgs;
+		this.plain = null;
+	}
+
+	/**
+	 * A variant of {@code plain}: the same faults, with every worker acquiring fairly.
+	 */
+	FaultClass(FaultClass plain) {
+		this.inModel = plain.inModel;
+		this.serverArgs = plain.serverArgs;
+		this.plain = plain;
 	}
 
 	boolean inModel() {
 		return this.inModel;
 	}
 
+	/** Whether the workers acquire with {@code fair(true)}. */
+	boolean fair() {
+		return this.plain != null;
+	}
+
 	FaultLayout layout() {
-		return FaultLayout.single(this.serverArgs);
+		return (this.plain != null) ? this.plain.layout() : FaultLayout.single(this.serverArgs);
 	}
 
 	/**
@@ -268,11 +304,19 @@ enum FaultClass {
 	 * error is the library's own.
 	 */
 	boolean redisFails() {
-		return true;
+		return this.plain == null || this.plain.redisFails();
 	}
 
-	/** Injects faults from the run's seeded schedule until the run ends, healing each. */
-	abstract void inject(Run run);
+	/**
+	 * Injects faults from the run's seeded schedule until the run ends, healing each. A
+	 * fair variant injects those of its plain class; every plain class overrides this.
+	 */
+	void inject(Run run) {
+		if (this.plain == null) {
+			throw new IllegalStateException(name() + " injects no faults of its own");
+		}
+		this.plain.inject(run);
+	}
 
 	private static void killAndRestart(Run run) {
 		while (run.pause(1000, 3000)) {

@@ -53,7 +53,7 @@ final class FaultRun {
 			LettuceConnectionFactory resourceConnections = TestRedis.connectionFactory(layout.resource);
 			StringRedisTemplate resourceRedis = new StringRedisTemplate(resourceConnections);
 			FencedResource resource = new FencedResource(resourceRedis);
-			Workload workload = new Workload(0, locks, resource, LEASE);
+			Workload workload = new Workload(0, locks, resource, LEASE, fault.fair());
 			List<Op> ops = new ArrayList<>();
 			List<String> errors = new ArrayList<>();
 			int leaks;
@@ -61,7 +61,8 @@ final class FaultRun {
 			try (ChildJvm worker = ChildJvm.start(FaultWorker.class, Integer.toString(layout.clients.port()),
 					Integer.toString(layout.resource.port()), Integer.toString(WORKER_THREADS),
 					Long.toString(duration.toMillis()), Long.toString(seed + 1), Long.toString(LEASE.toMillis()),
-					Long.toString(COMMAND_TIMEOUT.toMillis()), history.toString(), Integer.toString(Workload.KEYS))) {
+					Long.toString(COMMAND_TIMEOUT.toMillis()), history.toString(), Integer.toString(Workload.KEYS),
+					Boolean.toString(fault.fair()))) {
 				worker.awaitLine("READY", Duration.ofSeconds(60));
 				long end = System.nanoTime() + duration.toNanos();
 				worker.send("GO");
@@ -129,9 +130,10 @@ final class FaultRun {
 	}
 
 	/**
-	 * Lock keys still in Redis once every holder is gone and a lease has passed (a key
-	 * whose holder lost its connection expires after its lease), plus subscribers left on
-	 * the release channel.
+	 * Lock keys and fair queue keys still in Redis once every holder and waiter is gone
+	 * and a lease has passed (a key whose holder lost its connection expires after its
+	 * lease; a queue whose last waiter died expires after twice the queue timeout, under
+	 * the lease plus the margin here), plus subscribers left on the release channel.
 	 */
 	private static int leftInRedis(FaultLayout layout, StringBuilder detail) {
 		StringRedisTemplate admin = layout.admin();
@@ -141,6 +143,8 @@ final class FaultRun {
 		do {
 			keys = admin.keys(Workload.PREFIX + "*");
 			keys.remove(Workload.PREFIX);
+			// fair queues and waiter deadlines: "{slot tag}lock:<key>:queue" and so on
+			keys.addAll(admin.keys("{*}" + Workload.PREFIX + "*"));
 			subscribers = subscribers(admin);
 			if (keys.isEmpty() && subscribers == 0) {
 				return 0;

@@ -19,8 +19,8 @@ import org.springframework.data.redis.core.StringRedisTemplate;
  * what it left behind.
  * <p>
  * Arguments: lock port, resource port, threads, duration ms, seed, lease ms, command
- * timeout ms, history file, key count. Prints {@code READY}, waits for {@code GO}, then
- * prints {@code LEAKS ...}, any {@code ERROR ...} lines, and {@code DONE}.
+ * timeout ms, history file, key count, fair. Prints {@code READY}, waits for {@code GO},
+ * then prints {@code LEAKS ...}, any {@code ERROR ...} lines, and {@code DONE}.
  */
 public final class FaultWorker {
 
@@ -41,7 +41,7 @@ public final class FaultWorker {
 		LettuceConnectionFactory resourceConnections = TestRedis.connectionFactory("127.0.0.1", resourcePort,
 				Duration.ofSeconds(10));
 		FencedResource resource = new FencedResource(new StringRedisTemplate(resourceConnections));
-		Workload workload = new Workload(1, locks, resource, lease);
+		Workload workload = new Workload(1, locks, resource, lease, Boolean.parseBoolean(args[9]));
 		try {
 			System.out.println("READY");
 			BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));

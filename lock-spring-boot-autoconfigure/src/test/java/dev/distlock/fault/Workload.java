@@ -30,6 +30,7 @@ import org.springframework.data.redis.connection.RedisConnectionFactory;
  * enter the {@link FencedResource} with the lease's token, pause, write the value read
  * plus one, leave and release; each operation is recorded as an {@link Op}. The threads
  * run until the end time and never stop on an error, so a fault shows in the outcomes.
+ * With {@code fair}, every acquisition queues in Redis ({@code fair(true)}).
  */
 final class Workload implements AutoCloseable {
 
@@ -62,7 +63,7 @@ final class Workload implements AutoCloseable {
 
 	private final List<Thread> threads = new ArrayList<>();
 
-	Workload(int jvm, RedisConnectionFactory locks, FencedResource resource, Duration lease) {
+	Workload(int jvm, RedisConnectionFactory locks, FencedResource resource, Duration lease, boolean fair) {
 		this.jvm = jvm;
 		this.resource = resource;
 		this.provider = new RedisLockProvider(locks, PREFIX, false);
@@ -71,6 +72,7 @@ final class Workload implements AutoCloseable {
 			.leaseTime(lease)
 			.autoRenew(true)
 			.retryInterval(Duration.ofMillis(50))
+			.fair(fair)
 			.build();
 		LeaseLossListener listener = (lease1, reason, holder) -> this.lostTokens.add(lease1.fencingToken());
 		this.template = new DefaultLockTemplate(this.provider, this.scheduler, this.options, listener, false);

@@ -59,7 +59,12 @@ class LostReplyTests {
 
 	private static final Duration COMMAND_TIMEOUT = Duration.ofMillis(300);
 
+	/** Boot's default: long enough for Lettuce to reconnect and re-send a command. */
+	private static final Duration DEFAULT_COMMAND_TIMEOUT = Duration.ofSeconds(60);
+
 	private static final Duration LONG_LEASE = Duration.ofSeconds(30);
+
+	private static final Duration QUEUE_TIMEOUT = Duration.ofSeconds(1);
 
 	private static RedisServer server;
 
@@ -176,6 +181,83 @@ class LostReplyTests {
 		this.proxy.heal();
 		await("the connection answers again", Duration.ofSeconds(5), () -> answers(factory));
 		acquired(provider.tryLock(key, LONG_LEASE)).release();
+	}
+
+	/**
+	 * (a) The acquire's reply is lost with its connection, as TCP loses it: Lettuce
+	 * reconnects and sends the same call again, which finds the lock held by its own
+	 * owner. With a command timeout long enough for the re-send (Boot's default, 60 s),
+	 * the caller must get the lock with the token of the first run. Fails if the second
+	 * run reports the lock busy: then nobody holds what Redis has for the whole lease.
+	 */
+	@Test
+	void anAcquireReSentAfterItsReplyWasLostReturnsTheLockToItsCaller() {
+		RedisLockProvider provider = new RedisLockProvider(throughProxy(DEFAULT_COMMAND_TIMEOUT), "lock:", false);
+		warmUp(provider);
+		String key = key();
+		Map<String, Long> before = TestRedis.commandCalls(redis);
+		this.proxy.dropNextReplyAndReset();
+		LockAttempt attempt = provider.tryLock(key, LONG_LEASE);
+		assertThat(this.proxy.droppedReplies()).as("replies the proxy dropped").isEqualTo(1);
+		assertThat(callsSince(before)).as("the acquire ran twice: sent, then re-sent after the reset")
+			.containsEntry("evalsha", 2L);
+		LockHandle handle = acquired(attempt);
+		assertThat(redis.opsForHash().get("lock:" + key, "fence")).as("the lock in Redis")
+			.isEqualTo(Long.toString(handle.fencingToken()));
+		assertThat(handle.release()).isTrue();
+		assertThat(redis.keys("*" + key + "*")).as("keys left").isEmpty();
+	}
+
+	/**
+	 * (a) As {@link #anAcquireReSentAfterItsReplyWasLostReturnsTheLockToItsCaller()} for
+	 * a fair acquire, whose second run must also not put its waiter back in the queue.
+	 * Fails if the re-sent call reports the lock busy (the lock orphaned for its lease,
+	 * the caller queued behind its own lock), or if the waiter is left in the queue.
+	 */
+	@Test
+	void aFairAcquireReSentAfterItsReplyWasLostReturnsTheLockToItsCaller() {
+		RedisLockProvider provider = new RedisLockProvider(throughProxy(DEFAULT_COMMAND_TIMEOUT), "lock:", false);
+		warmUpFair(provider);
+		String key = key();
+		String waiter = "waiter-" + UUID.randomUUID();
+		Map<String, Long> before = TestRedis.commandCalls(redis);
+		this.proxy.dropNextReplyAndReset();
+		LockAttempt attempt = provider.tryLockFair(key, LONG_LEASE, waiter, QUEUE_TIMEOUT);
+		assertThat(this.proxy.droppedReplies()).as("replies the proxy dropped").isEqualTo(1);
+		assertThat(callsSince(before)).as("the acquire ran twice: sent, then re-sent after the reset")
+			.containsEntry("evalsha", 2L);
+		assertThat(redis.keys("*" + key + ":*")).as("queue keys after the re-sent acquire").isEmpty();
+		LockHandle handle = acquired(attempt);
+		assertThat(redis.opsForHash().get("lock:" + key, "fence")).as("the lock in Redis")
+			.isEqualTo(Long.toString(handle.fencingToken()));
+		assertThat(handle.release()).isTrue();
+		assertThat(redis.keys("*" + key + "*")).as("keys left").isEmpty();
+	}
+
+	/**
+	 * (a) The same re-sent fair acquire through the template, waiting for nothing: the
+	 * caller gets the lease, and once it is released another client gets the lock at
+	 * once. Fails if the caller is turned away by its own lock, which then blocks every
+	 * other client for the 30 s lease.
+	 */
+	@Test
+	void aFairAcquireReSentThroughTheTemplateGivesTheCallerTheLease() {
+		RedisLockProvider provider = new RedisLockProvider(throughProxy(DEFAULT_COMMAND_TIMEOUT), "lock:", false);
+		warmUpFair(provider);
+		DefaultLockTemplate template = new DefaultLockTemplate(provider, this.scheduler, defaults());
+		String key = key();
+		this.proxy.dropNextReplyAndReset();
+		Optional<Lease> lease = template.tryAcquire(key, LockOptions.builder().fair(true).build());
+		assertThat(this.proxy.droppedReplies()).as("replies the proxy dropped").isEqualTo(1);
+		assertThat(lease).as("lease of the caller whose acquire was re-sent").isPresent();
+		assertThat(redis.opsForHash().get("lock:" + key, "fence")).as("the lock in Redis")
+			.isEqualTo(Long.toString(lease.get().fencingToken()));
+		lease.get().release();
+		DefaultLockTemplate other = new DefaultLockTemplate(otherProvider, this.scheduler, defaults());
+		Optional<Lease> next = other.tryAcquire(key, LockOptions.builder().fair(true).build());
+		assertThat(next).as("another client, right after the release").isPresent();
+		next.get().release();
+		assertThat(redis.keys("*" + key + "*")).as("keys left").isEmpty();
 	}
 
 	/**
@@ -363,6 +445,13 @@ class LostReplyTests {
 	private static void warmUp(RedisLockProvider provider) {
 		LockHandle handle = acquired(provider.tryLock("warm-up-" + UUID.randomUUID(), LONG_LEASE));
 		assertThat(handle.renew(LONG_LEASE)).isTrue();
+		assertThat(handle.release()).isTrue();
+	}
+
+	/** As {@link #warmUp}, for the fair acquire script. */
+	private static void warmUpFair(RedisLockProvider provider) {
+		LockHandle handle = acquired(
+				provider.tryLockFair("warm-up-" + UUID.randomUUID(), LONG_LEASE, "warm-up", QUEUE_TIMEOUT));
 		assertThat(handle.release()).isTrue();
 	}
 
