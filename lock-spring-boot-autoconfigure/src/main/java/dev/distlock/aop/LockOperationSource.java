@@ -2,6 +2,7 @@ package dev.distlock.aop;
 
 import java.lang.reflect.Method;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
@@ -17,6 +18,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.boot.convert.DurationStyle;
 import org.springframework.context.expression.AnnotatedElementKey;
+import org.springframework.core.KotlinDetector;
 import org.springframework.core.MethodClassKey;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.util.ClassUtils;
@@ -30,12 +32,22 @@ import org.springframework.util.StringValueResolver;
  * proxy creation, so a bad annotation fails the application at startup naming the method:
  * an expression that does not parse, a duration that does not parse or is out of range, a
  * {@code name} with no configured option set, {@code SKIP} on a method that cannot return
- * "nothing", and async return types (a lock released when the method returns would not
- * cover the work it started).
+ * "nothing", and asynchronous methods: futures, reactive publishers, Kotlin
+ * {@code suspend} functions, {@code Flow} and {@code Job}/{@code Deferred} (a lock
+ * released when the method returns, or at its first suspension, would not cover the work
+ * it started). Kotlin and reactive types are recognised by name, so neither is needed on
+ * the class path.
  */
 public final class LockOperationSource {
 
 	private static final Optional<LockOperation> NONE = Optional.empty();
+
+	/**
+	 * Types whose value stands for work that goes on after the method returns: a reactive
+	 * publisher, a Kotlin Flow (runs when collected), a coroutine Job or Deferred.
+	 */
+	private static final List<String> ASYNC_TYPE_NAMES = List.of("org.reactivestreams.Publisher",
+			"kotlinx.coroutines.flow.Flow", "kotlinx.coroutines.Job");
 
 	private final Function<String, @Nullable LockOptions> namedOptions;
 
@@ -83,11 +95,13 @@ public final class LockOperationSource {
 		if (!StringUtils.hasText(annotation.key())) {
 			throw new IllegalStateException("@DistributedLock on " + description + " has an empty key");
 		}
+		// First: no key or option can make an asynchronous method safe to lock.
+		checkSynchronous(specific, description);
 		AnnotatedElementKey elementKey = new AnnotatedElementKey(specific, owner);
 		this.evaluator.parse(annotation.key(), elementKey, description, specific);
 		LockOptions options = options(annotation, description);
 		Class<?> returnType = specific.getReturnType();
-		checkReturnType(annotation.onFailure(), returnType, description);
+		checkSkip(annotation.onFailure(), returnType, description);
 		return new LockOperation(specific, elementKey, annotation.key(), options, annotation.onFailure(),
 				returnType == Optional.class, description);
 	}
@@ -142,13 +156,23 @@ public final class LockOperationSource {
 		}
 	}
 
-	private static void checkReturnType(OnFailure onFailure, Class<?> returnType, String description) {
+	private static void checkSynchronous(Method method, String description) {
+		if (KotlinDetector.isSuspendingFunction(method)) {
+			throw new IllegalStateException("@DistributedLock on " + description + " is a Kotlin suspend function:"
+					+ " suspend functions are not supported, because the lock would be released at the function's"
+					+ " first suspension, before its work completes; put the locked work in a method that does not"
+					+ " suspend and call that from the coroutine (for example inside withContext(Dispatchers.IO))");
+		}
+		Class<?> returnType = method.getReturnType();
 		if (CompletionStage.class.isAssignableFrom(returnType) || Future.class.isAssignableFrom(returnType)
-				|| isReactive(returnType)) {
+				|| isAsyncType(returnType)) {
 			throw new IllegalStateException("@DistributedLock on " + description + " returns " + returnType.getName()
 					+ ": asynchronous results are not supported, because the lock would"
 					+ " be released before the work completes; lock inside the asynchronous task instead");
 		}
+	}
+
+	private static void checkSkip(OnFailure onFailure, Class<?> returnType, String description) {
 		if (onFailure == OnFailure.SKIP && returnType != void.class && returnType != Void.class
 				&& returnType != Optional.class) {
 			throw new IllegalStateException("@DistributedLock(onFailure = SKIP) on " + description + " returns "
@@ -157,12 +181,17 @@ public final class LockOperationSource {
 		}
 	}
 
-	private static boolean isReactive(Class<?> type) {
-		for (Class<?> candidate = type; candidate != null; candidate = candidate.getSuperclass()) {
-			for (Class<?> implemented : ClassUtils.getAllInterfacesForClassAsSet(candidate)) {
-				if (implemented.getName().equals("org.reactivestreams.Publisher")) {
-					return true;
-				}
+	/** Whether {@code type} is, extends or implements one of the asynchronous types. */
+	private static boolean isAsyncType(@Nullable Class<?> type) {
+		if (type == null) {
+			return false;
+		}
+		if (ASYNC_TYPE_NAMES.contains(type.getName()) || isAsyncType(type.getSuperclass())) {
+			return true;
+		}
+		for (Class<?> implemented : type.getInterfaces()) {
+			if (isAsyncType(implemented)) {
+				return true;
 			}
 		}
 		return false;

@@ -18,6 +18,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
@@ -78,11 +79,32 @@ public final class DistributedLockAutoConfiguration {
 		@ConditionalOnMissingBean
 		LockProvider distributedLockProvider(RedisConnectionFactory connectionFactory, LockOptionsResolver options,
 				DistributedLockProperties properties) {
-			boolean cluster = (connectionFactory instanceof LettuceConnectionFactory lettuce)
-					&& lettuce.isClusterAware();
+			boolean cluster = lettuce(connectionFactory).isClusterAware();
+			if (cluster && properties.getWaitForReplicas() > 0) {
+				throw new InvalidConfigurationPropertyValueException("distributed-lock.wait-for-replicas",
+						properties.getWaitForReplicas(),
+						"The replica guard is not supported on a Redis Cluster yet: Spring Data Redis sends the"
+								+ " arguments of WAIT as keys, so it would go to the node of their slot, not the lock's,"
+								+ " and confirm the wrong writes. Set it to 0 on a cluster.");
+			}
 			return new RedisLockProvider(connectionFactory, properties.getKeyPrefix(), cluster,
 					properties.getWaitForReplicas(), properties.getWaitForReplicasTimeout(),
 					properties.getStoreTimeout());
+		}
+
+		/**
+		 * The store needs Lettuce: it detects a cluster from it and bounds each call by
+		 * its own deadline, which other clients cannot do.
+		 */
+		private static LettuceConnectionFactory lettuce(RedisConnectionFactory connectionFactory) {
+			if (connectionFactory instanceof LettuceConnectionFactory lettuce) {
+				return lettuce;
+			}
+			throw new IllegalStateException("The distributed-lock Redis store requires Lettuce, but the"
+					+ " RedisConnectionFactory is a " + connectionFactory.getClass().getName() + ". Use Lettuce,"
+					+ " Spring Boot's default Redis client: remove spring.data.redis.client-type=jedis if set,"
+					+ " exclude redis.clients:jedis, and let Boot create a LettuceConnectionFactory; or define a"
+					+ " LockProvider bean of your own.");
 		}
 
 	}

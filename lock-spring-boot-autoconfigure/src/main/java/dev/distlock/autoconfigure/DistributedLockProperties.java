@@ -83,7 +83,8 @@ public class DistributedLockProperties {
 	 * Failover guard: how many replicas must acknowledge each acquire (Redis WAIT) before
 	 * it counts. An acquire that fewer replicas acknowledge in time is released and fails
 	 * with LockBackendException. 0 turns the guard off. Narrows, but does not close, the
-	 * window in which a failover loses a lock.
+	 * window in which a failover loses a lock. Not supported on a Redis Cluster yet: a
+	 * value above 0 there fails startup.
 	 */
 	private int waitForReplicas = 0;
 

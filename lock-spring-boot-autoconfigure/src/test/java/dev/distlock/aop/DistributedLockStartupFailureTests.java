@@ -1,12 +1,27 @@
 package dev.distlock.aop;
 
+import java.net.URISyntaxException;
+import java.net.URL;
+import java.net.URLClassLoader;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
 
 import dev.distlock.DistributedLock;
 import dev.distlock.OnFailure;
 import dev.distlock.autoconfigure.DistributedLockAutoConfiguration;
 import dev.distlock.testsupport.RedisServer;
+import kotlin.coroutines.Continuation;
+import kotlinx.coroutines.CompletableDeferredKt;
+import kotlinx.coroutines.Deferred;
+import kotlinx.coroutines.flow.Flow;
+import kotlinx.coroutines.flow.FlowKt;
+import org.jetbrains.kotlin.cli.common.ExitCode;
+import org.jetbrains.kotlin.cli.jvm.K2JVMCompiler;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
@@ -58,6 +73,71 @@ class DistributedLockStartupFailureTests {
 	}
 
 	@Test
+	void reactiveReturnTypes() {
+		assertFails(MonoResult.class, "MonoResult.work", "returns reactor.core.publisher.Mono");
+		assertFails(FluxResult.class, "FluxResult.work", "returns reactor.core.publisher.Flux");
+	}
+
+	@Test
+	void kotlinSuspendFunction() {
+		assertFails(SuspendFunction.class, "SuspendFunction.work", "is a Kotlin suspend function");
+	}
+
+	@Test
+	void kotlinFlowReturnType() {
+		assertFails(FlowResult.class, "FlowResult.work", "returns kotlinx.coroutines.flow.Flow");
+	}
+
+	/**
+	 * The same two cases from Kotlin source, compiled at test time by the Kotlin compiler
+	 * as a user's build would compile it.
+	 */
+	@Test
+	void kotlinSourceCompiledByKotlinc(@TempDir Path classes) throws Exception {
+		ClassLoader loader = compileKotlin(classes, """
+				package compiled
+
+				import dev.distlock.DistributedLock
+				import kotlinx.coroutines.flow.Flow
+				import kotlinx.coroutines.flow.flowOf
+
+				open class SuspendingService {
+					@DistributedLock(key = "#key")
+					open suspend fun work(key: String): String = key
+				}
+
+				open class FlowService {
+					@DistributedLock(key = "#key")
+					open fun work(key: String): Flow<String> = flowOf(key)
+				}
+				""");
+		assertFails(loader, loader.loadClass("compiled.SuspendingService"), "SuspendingService.work",
+				"is a Kotlin suspend function");
+		assertFails(loader, loader.loadClass("compiled.FlowService"), "FlowService.work",
+				"returns kotlinx.coroutines.flow.Flow");
+	}
+
+	private static ClassLoader compileKotlin(Path classes, String source) throws Exception {
+		Path file = Files.writeString(classes.resolve("Services.kt"), source);
+		String classPath = String.join(java.io.File.pathSeparator, location(DistributedLock.class),
+				location(kotlin.Unit.class), location(Flow.class));
+		ExitCode status = new K2JVMCompiler().exec(System.err, "-no-stdlib", "-no-reflect", "-java-parameters",
+				"-jvm-target", "17", "-classpath", classPath, "-d", classes.toString(), file.toString());
+		assertThat(status).as("kotlinc").isEqualTo(ExitCode.OK);
+		return new URLClassLoader(new URL[] { classes.toUri().toURL() },
+				DistributedLockStartupFailureTests.class.getClassLoader());
+	}
+
+	private static String location(Class<?> type) throws URISyntaxException {
+		return Path.of(type.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
+	}
+
+	@Test
+	void kotlinDeferredReturnType() {
+		assertFails(DeferredResult.class, "DeferredResult.work", "returns kotlinx.coroutines.Deferred");
+	}
+
+	@Test
 	void placeholderDurationsResolve() {
 		this.runner.withPropertyValues("app.lock-wait=250ms")
 			.withUserConfiguration(Placeholder.class)
@@ -65,7 +145,11 @@ class DistributedLockStartupFailureTests {
 	}
 
 	private void assertFails(Class<?> bean, String method, String reason) {
-		this.runner.withUserConfiguration(Config.class).withBean(bean).run((context) -> {
+		assertFails(getClass().getClassLoader(), bean, method, reason);
+	}
+
+	private void assertFails(ClassLoader loader, Class<?> bean, String method, String reason) {
+		this.runner.withClassLoader(loader).withUserConfiguration(Config.class).withBean(bean).run((context) -> {
 			assertThat(context).hasFailed();
 			assertThat(lockError(context.getStartupFailure())).hasMessageContaining(method)
 				.hasMessageContaining(reason);
@@ -133,6 +217,58 @@ class DistributedLockStartupFailureTests {
 		@DistributedLock(key = "#id")
 		public CompletableFuture<String> work(String id) {
 			return CompletableFuture.completedFuture(id);
+		}
+
+	}
+
+	static class MonoResult {
+
+		@DistributedLock(key = "#id")
+		public Mono<String> work(String id) {
+			return Mono.just(id);
+		}
+
+	}
+
+	static class FluxResult {
+
+		@DistributedLock(key = "#id")
+		public Flux<String> work(String id) {
+			return Flux.just(id);
+		}
+
+	}
+
+	/**
+	 * {@code suspend fun work(key: String): Any} as kotlinc compiles it: the same method
+	 * with a trailing {@link Continuation} parameter, returning {@code Object} (the
+	 * result, or a marker that the function suspended). Declared in Java so that the
+	 * check runs without the Kotlin compiler; {@link #kotlinSourceCompiledByKotlinc}
+	 * shows that kotlinc emits exactly this.
+	 */
+	static class SuspendFunction {
+
+		@DistributedLock(key = "#key")
+		public Object work(String key, Continuation<? super Object> continuation) {
+			return key;
+		}
+
+	}
+
+	static class FlowResult {
+
+		@DistributedLock(key = "#key")
+		public Flow<String> work(String key) {
+			return FlowKt.flowOf(key);
+		}
+
+	}
+
+	static class DeferredResult {
+
+		@DistributedLock(key = "#key")
+		public Deferred<String> work(String key) {
+			return CompletableDeferredKt.CompletableDeferred(key);
 		}
 
 	}

@@ -14,6 +14,7 @@ import dev.distlock.aop.DistributedLockAdvisor;
 import dev.distlock.redis.RedisLockProvider;
 import dev.distlock.spi.LockProvider;
 import dev.distlock.support.RenewalScheduler;
+import dev.distlock.testsupport.RedisCluster;
 import dev.distlock.testsupport.RedisServer;
 import org.junit.jupiter.api.Test;
 
@@ -23,6 +24,8 @@ import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfigurat
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.jedis.JedisConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -144,6 +147,51 @@ class DistributedLockAutoConfigurationTests {
 				.rootCause()
 				.isInstanceOf(InvalidConfigurationPropertyValueException.class)
 				.hasMessageContaining("distributed-lock.locks.orders.fair"));
+	}
+
+	@Test
+	void aJedisConnectionFactoryFailsStartupNamingItAndTheFix() {
+		this.runner.withPropertyValues("spring.data.redis.client-type=jedis").run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(context.getStartupFailure()).rootCause()
+				.isInstanceOf(IllegalStateException.class)
+				.hasMessageContaining(JedisConnectionFactory.class.getName())
+				.hasMessageContaining("requires Lettuce")
+				.hasMessageContaining("spring.data.redis.client-type");
+		});
+		this.runner.withPropertyValues("spring.data.redis.client-type=jedis", "distributed-lock.enabled=false")
+			.run((context) -> assertThat(context).hasNotFailed()
+				.getBean(RedisConnectionFactory.class)
+				.as("the factory the check refuses is a real, working Jedis one")
+				.isInstanceOf(JedisConnectionFactory.class)
+				.satisfies((factory) -> {
+					try (var connection = factory.getConnection()) {
+						assertThat(connection.ping()).isEqualTo("PONG");
+					}
+				}));
+	}
+
+	@Test
+	void theReplicaGuardOnARedisClusterFailsStartupNamingTheProperty() {
+		try (RedisCluster cluster = RedisCluster.start(3)) {
+			ApplicationContextRunner onCluster = new ApplicationContextRunner()
+				.withConfiguration(
+						AutoConfigurations.of(DataRedisAutoConfiguration.class, DistributedLockAutoConfiguration.class))
+				.withPropertyValues("spring.data.redis.cluster.nodes=" + String.join(",", cluster.addresses()));
+			onCluster.withPropertyValues("distributed-lock.wait-for-replicas=1").run((context) -> {
+				assertThat(context).hasFailed();
+				assertThat(context.getStartupFailure()).rootCause()
+					.isInstanceOf(InvalidConfigurationPropertyValueException.class)
+					.hasMessageContaining("distributed-lock.wait-for-replicas")
+					.hasMessageContaining("Redis Cluster");
+			});
+			onCluster.run((context) -> {
+				try (Lease lease = context.getBean(LockTemplate.class)
+					.acquire("autoconfig-cluster", LockOptions.defaults())) {
+					assertThat(lease.isHeld()).isTrue();
+				}
+			});
+		}
 	}
 
 	@Test
