@@ -139,6 +139,23 @@ class DistributedLockAutoConfigurationTests {
 	}
 
 	@Test
+	void zeroStoreTimeoutFailsStartupNamingTheProperty() {
+		assertStartupFailsNaming("distributed-lock.store-timeout=0ms", "distributed-lock.store-timeout");
+	}
+
+	@Test
+	void aReplicaTimeoutNotShorterThanTheStoreTimeoutFailsStartupNamingBoth() {
+		this.runner
+			.withPropertyValues("distributed-lock.wait-for-replicas=1", "distributed-lock.wait-for-replicas-timeout=3s")
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.rootCause()
+				.isInstanceOf(InvalidConfigurationPropertyValueException.class)
+				.hasMessageContaining("distributed-lock.wait-for-replicas-timeout")
+				.hasMessageContaining("distributed-lock.store-timeout"));
+	}
+
+	@Test
 	void fairLocksWithTheReplicaGuardFailStartupNamingTheProperty() {
 		this.runner
 			.withPropertyValues("distributed-lock.wait-for-replicas=1", "distributed-lock.locks.orders.fair=true")
