@@ -2,6 +2,7 @@ package dev.distlock.redis;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -9,9 +10,12 @@ import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import dev.distlock.LockBackendException;
 import dev.distlock.spi.LockAttempt;
@@ -207,22 +211,56 @@ public final class RedisLockProvider implements LockProvider, AutoCloseable {
 				}
 			}
 		}
+		// Outcomes are reported as the replies come, so a hung master does not hold back
+		// the renewals that other masters have already confirmed.
+		List<Integer> pending = new ArrayList<>();
 		for (int c = 0; c < chunks.size(); c++) {
-			List<Integer> chunk = chunks.get(c);
-			List<Object> renewed;
-			try {
-				renewed = this.calls.await(handles.get(chunk.get(0)).key(), "renew " + chunk.size() + " locks incl.",
-						replies.get(c), deadline);
-			}
-			catch (RuntimeException ex) {
-				for (int index : chunk) {
-					results.failed(index, ex);
+			pending.add(c);
+		}
+		while (!pending.isEmpty()) {
+			for (Iterator<Integer> it = pending.iterator(); it.hasNext();) {
+				int c = it.next();
+				if (replies.get(c).isDone()) {
+					it.remove();
+					report(handles, chunks.get(c), replies.get(c), deadline, results);
 				}
-				continue;
 			}
-			for (int j = 0; j < chunk.size(); j++) {
-				results.renewed(chunk.get(j), ((Number) renewed.get(j)).longValue() == 1);
+			if (pending.isEmpty() || deadline - System.nanoTime() <= 0) {
+				break;
 			}
+			try {
+				CompletableFuture.anyOf(pending.stream().map(replies::get).toArray(CompletableFuture[]::new))
+					.get(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
+			}
+			catch (ExecutionException | TimeoutException ex) {
+				// Reported per chunk below, or on the next pass.
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				break;
+			}
+		}
+		for (int c : pending) {
+			report(handles, chunks.get(c), replies.get(c), deadline, results);
+		}
+	}
+
+	/** The outcome of one renewal script call, for each lock it renewed. */
+	private void report(List<LockHandle> handles, List<Integer> chunk, CompletableFuture<List<Object>> reply,
+			long deadline, RenewalResults results) {
+		List<Object> renewed;
+		try {
+			renewed = this.calls.await(handles.get(chunk.get(0)).key(), "renew " + chunk.size() + " locks incl.", reply,
+					deadline);
+		}
+		catch (RuntimeException ex) {
+			for (int index : chunk) {
+				results.failed(index, ex);
+			}
+			return;
+		}
+		for (int j = 0; j < chunk.size(); j++) {
+			results.renewed(chunk.get(j), ((Number) renewed.get(j)).longValue() == 1);
 		}
 	}
 
