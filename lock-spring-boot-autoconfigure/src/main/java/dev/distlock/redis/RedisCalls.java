@@ -59,6 +59,23 @@ final class RedisCalls implements AutoCloseable {
 		this.timeout = timeout;
 	}
 
+	/**
+	 * Starts connecting in the background, so that the first lock call does not pay for
+	 * the client's start-up (event loops, handshake) within its store timeout. A failure
+	 * here costs nothing: the next call tries again.
+	 */
+	void connectEarly() {
+		CompletableFuture<Native> connecting = new CompletableFuture<>();
+		if (this.connection.compareAndSet(null, connecting)) {
+			try {
+				this.connector.execute(() -> connect(connecting));
+			}
+			catch (RuntimeException ex) {
+				connecting.completeExceptionally(ex);
+			}
+		}
+	}
+
 	Duration timeout() {
 		return this.timeout;
 	}

@@ -139,6 +139,7 @@ public final class RedisLockProvider implements LockProvider, AutoCloseable {
 		}
 		this.connectionFactory = connectionFactory;
 		this.calls = new RedisCalls(connectionFactory, storeTimeout);
+		this.calls.connectEarly();
 		this.keys = new RedisKeys(keyPrefix, cluster);
 		this.waitForReplicas = waitForReplicas;
 		this.replicaTimeout = replicaTimeout;
