@@ -3,12 +3,16 @@ package dev.distlock.redis;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
 
 import dev.distlock.spi.ReleaseSignals;
 import io.lettuce.core.cluster.RedisClusterClient;
@@ -46,6 +50,11 @@ import org.springframework.data.redis.listener.RedisMessageListenerContainer;
  * interval. A subscription that Redis refuses (an ACL user without the right to
  * subscribe) is reported once and not retried; waiters then poll. Messages are dispatched
  * on the client's I/O thread, where a callback only unparks a waiter.
+ *
+ * <p>
+ * No lock is held while Redis answers, and none is a monitor, so that a virtual thread
+ * never pins its carrier here (JDK 21 to 23) and no caller waits out another's command
+ * timeout.
  */
 final class RedisReleaseSignals implements ReleaseSignals, AutoCloseable {
 
@@ -62,13 +71,15 @@ final class RedisReleaseSignals implements ReleaseSignals, AutoCloseable {
 	/** Counts local subscriptions per slot on a cluster, whatever the mode. */
 	private final @Nullable ShardedSubscriptions sharded;
 
-	private final Object lifecycle = new Object();
+	/** Guards {@code started}, and {@code closed} with {@code container}. */
+	private final ReentrantLock lifecycle = new ReentrantLock();
 
-	private final Object modeLock = new Object();
+	/** The detection under way, if any; at most one at a time. */
+	private final AtomicReference<@Nullable CompletableFuture<SignalMode>> detection = new AtomicReference<>();
 
 	private volatile @Nullable SignalMode mode;
 
-	private @Nullable RedisMessageListenerContainer container;
+	private volatile @Nullable RedisMessageListenerContainer container;
 
 	private boolean started;
 
@@ -84,34 +95,67 @@ final class RedisReleaseSignals implements ReleaseSignals, AutoCloseable {
 	/**
 	 * The channel a script publishes a release of {@code lockKey} to, and {@code "1"} if
 	 * it must use {@code SPUBLISH}. On a cluster the first call finds the mode (a few
-	 * round trips, once); if that fails, this call publishes classically.
+	 * round trips, once). If that fails, or another thread is finding it right now, this
+	 * call publishes classically: it does not wait for Redis to answer someone else,
+	 * which could take that thread's whole command timeout if a node hangs. A signal is a
+	 * hint, so one sent on the wrong kind of channel costs other JVMs' waiters at most
+	 * their retry interval.
 	 */
 	String[] publishArgs(String lockKey) {
-		if (mode(false) == SignalMode.SHARDED) {
+		SignalMode current;
+		try {
+			current = mode(false);
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Could not tell whether the cluster has sharded pub/sub; publishing classically", ex);
+			current = null;
+		}
+		if (current == SignalMode.SHARDED) {
 			return new String[] { this.keys.releaseChannel(RedisKeys.slotOf(lockKey)), "1" };
 		}
 		return new String[] { this.keys.releaseChannel(), "0" };
 	}
 
-	private SignalMode mode(boolean propagateFailure) {
+	/**
+	 * The mode, found on this thread unless another thread is finding it: then null, or
+	 * with {@code waitForOthers} the other thread's answer. Failures propagate; the next
+	 * call tries again.
+	 */
+	private @Nullable SignalMode mode(boolean waitForOthers) {
 		SignalMode current = this.mode;
 		if (current != null) {
 			return current;
 		}
-		synchronized (this.modeLock) {
-			if (this.mode == null) {
-				try {
-					this.mode = SignalMode.detect(this.connectionFactory);
-				}
-				catch (RuntimeException ex) {
-					if (propagateFailure) {
-						throw ex;
-					}
-					logger.debug("Could not tell whether the cluster has sharded pub/sub; publishing classically", ex);
-					return SignalMode.CLASSIC;
-				}
+		CompletableFuture<SignalMode> mine = new CompletableFuture<>();
+		CompletableFuture<SignalMode> running = this.detection.compareAndExchange(null, mine);
+		if (running != null) {
+			return waitForOthers ? join(running) : null;
+		}
+		try {
+			// Another thread may have decided it since this one first looked.
+			current = this.mode;
+			if (current == null) {
+				current = SignalMode.detect(this.connectionFactory);
+				this.mode = current;
 			}
-			return this.mode;
+			mine.complete(current);
+			return current;
+		}
+		catch (RuntimeException ex) {
+			mine.completeExceptionally(ex);
+			throw ex;
+		}
+		finally {
+			this.detection.set(null);
+		}
+	}
+
+	private static SignalMode join(CompletableFuture<SignalMode> detection) {
+		try {
+			return detection.join();
+		}
+		catch (CompletionException ex) {
+			throw (ex.getCause() instanceof RuntimeException cause) ? cause : ex;
 		}
 	}
 
@@ -162,10 +206,7 @@ final class RedisReleaseSignals implements ReleaseSignals, AutoCloseable {
 		if (this.mode == SignalMode.SHARDED && this.sharded != null) {
 			return this.sharded.isListening();
 		}
-		RedisMessageListenerContainer current;
-		synchronized (this.lifecycle) {
-			current = this.container;
-		}
+		RedisMessageListenerContainer current = this.container;
 		return current != null && current.isListening();
 	}
 
@@ -179,11 +220,15 @@ final class RedisReleaseSignals implements ReleaseSignals, AutoCloseable {
 	}
 
 	private void ensureStarted() {
-		synchronized (this.lifecycle) {
+		this.lifecycle.lock();
+		try {
 			if (this.started || this.closed) {
 				return;
 			}
 			this.started = true;
+		}
+		finally {
+			this.lifecycle.unlock();
 		}
 		Thread starter = new Thread(this::start, "distlock-subscribe");
 		starter.setDaemon(true);
@@ -223,11 +268,15 @@ final class RedisReleaseSignals implements ReleaseSignals, AutoCloseable {
 		created.setTaskExecutor(Runnable::run);
 		created.addMessageListener(this::onMessage, new ChannelTopic(channel));
 		created.afterPropertiesSet();
-		synchronized (this.lifecycle) {
+		this.lifecycle.lock();
+		try {
 			if (this.closed) {
 				return;
 			}
 			this.container = created;
+		}
+		finally {
+			this.lifecycle.unlock();
 		}
 		try {
 			created.start();
@@ -287,10 +336,14 @@ final class RedisReleaseSignals implements ReleaseSignals, AutoCloseable {
 	@Override
 	public void close() {
 		RedisMessageListenerContainer current;
-		synchronized (this.lifecycle) {
+		this.lifecycle.lock();
+		try {
 			this.closed = true;
 			current = this.container;
 			this.container = null;
+		}
+		finally {
+			this.lifecycle.unlock();
 		}
 		if (this.sharded != null) {
 			this.sharded.close();
