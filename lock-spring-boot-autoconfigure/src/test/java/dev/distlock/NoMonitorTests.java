@@ -33,9 +33,7 @@ class NoMonitorTests {
 	 * Top-level classes (with their nested classes) that still use monitors, each to be
 	 * converted and removed from here: this list only ever shrinks.
 	 */
-	private static final Set<String> NOT_YET_CONVERTED = Set.of("dev.distlock.support.ManagedLease",
-			"dev.distlock.support.DefaultLockTemplate", "dev.distlock.support.RenewalScheduler",
-			"dev.distlock.redis.RedisLockProvider");
+	private static final Set<String> NOT_YET_CONVERTED = Set.of();
 
 	@Test
 	void mainClassesUseNoMonitors() throws IOException, URISyntaxException {
