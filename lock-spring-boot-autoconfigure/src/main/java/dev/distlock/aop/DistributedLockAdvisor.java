@@ -66,9 +66,22 @@ public final class DistributedLockAdvisor extends AbstractPointcutAdvisor {
 	 */
 	public DistributedLockAdvisor(Function<String, @Nullable LockOptions> namedOptions, Supplier<LockTemplate> template,
 			@Nullable ConfigurableBeanFactory beanFactory, int order, boolean allowTypeReferences) {
+		this(namedOptions, template, beanFactory, order, allowTypeReferences, (options) -> null);
+	}
+
+	/**
+	 * As
+	 * {@link #DistributedLockAdvisor(Function, Supplier, ConfigurableBeanFactory, int, boolean)}.
+	 * @param unsupported what the configured store cannot do of a method's options (for
+	 * example fair locks), or null if it can do all of it: a method whose options the
+	 * store cannot honour fails at startup with that message
+	 */
+	public DistributedLockAdvisor(Function<String, @Nullable LockOptions> namedOptions, Supplier<LockTemplate> template,
+			@Nullable ConfigurableBeanFactory beanFactory, int order, boolean allowTypeReferences,
+			Function<LockOptions, @Nullable String> unsupported) {
 		LockKeyEvaluator evaluator = new LockKeyEvaluator(beanFactory, allowTypeReferences);
 		this.source = new LockOperationSource(namedOptions,
-				(beanFactory != null) ? beanFactory::resolveEmbeddedValue : null, evaluator);
+				(beanFactory != null) ? beanFactory::resolveEmbeddedValue : null, evaluator, unsupported);
 		this.interceptor = new DistributedLockInterceptor(this.source, evaluator, template);
 		setOrder(order);
 	}

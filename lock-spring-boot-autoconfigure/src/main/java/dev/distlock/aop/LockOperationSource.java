@@ -57,8 +57,21 @@ public final class LockOperationSource {
 
 	private final Map<MethodClassKey, Optional<LockOperation>> operations = new ConcurrentHashMap<>(256);
 
+	private final Function<LockOptions, @Nullable String> unsupported;
+
 	LockOperationSource(Function<String, @Nullable LockOptions> namedOptions,
 			@Nullable StringValueResolver placeholders, LockKeyEvaluator evaluator) {
+		this(namedOptions, placeholders, evaluator, (options) -> null);
+	}
+
+	/**
+	 * @param unsupported what the configured store cannot do of an option set, or null if
+	 * it can do all of it
+	 */
+	LockOperationSource(Function<String, @Nullable LockOptions> namedOptions,
+			@Nullable StringValueResolver placeholders, LockKeyEvaluator evaluator,
+			Function<LockOptions, @Nullable String> unsupported) {
+		this.unsupported = unsupported;
 		this.namedOptions = namedOptions;
 		this.placeholders = placeholders;
 		this.evaluator = evaluator;
@@ -100,6 +113,10 @@ public final class LockOperationSource {
 		AnnotatedElementKey elementKey = new AnnotatedElementKey(specific, owner);
 		this.evaluator.parse(annotation.key(), elementKey, description, specific);
 		LockOptions options = options(annotation, description);
+		String missing = this.unsupported.apply(options);
+		if (missing != null) {
+			throw new IllegalStateException("@DistributedLock on " + description + ": " + missing);
+		}
 		Class<?> returnType = specific.getReturnType();
 		checkSkip(annotation.onFailure(), returnType, description);
 		return new LockOperation(specific, elementKey, annotation.key(), options, annotation.onFailure(),

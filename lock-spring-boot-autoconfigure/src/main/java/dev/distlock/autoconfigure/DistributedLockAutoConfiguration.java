@@ -58,6 +58,7 @@ public final class DistributedLockAutoConfiguration {
 	@ConditionalOnBean(LockProvider.class)
 	LockTemplate lockTemplate(LockProvider lockProvider, RenewalScheduler renewalScheduler, LockOptionsResolver options,
 			DistributedLockProperties properties, ApplicationEventPublisher events) {
+		options.checkSupportedBy(lockProvider);
 		return new DefaultLockTemplate(lockProvider, renewalScheduler, options.defaults(),
 				(lease, reason, holder) -> events
 					.publishEvent(new LockLostEvent(lease, reason, (holder != null) ? holder.getName() : "none")),
@@ -134,8 +135,8 @@ public final class DistributedLockAutoConfiguration {
 		@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 		@ConditionalOnMissingBean(DistributedLockAdvisor.class)
 		static DistributedLockAdvisor distributedLockAdvisor(ObjectProvider<LockOptionsResolver> options,
-				ObjectProvider<LockTemplate> template, ConfigurableListableBeanFactory beanFactory,
-				Environment environment) {
+				ObjectProvider<LockTemplate> template, ObjectProvider<LockProvider> provider,
+				ConfigurableListableBeanFactory beanFactory, Environment environment) {
 			int order = environment.getProperty("distributed-lock.order", Integer.class, 2147483547);
 			boolean allowTypes = environment.getProperty("distributed-lock.allow-type-references-in-keys",
 					Boolean.class, false);
@@ -146,7 +147,10 @@ public final class DistributedLockAutoConfiguration {
 							+ " configure Redis (spring.data.redis.*) or define a LockProvider bean");
 				}
 				return available;
-			}, beanFactory, order, allowTypes);
+			}, beanFactory, order, allowTypes, (lockOptions) -> {
+				LockProvider store = provider.getIfUnique();
+				return (store != null) ? LockOptionsResolver.unsupported(lockOptions, store) : null;
+			});
 		}
 
 	}

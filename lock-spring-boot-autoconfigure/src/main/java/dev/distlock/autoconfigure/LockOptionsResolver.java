@@ -7,6 +7,8 @@ import java.util.Map;
 
 import dev.distlock.LockOptions;
 import dev.distlock.OnLeaseLost;
+import dev.distlock.spi.FairLocking;
+import dev.distlock.spi.LockProvider;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
@@ -108,6 +110,39 @@ final class LockOptionsResolver {
 			builder.onLeaseLost(onLeaseLost);
 		}
 		return builder.build();
+	}
+
+	/**
+	 * Fails, naming the property, the store and what it lacks, when a configured option
+	 * needs a capability the store does not have.
+	 */
+	void checkSupportedBy(LockProvider provider) {
+		if (provider instanceof FairLocking) {
+			return;
+		}
+		if (Boolean.TRUE.equals(this.defaults.fair())) {
+			throw new InvalidConfigurationPropertyValueException("distributed-lock.fair", true, noFairLocks(provider));
+		}
+		this.named.forEach((name, options) -> {
+			if (Boolean.TRUE.equals(options.fair())) {
+				throw new InvalidConfigurationPropertyValueException("distributed-lock.locks." + name + ".fair", true,
+						noFairLocks(provider));
+			}
+		});
+	}
+
+	/**
+	 * What {@code provider} cannot do of {@code options}, as a sentence, or null if it
+	 * can do all of it.
+	 */
+	static @Nullable String unsupported(LockOptions options, LockProvider provider) {
+		return (Boolean.TRUE.equals(options.fair()) && !(provider instanceof FairLocking)) ? noFairLocks(provider)
+				: null;
+	}
+
+	private static String noFairLocks(LockProvider provider) {
+		return "Fair locks need a store that queues waiters, and the " + provider.storeName()
+				+ " store does not (it lacks the capability " + FairLocking.class.getSimpleName() + ").";
 	}
 
 	private static void check(String property, Duration value, boolean invalid, String rule) {

@@ -20,7 +20,9 @@ import java.util.concurrent.TimeoutException;
 import dev.distlock.LockBackendException;
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockHandle;
-import dev.distlock.spi.LockProvider;
+import dev.distlock.spi.BatchRenewal;
+import dev.distlock.spi.FairLocking;
+import dev.distlock.spi.ReleaseSignalling;
 import dev.distlock.spi.ReleaseSignals;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.codec.ByteArrayCodec;
@@ -49,7 +51,7 @@ import org.springframework.data.redis.core.script.RedisScript;
  * renew the lock that a later acquisition took, even one by the same thread. Acquire,
  * renew and release are one script call (one round trip) each.
  */
-public final class RedisLockProvider implements LockProvider, AutoCloseable {
+public final class RedisLockProvider implements ReleaseSignalling, FairLocking, BatchRenewal, AutoCloseable {
 
 	private static final Log logger = LogFactory.getLog(RedisLockProvider.class);
 
@@ -269,6 +271,11 @@ public final class RedisLockProvider implements LockProvider, AutoCloseable {
 	@Override
 	public Duration callTimeout() {
 		return this.calls.timeout();
+	}
+
+	@Override
+	public String storeName() {
+		return "redis";
 	}
 
 	/** Stops the release subscription and gives the connection back. */

@@ -18,9 +18,11 @@ import dev.distlock.LockBackendException;
 import dev.distlock.LockContext;
 import dev.distlock.LockOptions;
 import dev.distlock.LockTemplate;
+import dev.distlock.spi.FairLocking;
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockHandle;
 import dev.distlock.spi.LockProvider;
+import dev.distlock.spi.ReleaseSignalling;
 import dev.distlock.spi.ReleaseSignals;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -178,7 +180,8 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 
 	private @Nullable Lease attempt(String key, LockSettings settings, LocalQueue queue, long deadline) {
 		boolean waiting = !settings.waitTime().isZero();
-		ReleaseSignals signals = this.provider.releaseSignals();
+		ReleaseSignals signals = (this.provider instanceof ReleaseSignalling signalling) ? signalling.releaseSignals()
+				: ReleaseSignals.NONE;
 		boolean signalled = waiting && signals != ReleaseSignals.NONE;
 		Backoff backoff = new Backoff(settings.retryInterval().toNanos());
 		queue.waiter = Thread.currentThread();
@@ -254,8 +257,12 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 		LockBackendException failure = null;
 		queue.callStarted();
 		try {
-			return fair ? this.provider.tryLockFair(key, settings.leaseTime(), waiterId, queueTimeout(settings))
-					: this.provider.tryLock(key, settings.leaseTime(), waiting);
+			if (fair) {
+				return fairLocking(key).tryLockFair(key, settings.leaseTime(), waiterId, queueTimeout(settings));
+			}
+			return (this.provider instanceof ReleaseSignalling signalling)
+					? signalling.tryLock(key, settings.leaseTime(), waiting)
+					: this.provider.tryLock(key, settings.leaseTime());
 		}
 		catch (LockBackendException ex) {
 			if (Thread.currentThread().isInterrupted()) {
@@ -303,8 +310,29 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 	 * not add another call's bound to its wait.
 	 */
 	private void leaveQueue(String key, String waiterId) {
-		background(() -> this.provider.leaveQueue(key, waiterId),
+		background(() -> fairLocking(key).leaveQueue(key, waiterId),
 				"Could not leave the queue of lock '" + key + "'; the place expires by itself");
+	}
+
+	private FairLocking fairLocking(String key) {
+		if (this.provider instanceof FairLocking fairLocking) {
+			return fairLocking;
+		}
+		throw new IllegalStateException("Lock '" + key + "' asks for a fair lock, but the " + this.provider.storeName()
+				+ " store has no fair locks (it does not implement " + FairLocking.class.getName() + ")");
+	}
+
+	/**
+	 * Whether this template's store offers {@code capability}, a capability interface of
+	 * the SPI.
+	 */
+	public boolean supports(Class<? extends LockProvider> capability) {
+		return capability.isInstance(this.provider);
+	}
+
+	/** The name of this template's store, as users configure it. */
+	public String storeName() {
+		return this.provider.storeName();
 	}
 
 	private void background(Runnable task, String failureMessage) {

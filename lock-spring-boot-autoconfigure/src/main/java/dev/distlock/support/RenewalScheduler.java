@@ -19,6 +19,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
+import dev.distlock.spi.BatchRenewal;
 import dev.distlock.spi.LockHandle;
 import dev.distlock.spi.LockProvider;
 import org.apache.commons.logging.Log;
@@ -28,7 +29,7 @@ import org.jspecify.annotations.Nullable;
 /**
  * The one scheduler that renews every held lease of an application, in batches: when the
  * first renewal falls due, every lease whose renewal is due within the next half of its
- * renewal interval goes along, in one {@link LockProvider#renewAll} call per provider
+ * renewal interval goes along, in one {@link BatchRenewal#renewAll} call per provider
  * (one script call per Redis slot). So renewing N locks costs a few round trips per
  * renewal interval, not N, and no thread or timer exists per lock: one thread collects
  * batches and checks lease deadlines, two send the batches.
@@ -267,7 +268,7 @@ public final class RenewalScheduler implements AutoCloseable {
 		long sent = System.nanoTime();
 		boolean[] answered = new boolean[renewing.size()];
 		try {
-			provider.renewAll(handles, leaseTimes, new LockProvider.RenewalResults() {
+			renewAll(provider, handles, leaseTimes, new BatchRenewal.RenewalResults() {
 
 				@Override
 				public void renewed(int index, boolean renewed) {
@@ -300,6 +301,23 @@ public final class RenewalScheduler implements AutoCloseable {
 				renewing.get(i)
 					.renewalDone(sent, null,
 							new IllegalStateException(provider + " reported no outcome for this lock's renewal"));
+			}
+		}
+	}
+
+	/** In one batch where the store can, else one by one. */
+	private static void renewAll(LockProvider provider, List<LockHandle> handles, List<Duration> leaseTimes,
+			BatchRenewal.RenewalResults results) {
+		if (provider instanceof BatchRenewal batch) {
+			batch.renewAll(handles, leaseTimes, results);
+			return;
+		}
+		for (int i = 0; i < handles.size(); i++) {
+			try {
+				results.renewed(i, handles.get(i).renew(leaseTimes.get(i)));
+			}
+			catch (RuntimeException ex) {
+				results.failed(i, ex);
 			}
 		}
 	}

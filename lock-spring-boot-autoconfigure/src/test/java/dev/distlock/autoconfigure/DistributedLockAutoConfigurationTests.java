@@ -7,11 +7,13 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
+import dev.distlock.DistributedLock;
 import dev.distlock.Lease;
 import dev.distlock.LockOptions;
 import dev.distlock.LockTemplate;
 import dev.distlock.aop.DistributedLockAdvisor;
 import dev.distlock.redis.RedisLockProvider;
+import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockProvider;
 import dev.distlock.support.RenewalScheduler;
 import dev.distlock.testsupport.RedisCluster;
@@ -136,6 +138,85 @@ class DistributedLockAutoConfigurationTests {
 	void zeroReplicaTimeoutFailsStartupNamingTheProperty() {
 		assertStartupFailsNaming("distributed-lock.wait-for-replicas-timeout=0ms",
 				"distributed-lock.wait-for-replicas-timeout");
+	}
+
+	/**
+	 * A store that takes locks but queues no waiters: the Redis provider with only the
+	 * minimal contract visible.
+	 */
+	@Configuration(proxyBeanMethods = false)
+	static class StoreWithoutFairLocks {
+
+		@Bean
+		LockProvider plainLockProvider(RedisConnectionFactory connectionFactory) {
+			RedisLockProvider redis = new RedisLockProvider(connectionFactory, "lock:", false);
+			return new LockProvider() {
+
+				@Override
+				public LockAttempt tryLock(String key, Duration leaseTime) {
+					return redis.tryLock(key, leaseTime);
+				}
+
+				@Override
+				public String storeName() {
+					return "plain";
+				}
+
+			};
+		}
+
+	}
+
+	@Test
+	void fairLocksOnAStoreWithoutThemFailStartupNamingThePropertyTheStoreAndTheCapability() {
+		this.runner.withUserConfiguration(StoreWithoutFairLocks.class)
+			.withPropertyValues("distributed-lock.locks.orders.fair=true")
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.rootCause()
+				.isInstanceOf(InvalidConfigurationPropertyValueException.class)
+				.hasMessageContaining("distributed-lock.locks.orders.fair")
+				.hasMessageContaining("plain store")
+				.hasMessageContaining("FairLocking"));
+	}
+
+	@Test
+	void aFairAnnotationOnAStoreWithoutFairLocksFailsStartupNamingTheMethodTheStoreAndTheCapability() {
+		this.runner.withUserConfiguration(StoreWithoutFairLocks.class, FairService.class)
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.rootCause()
+				.hasMessageContaining("Worker.work")
+				.hasMessageContaining("plain store")
+				.hasMessageContaining("FairLocking"));
+	}
+
+	@Test
+	void aStoreWithoutFairLocksStillLocks() {
+		this.runner.withUserConfiguration(StoreWithoutFairLocks.class).run((context) -> {
+			LockTemplate template = context.getBean(LockTemplate.class);
+			try (Lease lease = template.acquire("plain-store", LockOptions.defaults())) {
+				assertThat(lease.isHeld()).isTrue();
+			}
+		});
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class FairService {
+
+		@Bean
+		Worker fairWorker() {
+			return new Worker();
+		}
+
+		static class Worker {
+
+			@DistributedLock(key = "#id", fair = true)
+			public void work(String id) {
+			}
+
+		}
+
 	}
 
 	@Test

@@ -153,7 +153,9 @@ class FairLockTests {
 		Optional<Lease> gaveUp = this.jvms.get(1)
 			.tryAcquire(key, LockOptions.builder().fair(true).waitTime(Duration.ofMillis(200)).build());
 		assertThat(gaveUp).isEmpty();
-		assertThat(queueLength(key)).as("queue after the waiter gave up").isZero();
+		// The place is given up in the background (the caller has its answer), long
+		// before the queue timeout would drop it.
+		Conditions.await("the waiter left the queue", Duration.ofSeconds(2), () -> queueLength(key) == 0);
 		held.release();
 		assertThat(redis.keys("*" + key + "*")).as("keys left").isEmpty();
 	}
