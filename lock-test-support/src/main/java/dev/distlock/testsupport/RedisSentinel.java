@@ -14,11 +14,11 @@ import java.util.stream.Collectors;
  * sentinels ({@code redis-server <file> --sentinel}) that monitor the master as
  * {@value #MASTER_NAME} with a quorum of two. Failure detection is tuned for tests: a
  * master is down after {@value #DOWN_AFTER_MILLIS} ms without a valid reply, and the
- * failover timeout is {@value #FAILOVER_TIMEOUT_MILLIS} ms (also the failover's retry
- * interval, doubled). Everything binds 127.0.0.1, so the addresses sentinels announce to
- * each other and hand to clients are the ones a client on this host connects to; no
- * announce or hostname settings are needed. {@link #close()} stops the sentinels first,
- * so that none of them reconfigures a server that is going away.
+ * failover timeout is {@value #FAILOVER_TIMEOUT_MILLIS} ms (a failover that did not get
+ * going is tried again after twice that). Everything binds 127.0.0.1, so the addresses
+ * sentinels announce to each other and hand to clients are the ones a client on this host
+ * connects to; no announce or hostname settings are needed. {@link #close()} stops the
+ * sentinels first, so that none of them reconfigures a server that is going away.
  *
  * <pre>
  * try (RedisSentinel sentinel = RedisSentinel.start()) {
@@ -31,12 +31,10 @@ import java.util.stream.Collectors;
  * </pre>
  *
  * <p>
- * Two things about Sentinel that tests meet: after {@link #failover()} the old master
- * keeps serving its connected clients as a master until the sentinels demote it, which
- * they do only after it has reported itself a master for about eight seconds (their
- * publish period times four); a killed server that is {@link #restart(RedisServer)
- * restarted} comes back as an empty master and is made a replica of the new master after
- * the same delay.
+ * After {@link #failover()} the old master keeps serving the clients connected to it as a
+ * master until the sentinels demote it, which they do only once it has reported itself a
+ * master for about eight seconds (four of their two-second publish periods); clients that
+ * connect meanwhile are sent to the new master.
  */
 public final class RedisSentinel implements AutoCloseable {
 
@@ -56,8 +54,6 @@ public final class RedisSentinel implements AutoCloseable {
 	private final List<RedisServer> servers;
 
 	private final List<RedisServer> sentinels;
-
-	private final List<RedisServer> replaced = new ArrayList<>();
 
 	private RedisSentinel(List<RedisServer> servers, List<RedisServer> sentinels) {
 		this.servers = servers;
@@ -198,29 +194,11 @@ public final class RedisSentinel implements AutoCloseable {
 		});
 	}
 
-	/**
-	 * Restarts a killed or stopped data server on its port, with its original arguments,
-	 * and puts it in the place of the old one; the sentinels then make it a replica of
-	 * the current master.
-	 * @return the restarted server
-	 */
-	public RedisServer restart(RedisServer server) {
-		int index = this.servers.indexOf(server);
-		if (index < 0) {
-			throw new IllegalArgumentException(address(server) + " is not a data server of this deployment");
-		}
-		RedisServer restarted = server.restart();
-		this.replaced.add(server);
-		this.servers.set(index, restarted);
-		return restarted;
-	}
-
 	/** Stops the sentinels, then the data servers, and removes their directories. */
 	@Override
 	public void close() {
 		this.sentinels.forEach(RedisServer::close);
 		this.servers.forEach(RedisServer::close);
-		this.replaced.forEach(RedisServer::close);
 	}
 
 	private Optional<RedisServer> named(RedisServer sentinel) {
