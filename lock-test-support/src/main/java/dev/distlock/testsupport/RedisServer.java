@@ -48,13 +48,17 @@ public final class RedisServer implements AutoCloseable {
 
 	private final Path dir;
 
+	private final List<String> leadingArgs;
+
 	private final List<String> extraArgs;
 
-	private RedisServer(Path binary, Process process, int port, Path dir, List<String> extraArgs) {
+	private RedisServer(Path binary, Process process, int port, Path dir, List<String> leadingArgs,
+			List<String> extraArgs) {
 		this.binary = binary;
 		this.process = process;
 		this.port = port;
 		this.dir = dir;
+		this.leadingArgs = leadingArgs;
 		this.extraArgs = extraArgs;
 	}
 
@@ -92,12 +96,12 @@ public final class RedisServer implements AutoCloseable {
 		return startOn(RedisServerBinary.resolve(version), port, extraArgs);
 	}
 
-	private static RedisServer startOn(Path binary, int port, String... extraArgs) {
+	static RedisServer startOn(Path binary, int port, String... extraArgs) {
 		IllegalStateException last = null;
 		for (int attempt = 0; attempt < 5; attempt++) {
 			int chosen = (port != 0) ? port : freePort();
 			try {
-				return launch(binary, chosen, createDir(), List.of(extraArgs));
+				return launch(binary, chosen, createDir(), List.of(), List.of(extraArgs));
 			}
 			catch (IllegalStateException ex) {
 				last = ex;
@@ -109,10 +113,41 @@ public final class RedisServer implements AutoCloseable {
 		throw last;
 	}
 
-	private static RedisServer launch(Path binary, int port, Path dir, List<String> extraArgs) {
-		List<String> command = new ArrayList<>(List.of(binary.toString(), "--port", String.valueOf(port), "--bind",
-				"127.0.0.1", "--save", "", "--appendonly", "no", "--dir", dir.toString(), "--protected-mode", "no",
-				"--daemonize", "no", "--logfile", "redis.log"));
+	/**
+	 * Starts a sentinel on a free port: {@code redis-server sentinel.conf --sentinel},
+	 * the file holding {@code config}. Sentinel rewrites that file as it learns the
+	 * deployment, so it lives in the server's own directory.
+	 */
+	static RedisServer startSentinel(Path binary, String config) {
+		IllegalStateException last = null;
+		for (int attempt = 0; attempt < 5; attempt++) {
+			Path dir = createDir();
+			Path file = dir.resolve("sentinel.conf");
+			try {
+				Files.writeString(file, config);
+			}
+			catch (IOException ex) {
+				throw new UncheckedIOException(ex);
+			}
+			try {
+				return launch(binary, freePort(), dir, List.of(file.toString(), "--sentinel"), List.of());
+			}
+			catch (IllegalStateException ex) {
+				last = ex;
+			}
+		}
+		throw last;
+	}
+
+	private static RedisServer launch(Path binary, int port, Path dir, List<String> leadingArgs,
+			List<String> extraArgs) {
+		List<String> command = new ArrayList<>();
+		command.add(binary.toString());
+		// A configuration file has to come first, before any option.
+		command.addAll(leadingArgs);
+		command
+			.addAll(List.of("--port", String.valueOf(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+					"--dir", dir.toString(), "--protected-mode", "no", "--daemonize", "no", "--logfile", "redis.log"));
 		command.addAll(extraArgs);
 		ProcessBuilder builder = new ProcessBuilder(command).directory(dir.toFile())
 			.redirectErrorStream(true)
@@ -124,7 +159,7 @@ public final class RedisServer implements AutoCloseable {
 		catch (IOException ex) {
 			throw new UncheckedIOException("Could not start " + command, ex);
 		}
-		RedisServer server = new RedisServer(binary, process, port, dir, extraArgs);
+		RedisServer server = new RedisServer(binary, process, port, dir, leadingArgs, extraArgs);
 		server.awaitReady();
 		return server;
 	}
@@ -137,7 +172,7 @@ public final class RedisServer implements AutoCloseable {
 		if (this.process.isAlive()) {
 			throw new IllegalStateException("redis-server on port " + this.port + " is still running");
 		}
-		return launch(this.binary, this.port, this.dir, this.extraArgs);
+		return launch(this.binary, this.port, this.dir, this.leadingArgs, this.extraArgs);
 	}
 
 	public String host() {
