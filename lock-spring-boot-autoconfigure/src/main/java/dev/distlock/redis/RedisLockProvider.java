@@ -491,10 +491,15 @@ public final class RedisLockProvider implements ReleaseSignalling, FairLocking, 
 			if (connection.isPipelined()) {
 				connection.closePipeline();
 			}
+			// Pipelined again, so that it goes out on the connection the acquire used:
+			// outside a pipeline Spring Data Redis would send it on the shared one, which
+			// after a Sentinel failover can point at another master.
 			String[] publish = this.signals.publishArgs(lockKey);
+			connection.openPipeline();
 			connection.scriptingCommands()
 				.eval(RedisCalls.bytes(LockScripts.RELEASE.getScriptAsString()), ReturnType.INTEGER, 1,
 						RedisCalls.args(lockKey, owner, publish[0], publish[1]));
+			connection.closePipeline();
 		}
 		catch (RuntimeException ex) {
 			failure.addSuppressed(ex);

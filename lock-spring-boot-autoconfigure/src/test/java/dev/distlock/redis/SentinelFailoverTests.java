@@ -20,7 +20,6 @@ import dev.distlock.testsupport.Conditions;
 import dev.distlock.testsupport.RedisSentinel;
 import dev.distlock.testsupport.RedisServer;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -215,19 +214,15 @@ class SentinelFailoverTests {
 	}
 
 	/**
-	 * Disabled because it fails today. The guard sends the acquire and {@code WAIT} as a
-	 * pipeline, which Spring Data Redis runs on a dedicated connection, opened for the
-	 * call; the release of a refused acquire goes out on the same {@code RedisConnection}
-	 * after the pipeline is closed, and Spring Data sends that over the shared
-	 * connection. Between {@code SENTINEL FAILOVER} and the old master's demotion the two
-	 * are on different masters: the dedicated one, resolved through the sentinels, on the
-	 * new master, the shared one on the old. The acquire is refused (the new master has
-	 * no replica) but its lock stays on the new master, owned by nobody, for a whole
-	 * lease. Run it with
-	 * {@code -Djunit.jupiter.conditions.deactivate=org.junit.*DisabledCondition}.
+	 * The guard sends the acquire and {@code WAIT} as a pipeline, which Spring Data Redis
+	 * runs on a dedicated connection opened for the call. Between
+	 * {@code SENTINEL FAILOVER} and the old master's demotion, that connection (resolved
+	 * through the sentinels) is on the new master while the shared one is still on the
+	 * old. The release of a refused acquire must go out on the dedicated connection: sent
+	 * on the shared one, as it was, it missed, and the lock stayed on the new master,
+	 * owned by nobody, for a whole lease.
 	 */
 	@Test
-	@Disabled("fails today: a refused guarded acquire is released on the wrong master (see the Javadoc)")
 	void aRefusedGuardedAcquireLeavesNoLockOnEitherMaster() {
 		try (RedisSentinel deployment = RedisSentinel.start();
 				ConfigurableApplicationContext guardedApp = start(deployment, "distributed-lock.wait-for-replicas=1")) {

@@ -155,7 +155,7 @@ class FairLockTests {
 		assertThat(gaveUp).isEmpty();
 		// The place is given up in the background (the caller has its answer), long
 		// before the queue timeout would drop it.
-		Conditions.await("the waiter left the queue", Duration.ofSeconds(2), () -> queueLength(key) == 0);
+		Conditions.await("the waiter left the queue", Duration.ofMillis(500), () -> queueLength(key) == 0);
 		held.release();
 		assertThat(redis.keys("*" + key + "*")).as("keys left").isEmpty();
 	}
