@@ -22,9 +22,16 @@ public class DistributedLockProperties {
 	private boolean enabled = true;
 
 	/**
-	 * Prefix of every lock key in Redis. Must not be empty or start with '{'.
+	 * The store to lock in: redis, or in-memory (this JVM only, for tests and
+	 * single-instance applications). Needed only when several stores are available; the
+	 * in-memory store is used only when named here.
 	 */
-	private String keyPrefix = "lock:";
+	private @Nullable String store;
+
+	/**
+	 * Settings of the Redis store.
+	 */
+	private final Redis redis = new Redis();
 
 	/**
 	 * Default time to wait for a lock before giving up. Zero tries once.
@@ -80,21 +87,6 @@ public class DistributedLockProperties {
 	private boolean releaseAfterCommit = true;
 
 	/**
-	 * Failover guard: how many replicas must acknowledge each acquire (Redis WAIT) before
-	 * it counts. An acquire that fewer replicas acknowledge in time is released and fails
-	 * with LockBackendException. 0 turns the guard off. Narrows, but does not close, the
-	 * window in which a failover loses a lock. Not supported on a Redis Cluster yet: a
-	 * value above 0 there fails startup.
-	 */
-	private int waitForReplicas = 0;
-
-	/**
-	 * How long an acquire waits for the replicas of distributed-lock.wait-for-replicas to
-	 * acknowledge it.
-	 */
-	private Duration waitForReplicasTimeout = Duration.ofMillis(100);
-
-	/**
 	 * The longest a caller waits for the store in one call (an acquire attempt, a
 	 * release, a renewal), whatever the client's own command timeout (Spring Boot's
 	 * Lettuce default is 60s). An acquire ends within its wait time plus at most this
@@ -121,14 +113,6 @@ public class DistributedLockProperties {
 
 	public void setEnabled(boolean enabled) {
 		this.enabled = enabled;
-	}
-
-	public String getKeyPrefix() {
-		return this.keyPrefix;
-	}
-
-	public void setKeyPrefix(String keyPrefix) {
-		this.keyPrefix = keyPrefix;
 	}
 
 	public Duration getWaitTime() {
@@ -195,20 +179,16 @@ public class DistributedLockProperties {
 		this.releaseAfterCommit = releaseAfterCommit;
 	}
 
-	public int getWaitForReplicas() {
-		return this.waitForReplicas;
+	public @Nullable String getStore() {
+		return this.store;
 	}
 
-	public void setWaitForReplicas(int waitForReplicas) {
-		this.waitForReplicas = waitForReplicas;
+	public void setStore(@Nullable String store) {
+		this.store = store;
 	}
 
-	public Duration getWaitForReplicasTimeout() {
-		return this.waitForReplicasTimeout;
-	}
-
-	public void setWaitForReplicasTimeout(Duration waitForReplicasTimeout) {
-		this.waitForReplicasTimeout = waitForReplicasTimeout;
+	public Redis getRedis() {
+		return this.redis;
 	}
 
 	public Duration getStoreTimeout() {
@@ -238,6 +218,56 @@ public class DistributedLockProperties {
 	/**
 	 * One named option set ({@code distributed-lock.locks.<name>.*}).
 	 */
+	/** Settings of the Redis store, under distributed-lock.redis. */
+	public static class Redis {
+
+		/**
+		 * Prefix of every lock key in Redis. Must not be empty or start with '{'.
+		 */
+		private String keyPrefix = "lock:";
+
+		/**
+		 * Failover guard: how many replicas must acknowledge (WAIT) each acquire before
+		 * it counts. An acquire that fewer replicas acknowledge in time is released and
+		 * fails with LockBackendException. 0 turns the guard off. Narrows, but does not
+		 * close, the window in which a failover loses a lock. Not supported on a Redis
+		 * Cluster yet: a value above 0 there fails startup.
+		 */
+		private int waitForReplicas = 0;
+
+		/**
+		 * How long an acquire waits for the replicas of
+		 * distributed-lock.redis.wait-for-replicas to acknowledge it; shorter than
+		 * distributed-lock.store-timeout.
+		 */
+		private Duration waitForReplicasTimeout = Duration.ofMillis(100);
+
+		public String getKeyPrefix() {
+			return this.keyPrefix;
+		}
+
+		public void setKeyPrefix(String keyPrefix) {
+			this.keyPrefix = keyPrefix;
+		}
+
+		public int getWaitForReplicas() {
+			return this.waitForReplicas;
+		}
+
+		public void setWaitForReplicas(int waitForReplicas) {
+			this.waitForReplicas = waitForReplicas;
+		}
+
+		public Duration getWaitForReplicasTimeout() {
+			return this.waitForReplicasTimeout;
+		}
+
+		public void setWaitForReplicasTimeout(Duration waitForReplicasTimeout) {
+			this.waitForReplicasTimeout = waitForReplicasTimeout;
+		}
+
+	}
+
 	public static class Lock {
 
 		/**

@@ -26,29 +26,10 @@ final class LockOptionsResolver {
 	private final Map<String, LockOptions> named;
 
 	LockOptionsResolver(DistributedLockProperties properties) {
-		String prefix = properties.getKeyPrefix();
-		if (prefix == null || prefix.isEmpty() || prefix.startsWith("{")) {
-			throw new InvalidConfigurationPropertyValueException("distributed-lock.key-prefix", prefix,
-					"The key prefix must not be empty (lock keys need their own namespace) and must not start with"
-							+ " '{'.");
-		}
-		if (properties.getWaitForReplicas() < 0) {
-			throw new InvalidConfigurationPropertyValueException("distributed-lock.wait-for-replicas",
-					properties.getWaitForReplicas(), "The value must not be negative (0 turns the guard off).");
-		}
-		Duration replicaTimeout = properties.getWaitForReplicasTimeout();
-		check("distributed-lock.wait-for-replicas-timeout", replicaTimeout,
-				replicaTimeout.isNegative() || replicaTimeout.isZero() || replicaTimeout.toMillis() < 1,
-				"must be at least 1ms");
 		Duration storeTimeout = properties.getStoreTimeout();
 		check("distributed-lock.store-timeout", storeTimeout,
 				storeTimeout.isNegative() || storeTimeout.isZero() || storeTimeout.toMillis() < 1,
 				"must be at least 1ms");
-		if (properties.getWaitForReplicas() > 0) {
-			check("distributed-lock.wait-for-replicas-timeout", replicaTimeout,
-					replicaTimeout.compareTo(storeTimeout) >= 0, "must be shorter than distributed-lock.store-timeout ("
-							+ storeTimeout.toMillis() + "ms), which bounds the whole acquire");
-		}
 		this.defaults = options("distributed-lock.", properties.getWaitTime(), properties.getLeaseTime(),
 				properties.isAutoRenew(), properties.getRetryInterval(), properties.getOnLeaseLost(),
 				properties.isFair());
@@ -58,18 +39,6 @@ final class LockOptionsResolver {
 					options("distributed-lock.locks." + name + ".", lock.getWaitTime(), lock.getLeaseTime(),
 							lock.getAutoRenew(), lock.getRetryInterval(), lock.getOnLeaseLost(), lock.getFair())));
 		this.named = Collections.unmodifiableMap(named);
-		if (properties.getWaitForReplicas() > 0) {
-			named.forEach((name, options) -> {
-				if (Boolean.TRUE.equals(options.fair())) {
-					throw new InvalidConfigurationPropertyValueException("distributed-lock.locks." + name + ".fair",
-							true, "Fair locks cannot be combined with distributed-lock.wait-for-replicas.");
-				}
-			});
-			if (properties.isFair()) {
-				throw new InvalidConfigurationPropertyValueException("distributed-lock.fair", true,
-						"Fair locks cannot be combined with distributed-lock.wait-for-replicas.");
-			}
-		}
 	}
 
 	/** The global defaults, every value set. */
@@ -117,18 +86,26 @@ final class LockOptionsResolver {
 	 * needs a capability the store does not have.
 	 */
 	void checkSupportedBy(LockProvider provider) {
-		if (provider instanceof FairLocking) {
-			return;
+		String fair = fairProperty();
+		if (fair != null && !(provider instanceof FairLocking)) {
+			throw new InvalidConfigurationPropertyValueException(fair, true, noFairLocks(provider));
 		}
+	}
+
+	/**
+	 * The property that asks for fair locks ({@code distributed-lock.fair} or
+	 * {@code distributed-lock.locks.<name>.fair}), or null if none does.
+	 */
+	@Nullable String fairProperty() {
 		if (Boolean.TRUE.equals(this.defaults.fair())) {
-			throw new InvalidConfigurationPropertyValueException("distributed-lock.fair", true, noFairLocks(provider));
+			return "distributed-lock.fair";
 		}
-		this.named.forEach((name, options) -> {
-			if (Boolean.TRUE.equals(options.fair())) {
-				throw new InvalidConfigurationPropertyValueException("distributed-lock.locks." + name + ".fair", true,
-						noFairLocks(provider));
+		for (Map.Entry<String, LockOptions> entry : this.named.entrySet()) {
+			if (Boolean.TRUE.equals(entry.getValue().fair())) {
+				return "distributed-lock.locks." + entry.getKey() + ".fair";
 			}
-		});
+		}
+		return null;
 	}
 
 	/**
@@ -145,7 +122,7 @@ final class LockOptionsResolver {
 				+ " store does not (it lacks the capability " + FairLocking.class.getSimpleName() + ").";
 	}
 
-	private static void check(String property, Duration value, boolean invalid, String rule) {
+	static void check(String property, Duration value, boolean invalid, String rule) {
 		if (invalid) {
 			throw new InvalidConfigurationPropertyValueException(property, value, "The value " + rule + ".");
 		}

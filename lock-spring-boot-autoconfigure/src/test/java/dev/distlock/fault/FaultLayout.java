@@ -44,7 +44,7 @@ final class FaultLayout implements AutoCloseable {
 		this.master = master;
 		this.replica = replica;
 		this.replication = replication;
-		this.clients = FaultProxy.to(master);
+		this.clients = FaultProxy.start(master.host(), master.port());
 		connectAdmin();
 	}
 
@@ -57,7 +57,7 @@ final class FaultLayout implements AutoCloseable {
 	static FaultLayout replicated() {
 		RedisServer master = RedisServer.start();
 		RedisServer replica = RedisServer.start();
-		FaultProxy link = FaultProxy.to(master);
+		FaultProxy link = FaultProxy.start(master.host(), master.port());
 		FaultLayout layout = new FaultLayout(master, replica, link);
 		layout.follow(replica, link);
 		return layout;

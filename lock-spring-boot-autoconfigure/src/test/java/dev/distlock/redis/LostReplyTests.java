@@ -98,7 +98,7 @@ class LostReplyTests {
 
 	@BeforeEach
 	void startProxy() {
-		this.proxy = FaultProxy.to(server);
+		this.proxy = FaultProxy.start(server.host(), server.port());
 		this.scheduler = new RenewalScheduler();
 	}
 

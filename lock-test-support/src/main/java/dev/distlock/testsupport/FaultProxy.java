@@ -25,15 +25,15 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * A TCP proxy on a free loopback port in front of one server (normally a
- * {@link RedisServer}), with faults that a test switches on and off while clients stay
+ * A TCP proxy on a free loopback port in front of one server (normally a a
+ * {@code RedisServer}), with faults that a test switches on and off while clients stay
  * connected: slow replies, a network partition, a reply lost after its request was
  * applied, and cut connections. It exists because the failures a lock library must
  * survive are the ones between the client and Redis, which a real {@code redis-server}
  * alone cannot produce and a mock would only imitate.
  *
  * <pre>
- * try (RedisServer redis = RedisServer.start(); FaultProxy proxy = FaultProxy.to(redis)) {
+ * try (RedisServer redis = RedisServer.start(); FaultProxy proxy = FaultProxy.start(redis.host(), redis.port())) {
  *     connect the client to proxy.host():proxy.port()
  *     proxy.dropNextReply();   // the next request is applied, its reply never arrives
  *     ...
@@ -109,16 +109,6 @@ public final class FaultProxy implements AutoCloseable {
 		FaultProxy proxy = new FaultProxy(new InetSocketAddress(targetHost, targetPort), listener);
 		proxy.acceptor.start();
 		return proxy;
-	}
-
-	/**
-	 * Starts a proxy in front of a running {@link RedisServer}: a shortcut for
-	 * {@code start(server.host(), server.port())}.
-	 * @param server the server to forward to
-	 * @return the running proxy; close it when done
-	 */
-	public static FaultProxy to(RedisServer server) {
-		return start(server.host(), server.port());
 	}
 
 	/**

@@ -59,7 +59,7 @@ class FaultProxyTests {
 	@BeforeEach
 	void startProxy() {
 		server.command("FLUSHALL");
-		this.proxy = FaultProxy.to(server);
+		this.proxy = FaultProxy.start(server.host(), server.port());
 	}
 
 	@AfterEach

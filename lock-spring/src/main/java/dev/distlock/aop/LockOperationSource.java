@@ -16,11 +16,11 @@ import dev.distlock.OnFailure;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.aop.support.AopUtils;
-import org.springframework.boot.convert.DurationStyle;
 import org.springframework.context.expression.AnnotatedElementKey;
 import org.springframework.core.KotlinDetector;
 import org.springframework.core.MethodClassKey;
 import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.format.datetime.standard.DurationFormatterUtils;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.StringUtils;
 import org.springframework.util.StringValueResolver;
@@ -158,7 +158,7 @@ public final class LockOperationSource {
 		}
 		String resolved = (this.placeholders != null) ? this.placeholders.resolveStringValue(value) : value;
 		try {
-			return DurationStyle.detectAndParse((resolved != null) ? resolved.trim() : "");
+			return DurationFormatterUtils.detectAndParse((resolved != null) ? resolved.trim() : "");
 		}
 		catch (IllegalArgumentException ex) {
 			throw new IllegalStateException("@DistributedLock(" + attribute + " = \"" + value + "\") on " + description

@@ -1,4 +1,4 @@
-package dev.distlock.autoconfigure;
+package dev.distlock.aop;
 
 import org.springframework.aop.config.AopConfigUtils;
 import org.springframework.beans.factory.support.BeanDefinitionRegistry;
@@ -12,7 +12,7 @@ import org.springframework.core.type.AnnotationMetadata;
  * creator, which an application's own creator (from AspectJ auto-proxying, say)
  * supersedes.
  */
-class LockAutoProxyRegistrar implements ImportBeanDefinitionRegistrar {
+public class LockAutoProxyRegistrar implements ImportBeanDefinitionRegistrar {
 
 	@Override
 	public void registerBeanDefinitions(AnnotationMetadata metadata, BeanDefinitionRegistry registry) {
