@@ -63,7 +63,7 @@ class BadInputCatalogueTests {
 		.withConfiguration(
 				AutoConfigurations.of(DataRedisAutoConfiguration.class, DistributedLockAutoConfiguration.class))
 		.withPropertyValues("spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + RedisServer.shared().port(),
-				"distributed-lock.key-prefix=bad:");
+				"distributed-lock.redis.key-prefix=bad:");
 
 	// Key expressions, at startup
 

@@ -2,6 +2,8 @@ package dev.distlock.spi;
 
 import java.time.Duration;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A store that queues waiters, so that they take a lock in the order they asked for it,
  * across JVMs.
@@ -19,5 +21,13 @@ public interface FairLocking extends LockProvider {
 
 	/** A fair waiter gives up: leaves the queue at once, waking the next one. */
 	void leaveQueue(String key, String waiterId);
+
+	/**
+	 * Why this store cannot take fair locks with its current settings, or null if it can;
+	 * startup fails with this reason when fair locks are asked for.
+	 */
+	default @Nullable String fairLocksUnavailable() {
+		return null;
+	}
 
 }

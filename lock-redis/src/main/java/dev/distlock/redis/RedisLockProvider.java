@@ -278,6 +278,13 @@ public final class RedisLockProvider implements ReleaseSignalling, FairLocking, 
 		return "redis";
 	}
 
+	@Override
+	public @Nullable String fairLocksUnavailable() {
+		return (this.waitForReplicas > 0) ? "Fair locks cannot be combined with the replica guard"
+				+ " (distributed-lock.redis.wait-for-replicas): the guard's WAIT needs a connection of its own per"
+				+ " acquire, which the fair queue's scripts do not use." : null;
+	}
+
 	/** Stops the release subscription and gives the connection back. */
 	@Override
 	public void close() {
@@ -332,7 +339,7 @@ public final class RedisLockProvider implements ReleaseSignalling, FairLocking, 
 	public LockAttempt tryLockFair(String key, Duration leaseTime, String waiterId, Duration queueTimeout) {
 		if (this.waitForReplicas > 0) {
 			throw new UnsupportedOperationException(
-					"Fair locks are not available with distributed-lock.wait-for-replicas (lock '" + key + "')");
+					"Fair locks are not available with distributed-lock.redis.wait-for-replicas (lock '" + key + "')");
 		}
 		return attempt(key,
 				(lockKey, owner, deadline) -> this.calls.<Long>call(key, "acquire", LockScripts.FAIR_ACQUIRE,
@@ -469,7 +476,7 @@ public final class RedisLockProvider implements ReleaseSignalling, FairLocking, 
 				LockBackendException failure = new LockBackendException(key, "Lock '" + key + "' was acquired on"
 						+ " the master, but only " + acknowledged + " of " + this.waitForReplicas + " replicas"
 						+ " acknowledged it within " + this.replicaTimeout.toMillis() + "ms"
-						+ " (distributed-lock.wait-for-replicas); it is released, since a failover now could give"
+						+ " (distributed-lock.redis.wait-for-replicas); it is released, since a failover now could give"
 						+ " it to a second holder", new IllegalStateException("WAIT returned " + acknowledged));
 				releaseOn(connection, lockKey, owner, failure);
 				throw failure;

@@ -3,7 +3,7 @@ package dev.distlock.autoconfigure;
 import dev.distlock.LockLostEvent;
 import dev.distlock.LockTemplate;
 import dev.distlock.aop.DistributedLockAdvisor;
-import dev.distlock.redis.RedisLockProvider;
+import dev.distlock.aop.LockAutoProxyRegistrar;
 import dev.distlock.spi.LockProvider;
 import dev.distlock.support.DefaultLockTemplate;
 import dev.distlock.support.RenewalScheduler;
@@ -18,24 +18,21 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
-import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
-import org.springframework.data.redis.connection.RedisConnectionFactory;
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
- * Auto-configuration of distributed locks on Redis: a {@link LockProvider} over the
- * application's {@link RedisConnectionFactory}, the shared {@link RenewalScheduler}, the
- * {@link LockTemplate}, and the {@code @DistributedLock} advisor. Every bean backs off
- * when the application defines its own.
+ * Store-neutral auto-configuration of distributed locks: the shared
+ * {@link RenewalScheduler}, the {@link LockTemplate} over whichever {@link LockProvider}
+ * a store's auto-configuration (or the application) defines, and the
+ * {@code @DistributedLock} advisor. Every bean backs off when the application defines its
+ * own.
  */
-@AutoConfiguration(after = DataRedisAutoConfiguration.class)
+@AutoConfiguration
 @ConditionalOnBooleanProperty(name = "distributed-lock.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(DistributedLockProperties.class)
 @Import(DistributedLockAutoConfiguration.AdvisorConfiguration.class)
@@ -53,11 +50,24 @@ public final class DistributedLockAutoConfiguration {
 		return new RenewalScheduler();
 	}
 
+	/**
+	 * Fails startup when {@code distributed-lock.store} is needed and missing (several
+	 * stores available) or names a store that is not available.
+	 */
+	@Bean
+	static StoreSelectionCheck distributedLockStoreSelectionCheck(ObjectProvider<LockStoreCandidate> candidates,
+			ObjectProvider<LockProvider> providers, Environment environment) {
+		return new StoreSelectionCheck(candidates, providers, environment);
+	}
+
+	/**
+	 * Named so that it cannot collide with other lock libraries' {@code lockTemplate}.
+	 */
 	@Bean
 	@ConditionalOnMissingBean
 	@ConditionalOnBean(LockProvider.class)
-	LockTemplate lockTemplate(LockProvider lockProvider, RenewalScheduler renewalScheduler, LockOptionsResolver options,
-			DistributedLockProperties properties, ApplicationEventPublisher events) {
+	LockTemplate distributedLockTemplate(LockProvider lockProvider, RenewalScheduler renewalScheduler,
+			LockOptionsResolver options, DistributedLockProperties properties, ApplicationEventPublisher events) {
 		options.checkSupportedBy(lockProvider);
 		return new DefaultLockTemplate(lockProvider, renewalScheduler, options.defaults(),
 				(lease, reason, holder) -> events
@@ -69,45 +79,6 @@ public final class DistributedLockAutoConfiguration {
 	@ConditionalOnBean(LockTemplate.class)
 	static ReleaseOnShutdown distributedLockReleaseOnShutdown(LockTemplate lockTemplate) {
 		return new ReleaseOnShutdown(lockTemplate);
-	}
-
-	@Configuration(proxyBeanMethods = false)
-	@ConditionalOnClass(RedisConnectionFactory.class)
-	@ConditionalOnBean(RedisConnectionFactory.class)
-	static class RedisProviderConfiguration {
-
-		@Bean
-		@ConditionalOnMissingBean
-		LockProvider distributedLockProvider(RedisConnectionFactory connectionFactory, LockOptionsResolver options,
-				DistributedLockProperties properties) {
-			boolean cluster = lettuce(connectionFactory).isClusterAware();
-			if (cluster && properties.getWaitForReplicas() > 0) {
-				throw new InvalidConfigurationPropertyValueException("distributed-lock.wait-for-replicas",
-						properties.getWaitForReplicas(),
-						"The replica guard is not supported on a Redis Cluster yet: Spring Data Redis sends the"
-								+ " arguments of WAIT as keys, so it would go to the node of their slot, not the lock's,"
-								+ " and confirm the wrong writes. Set it to 0 on a cluster.");
-			}
-			return new RedisLockProvider(connectionFactory, properties.getKeyPrefix(), cluster,
-					properties.getWaitForReplicas(), properties.getWaitForReplicasTimeout(),
-					properties.getStoreTimeout());
-		}
-
-		/**
-		 * The store needs Lettuce: it detects a cluster from it and bounds each call by
-		 * its own deadline, which other clients cannot do.
-		 */
-		private static LettuceConnectionFactory lettuce(RedisConnectionFactory connectionFactory) {
-			if (connectionFactory instanceof LettuceConnectionFactory lettuce) {
-				return lettuce;
-			}
-			throw new IllegalStateException("The distributed-lock Redis store requires Lettuce, but the"
-					+ " RedisConnectionFactory is a " + connectionFactory.getClass().getName() + ". Use Lettuce,"
-					+ " Spring Boot's default Redis client: remove spring.data.redis.client-type=jedis if set,"
-					+ " exclude redis.clients:jedis, and let Boot create a LettuceConnectionFactory; or define a"
-					+ " LockProvider bean of your own.");
-		}
-
 	}
 
 	@Configuration(proxyBeanMethods = false)
@@ -144,7 +115,8 @@ public final class DistributedLockAutoConfiguration {
 				LockTemplate available = template.getIfAvailable();
 				if (available == null) {
 					throw new IllegalStateException("@DistributedLock needs a LockTemplate bean, and there is none:"
-							+ " configure Redis (spring.data.redis.*) or define a LockProvider bean");
+							+ " configure a store (Redis: spring.data.redis.*; or distributed-lock.store=in-memory for"
+							+ " this JVM only) or define a LockProvider bean");
 				}
 				return available;
 			}, beanFactory, order, allowTypes, (lockOptions) -> {

@@ -87,8 +87,9 @@ final class LockOptionsResolver {
 	 */
 	void checkSupportedBy(LockProvider provider) {
 		String fair = fairProperty();
-		if (fair != null && !(provider instanceof FairLocking)) {
-			throw new InvalidConfigurationPropertyValueException(fair, true, noFairLocks(provider));
+		String unavailable = noFairLocks(provider);
+		if (fair != null && unavailable != null) {
+			throw new InvalidConfigurationPropertyValueException(fair, true, unavailable);
 		}
 	}
 
@@ -113,11 +114,14 @@ final class LockOptionsResolver {
 	 * can do all of it.
 	 */
 	static @Nullable String unsupported(LockOptions options, LockProvider provider) {
-		return (Boolean.TRUE.equals(options.fair()) && !(provider instanceof FairLocking)) ? noFairLocks(provider)
-				: null;
+		return Boolean.TRUE.equals(options.fair()) ? noFairLocks(provider) : null;
 	}
 
-	private static String noFairLocks(LockProvider provider) {
+	/** Why {@code provider} cannot take fair locks, or null if it can. */
+	private static @Nullable String noFairLocks(LockProvider provider) {
+		if (provider instanceof FairLocking fair) {
+			return fair.fairLocksUnavailable();
+		}
 		return "Fair locks need a store that queues waiters, and the " + provider.storeName()
 				+ " store does not (it lacks the capability " + FairLocking.class.getSimpleName() + ").";
 	}

@@ -126,18 +126,18 @@ class DistributedLockAutoConfigurationTests {
 
 	@Test
 	void emptyKeyPrefixFailsStartupNamingTheProperty() {
-		assertStartupFailsNaming("distributed-lock.key-prefix=", "distributed-lock.key-prefix");
+		assertStartupFailsNaming("distributed-lock.redis.key-prefix=", "distributed-lock.redis.key-prefix");
 	}
 
 	@Test
 	void negativeReplicaCountFailsStartupNamingTheProperty() {
-		assertStartupFailsNaming("distributed-lock.wait-for-replicas=-1", "distributed-lock.wait-for-replicas");
+		assertStartupFailsNaming("distributed-lock.redis.wait-for-replicas=-1", "distributed-lock.redis.wait-for-replicas");
 	}
 
 	@Test
 	void zeroReplicaTimeoutFailsStartupNamingTheProperty() {
-		assertStartupFailsNaming("distributed-lock.wait-for-replicas-timeout=0ms",
-				"distributed-lock.wait-for-replicas-timeout");
+		assertStartupFailsNaming("distributed-lock.redis.wait-for-replicas-timeout=0ms",
+				"distributed-lock.redis.wait-for-replicas-timeout");
 	}
 
 	/**
@@ -227,19 +227,19 @@ class DistributedLockAutoConfigurationTests {
 	@Test
 	void aReplicaTimeoutNotShorterThanTheStoreTimeoutFailsStartupNamingBoth() {
 		this.runner
-			.withPropertyValues("distributed-lock.wait-for-replicas=1", "distributed-lock.wait-for-replicas-timeout=3s")
+			.withPropertyValues("distributed-lock.redis.wait-for-replicas=1", "distributed-lock.redis.wait-for-replicas-timeout=3s")
 			.run((context) -> assertThat(context).hasFailed()
 				.getFailure()
 				.rootCause()
 				.isInstanceOf(InvalidConfigurationPropertyValueException.class)
-				.hasMessageContaining("distributed-lock.wait-for-replicas-timeout")
+				.hasMessageContaining("distributed-lock.redis.wait-for-replicas-timeout")
 				.hasMessageContaining("distributed-lock.store-timeout"));
 	}
 
 	@Test
 	void fairLocksWithTheReplicaGuardFailStartupNamingTheProperty() {
 		this.runner
-			.withPropertyValues("distributed-lock.wait-for-replicas=1", "distributed-lock.locks.orders.fair=true")
+			.withPropertyValues("distributed-lock.redis.wait-for-replicas=1", "distributed-lock.locks.orders.fair=true")
 			.run((context) -> assertThat(context).hasFailed()
 				.getFailure()
 				.rootCause()
@@ -276,11 +276,11 @@ class DistributedLockAutoConfigurationTests {
 				.withConfiguration(
 						AutoConfigurations.of(DataRedisAutoConfiguration.class, DistributedLockAutoConfiguration.class))
 				.withPropertyValues("spring.data.redis.cluster.nodes=" + String.join(",", cluster.addresses()));
-			onCluster.withPropertyValues("distributed-lock.wait-for-replicas=1").run((context) -> {
+			onCluster.withPropertyValues("distributed-lock.redis.wait-for-replicas=1").run((context) -> {
 				assertThat(context).hasFailed();
 				assertThat(context.getStartupFailure()).rootCause()
 					.isInstanceOf(InvalidConfigurationPropertyValueException.class)
-					.hasMessageContaining("distributed-lock.wait-for-replicas")
+					.hasMessageContaining("distributed-lock.redis.wait-for-replicas")
 					.hasMessageContaining("Redis Cluster");
 			});
 			onCluster.run((context) -> {

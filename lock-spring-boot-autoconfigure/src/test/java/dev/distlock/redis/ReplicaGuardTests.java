@@ -21,7 +21,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.fail;
 
 /**
- * The failover guard ({@code distributed-lock.wait-for-replicas}) against a real master
+ * The failover guard ({@code distributed-lock.redis.wait-for-replicas}) against a real master
  * and replica: with the replica up an acquire counts; with the replica stopped it is
  * released and reported, while the same acquire without the guard succeeds (the control
  * showing what the guard prevents).
@@ -50,7 +50,7 @@ class ReplicaGuardTests {
 				assertThatExceptionOfType(LockBackendException.class)
 					.isThrownBy(() -> guarded.tryLock("unreplicated", Duration.ofSeconds(30)))
 					.withMessageContaining("only 0 of 1 replicas acknowledged")
-					.withMessageContaining("distributed-lock.wait-for-replicas");
+					.withMessageContaining("distributed-lock.redis.wait-for-replicas");
 				assertThat(redis.hasKey("lock:unreplicated")).as("the unacknowledged lock was released").isFalse();
 
 				LockHandle control = acquired(unguarded.tryLock("unreplicated", Duration.ofSeconds(30)));

@@ -80,7 +80,7 @@ class SentinelFailoverTests {
 		try (RedisSentinel deployment = RedisSentinel.start();
 				ConfigurableApplicationContext holderApp = start(deployment);
 				ConfigurableApplicationContext waiterApp = start(deployment);
-				ConfigurableApplicationContext guardedApp = start(deployment, "distributed-lock.wait-for-replicas=1")) {
+				ConfigurableApplicationContext guardedApp = start(deployment, "distributed-lock.redis.wait-for-replicas=1")) {
 			LockTemplate holder = holderApp.getBean(LockTemplate.class);
 			LockTemplate waiter = waiterApp.getBean(LockTemplate.class);
 			LockTemplate guardedTemplate = guardedApp.getBean(LockTemplate.class);
@@ -126,7 +126,7 @@ class SentinelFailoverTests {
 			assertThat(guarded.isHeld()).as("a guarded lock outlives the failover").isTrue();
 			assertThatExceptionOfType(LockBackendException.class)
 				.isThrownBy(() -> guardedTemplate.acquire("after", hold(LONG_LEASE)))
-				.withMessageContaining("distributed-lock.wait-for-replicas");
+				.withMessageContaining("distributed-lock.redis.wait-for-replicas");
 			assertThat(promoted.command("EXISTS", "lock:after")).as("the refused lock was released").isEqualTo(":0");
 			guarded.release();
 		}
@@ -146,7 +146,7 @@ class SentinelFailoverTests {
 		try (RedisSentinel deployment = RedisSentinel.start();
 				ConfigurableApplicationContext holderApp = start(deployment);
 				ConfigurableApplicationContext waiterApp = start(deployment);
-				ConfigurableApplicationContext guardedApp = start(deployment, "distributed-lock.wait-for-replicas=1")) {
+				ConfigurableApplicationContext guardedApp = start(deployment, "distributed-lock.redis.wait-for-replicas=1")) {
 			LockTemplate holder = holderApp.getBean(LockTemplate.class);
 			LockTemplate waiter = waiterApp.getBean(LockTemplate.class);
 			LockTemplate guardedTemplate = guardedApp.getBean(LockTemplate.class);
@@ -176,7 +176,7 @@ class SentinelFailoverTests {
 			assertThat(promoted.command("EXISTS", "lock:late")).isEqualTo(":0");
 			assertThatExceptionOfType(LockBackendException.class)
 				.isThrownBy(() -> guardedTemplate.acquire("late-guarded", hold(LONG_LEASE)))
-				.withMessageContaining("distributed-lock.wait-for-replicas");
+				.withMessageContaining("distributed-lock.redis.wait-for-replicas");
 			// Not released on the new master today; see
 			// aRefusedGuardedAcquireLeavesNoLockOnEitherMaster.
 			assertThat(master.command("EXISTS", "lock:late-guarded")).isEqualTo(":0");
@@ -225,7 +225,7 @@ class SentinelFailoverTests {
 	@Test
 	void aRefusedGuardedAcquireLeavesNoLockOnEitherMaster() {
 		try (RedisSentinel deployment = RedisSentinel.start();
-				ConfigurableApplicationContext guardedApp = start(deployment, "distributed-lock.wait-for-replicas=1")) {
+				ConfigurableApplicationContext guardedApp = start(deployment, "distributed-lock.redis.wait-for-replicas=1")) {
 			LockTemplate guarded = guardedApp.getBean(LockTemplate.class);
 			guarded.run("before", () -> {
 			});
@@ -233,7 +233,7 @@ class SentinelFailoverTests {
 			RedisServer promoted = deployment.failover();
 			assertThatExceptionOfType(LockBackendException.class)
 				.isThrownBy(() -> guarded.acquire("refused", hold(LONG_LEASE)))
-				.withMessageContaining("distributed-lock.wait-for-replicas");
+				.withMessageContaining("distributed-lock.redis.wait-for-replicas");
 			assertThat(master.command("EXISTS", "lock:refused")).isEqualTo(":0");
 			assertThat(promoted.command("EXISTS", "lock:refused")).as("the refused lock on the new master")
 				.isEqualTo(":0");
