@@ -70,6 +70,43 @@ enum FaultClass {
 		}
 	},
 
+	/**
+	 * Redis stopped with SIGSTOP for 4 to 8 s, longer than the store timeout and many
+	 * leases, with the client's default settings (a 60 s command timeout) and the default
+	 * store timeout: every call is cut off by the store timeout, not by the client. Every
+	 * acquire must end within its wait time plus a store timeout, every release within a
+	 * store timeout, and a call made entirely while Redis is stopped must end as a
+	 * backend error, never as a busy lock.
+	 */
+	STORE_HUNG(false) {
+		@Override
+		boolean clientDefaults() {
+			return true;
+		}
+
+		@Override
+		void inject(Run run) {
+			long storeTimeout = Workload.STORE_TIMEOUT.toMillis();
+			while (run.pause(1500, 2500)) {
+				// Two store timeouts or more, so that a call waiting out the whole stop
+				// shows past its bound and slack; cut short near the end, for the workers
+				// to see Redis answer again.
+				long left = (run.endNanos - System.nanoTime()) / 1_000_000 - run.leaseMillis();
+				long hang = Math.min(run.log.millisBetween(2 * storeTimeout, 8000), left);
+				if (hang < storeTimeout + 1000) {
+					return;
+				}
+				run.stall("SIGSTOP redis, calls hung", hang, () -> {
+					run.layout.master().pause();
+					run.hangStarted();
+				}, () -> {
+					run.hangEnded();
+					run.layout.master().resume();
+				});
+			}
+		}
+	},
+
 	/** The worker JVM stopped with SIGSTOP for twice the lease, holding or waiting. */
 	HOLDER_STOP(false) {
 		@Override
@@ -290,6 +327,16 @@ enum FaultClass {
 		return this.inModel;
 	}
 
+	/**
+	 * Whether the lock connections keep the client's default settings (Lettuce's 60 s
+	 * command timeout, as Boot leaves it) rather than a command timeout of a lease; the
+	 * workload's calls are then bounded by the store timeout alone, and the run checks
+	 * that bound on every call.
+	 */
+	boolean clientDefaults() {
+		return (this.plain != null) && this.plain.clientDefaults();
+	}
+
 	/** Whether the workers acquire with {@code fair(true)}. */
 	boolean fair() {
 		return this.plain != null;
@@ -340,6 +387,14 @@ enum FaultClass {
 		final Supplier<List<Thread>> workerThreads;
 
 		private final WorkerSignal worker;
+
+		/**
+		 * Start and end of each time Redis was stopped, as {@code long[2]}; kept by the
+		 * injector's thread.
+		 */
+		private final List<long[]> hangs = new java.util.ArrayList<>();
+
+		private long hangStart;
 
 		Run(FaultLayout layout, FaultLog log, long endNanos, Duration lease, Supplier<List<Thread>> workerThreads,
 				WorkerSignal worker) {
@@ -393,6 +448,21 @@ enum FaultClass {
 				Thread.currentThread().interrupt();
 				throw new IllegalStateException("Fault injector interrupted", ex);
 			}
+		}
+
+		/** Redis has just been stopped: calls sent from now on hang. */
+		void hangStarted() {
+			this.hangStart = System.nanoTime();
+		}
+
+		/** Redis is about to answer again. */
+		void hangEnded() {
+			this.hangs.add(new long[] { this.hangStart, System.nanoTime() });
+		}
+
+		/** The times Redis was stopped, for {@link FaultReport}. */
+		List<long[]> hangs() {
+			return this.hangs;
 		}
 
 		void signalWorker(String signal) {

@@ -1,5 +1,6 @@
 package dev.distlock.fault;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -20,15 +21,28 @@ import dev.distlock.fault.Op.Outcome;
  * out only by a newer one: one that entered with a greater token and whose acquire
  * returned after this holder began to acquire. A holder fenced out by an older one means
  * tokens went backwards (a counter lost without the clock floor, say).
+ *
+ * <p>
+ * Where the lock connections keep the client's defaults, so that only the store timeout
+ * bounds a call, every call is checked against that bound: an acquire ends within its
+ * wait time plus one store timeout, a release within one store timeout (each with
+ * {@link #SLACK} for a busy host). And an acquire that began after Redis was stopped and
+ * ended before it ran again, late enough that a store call would have been found hung,
+ * must end as a backend error: a wait timeout there means a store that did not answer was
+ * reported as a busy lock.
  */
 record FaultReport(FaultClass fault, long seed, long seconds, long operations, Map<Outcome, Long> outcomes,
 		long overlaps, long crowdedEntries, long staleHolders, long staleHoldersSignalled, long staleWritesRejected,
 		long staleWritesAccepted, long wronglyFenced, long lostUpdates, long leaks, String leakDetail,
-		long[] recoveryMillis, long faultsInjected, List<String> errors, List<String> unsignalled) {
+		long[] recoveryMillis, long faultsInjected, List<String> errors, List<String> unsignalled, long callsOverBound,
+		long busyWhileHung, List<String> boundViolations) {
+
+	/** What a busy host may add to a call's bound. */
+	static final Duration SLACK = Duration.ofSeconds(2);
 
 	static FaultReport check(FaultClass fault, long seed, long seconds, List<Op> ops, long[] acceptedPerKey,
 			long[] valuePerKey, long leaks, String leakDetail, List<Long> healTimes, long faultsInjected,
-			List<String> errors) {
+			List<String> errors, List<long[]> hangs) {
 		Map<Outcome, Long> outcomes = new EnumMap<>(Outcome.class);
 		for (Outcome outcome : Outcome.values()) {
 			outcomes.put(outcome, 0L);
@@ -118,9 +132,64 @@ record FaultReport(FaultClass fault, long seed, long seconds, long operations, M
 			lostUpdates += acceptedPerKey[key] - valuePerKey[key];
 		}
 		long[] recovery = recovery(ops, healTimes);
+		List<String> boundViolations = new ArrayList<>();
+		long overBound = fault.clientDefaults() ? callsOverBound(ops, boundViolations) : -1;
+		long busyWhileHung = fault.clientDefaults() ? busyWhileHung(ops, hangs, boundViolations) : -1;
 		return new FaultReport(fault, seed, seconds, ops.size(), outcomes, overlaps, crowded, staleHolders, signalled,
 				staleRejected, staleAccepted, wronglyFenced, lostUpdates, leaks, leakDetail, recovery, faultsInjected,
-				errors, unsignalled);
+				errors, unsignalled, overBound, busyWhileHung, boundViolations);
+	}
+
+	/**
+	 * Acquires and releases that outlasted their bound; the first few go to
+	 * {@code samples}.
+	 */
+	private static long callsOverBound(List<Op> ops, List<String> samples) {
+		long acquireBound = Workload.waitTime(FaultRun.LEASE).plus(Workload.STORE_TIMEOUT).plus(SLACK).toNanos();
+		long releaseBound = Workload.STORE_TIMEOUT.plus(SLACK).toNanos();
+		long over = 0;
+		for (Op op : ops) {
+			if (op.acquireNanos() > acquireBound) {
+				over++;
+				sample(samples, "acquire took " + op.acquireNanos() / 1_000_000 + "ms: " + op.line());
+			}
+			if (op.releaseNanos() > releaseBound) {
+				over++;
+				sample(samples, "release took " + op.releaseNanos() / 1_000_000 + "ms: " + op.line());
+			}
+		}
+		return over;
+	}
+
+	/**
+	 * Acquires reported as wait timeouts that began after Redis was stopped and ended
+	 * while it still was, at least a store timeout into the stop (by then the store was
+	 * found hung, whoever asked first).
+	 */
+	private static long busyWhileHung(List<Op> ops, List<long[]> hangs, List<String> samples) {
+		long storeTimeout = Workload.STORE_TIMEOUT.toNanos();
+		long busy = 0;
+		for (Op op : ops) {
+			if (op.outcome() != Outcome.TIMEOUT) {
+				continue;
+			}
+			for (long[] hang : hangs) {
+				if (op.started() - hang[0] >= 0 && hang[1] - op.ended() >= 0 && op.ended() - hang[0] >= storeTimeout) {
+					busy++;
+					sample(samples,
+							"wait timeout " + (op.started() - hang[0]) / 1_000_000 + "ms to "
+									+ (op.ended() - hang[0]) / 1_000_000 + "ms into a stop of "
+									+ (hang[1] - hang[0]) / 1_000_000 + "ms: " + op.line());
+				}
+			}
+		}
+		return busy;
+	}
+
+	private static void sample(List<String> samples, String line) {
+		if (samples.size() < 5) {
+			samples.add(line);
+		}
 	}
 
 	private static int firstAfter(long[] sorted, long value) {
@@ -154,9 +223,10 @@ record FaultReport(FaultClass fault, long seed, long seconds, long operations, M
 	static String header() {
 		return "| fault | model | ops | ok | timeout | interrupted | backend | lost | refused | rejected | error "
 				+ "| overlaps | crowded | stale holders signalled | stale writes rejected / accepted | wrongly fenced "
-				+ "| lost updates | leaks | recovery ms p50 / p99 / max (n) | faults | seed |\n"
+				+ "| lost updates | leaks | calls over bound / busy while hung "
+				+ "| recovery ms p50 / p99 / max (n) | faults | seed |\n"
 				+ "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: "
-				+ "| ---: | ---: | ---: | ---: | --- | ---: | ---: |";
+				+ "| ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: |";
 	}
 
 	String row() {
@@ -167,7 +237,12 @@ record FaultReport(FaultClass fault, long seed, long seconds, long operations, M
 				+ count(Outcome.ERROR) + " | " + this.overlaps + " | " + this.crowdedEntries + " | "
 				+ this.staleHoldersSignalled + " / " + this.staleHolders + " | " + this.staleWritesRejected + " / "
 				+ this.staleWritesAccepted + " | " + this.wronglyFenced + " | " + this.lostUpdates + " | " + this.leaks
-				+ " | " + recoveryText() + " | " + this.faultsInjected + " | " + this.seed + " |";
+				+ " | " + boundText() + " | " + recoveryText() + " | " + this.faultsInjected + " | " + this.seed + " |";
+	}
+
+	/** "-" where the class does not check the store timeout's bound. */
+	private String boundText() {
+		return (this.callsOverBound < 0) ? "-" : this.callsOverBound + " / " + this.busyWhileHung;
 	}
 
 	private String recoveryText() {

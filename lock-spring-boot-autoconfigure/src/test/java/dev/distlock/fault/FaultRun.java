@@ -18,6 +18,8 @@ import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.output.ArrayOutput;
 
 import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnection;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
@@ -30,7 +32,10 @@ final class FaultRun {
 
 	static final Duration LEASE = Duration.ofMillis(1200);
 
-	/** Commands time out after a lease: a hung call must not outlive the lock. */
+	/**
+	 * Commands time out after a lease: a hung call must not outlive the lock. (Classes
+	 * that keep the client's defaults leave this to the store timeout.)
+	 */
 	static final Duration COMMAND_TIMEOUT = LEASE;
 
 	/**
@@ -48,20 +53,22 @@ final class FaultRun {
 		FaultLog log = new FaultLog(seed);
 		Path history = Files.createTempFile("distlock-faults-" + fault, ".ops");
 		try (FaultLayout layout = fault.layout()) {
-			LettuceConnectionFactory locks = TestRedis.connectionFactory(layout.clients.host(), layout.clients.port(),
-					COMMAND_TIMEOUT);
+			Duration commandTimeout = fault.clientDefaults() ? Duration.ZERO : COMMAND_TIMEOUT;
+			LettuceConnectionFactory locks = lockConnections(layout.clients.host(), layout.clients.port(),
+					commandTimeout);
 			LettuceConnectionFactory resourceConnections = TestRedis.connectionFactory(layout.resource);
 			StringRedisTemplate resourceRedis = new StringRedisTemplate(resourceConnections);
 			FencedResource resource = new FencedResource(resourceRedis);
 			Workload workload = new Workload(0, locks, resource, LEASE, fault.fair());
 			List<Op> ops = new ArrayList<>();
+			List<long[]> hangs = List.of();
 			List<String> errors = new ArrayList<>();
 			int leaks;
 			StringBuilder leakDetail = new StringBuilder();
 			try (ChildJvm worker = ChildJvm.start(FaultWorker.class, Integer.toString(layout.clients.port()),
 					Integer.toString(layout.resource.port()), Integer.toString(WORKER_THREADS),
 					Long.toString(duration.toMillis()), Long.toString(seed + 1), Long.toString(LEASE.toMillis()),
-					Long.toString(COMMAND_TIMEOUT.toMillis()), history.toString(), Integer.toString(Workload.KEYS),
+					Long.toString(commandTimeout.toMillis()), history.toString(), Integer.toString(Workload.KEYS),
 					Boolean.toString(fault.fair()))) {
 				worker.awaitLine("READY", Duration.ofSeconds(60));
 				long end = System.nanoTime() + duration.toNanos();
@@ -80,6 +87,7 @@ final class FaultRun {
 					}
 				});
 				fault.inject(run);
+				hangs = run.hangs();
 				Duration grace = LEASE.multipliedBy(6).plusSeconds(30);
 				workload.join(duration.plus(grace));
 				worker.awaitLine("DONE", duration.plus(grace));
@@ -113,13 +121,28 @@ final class FaultRun {
 			}
 			resourceConnections.destroy();
 			FaultReport report = FaultReport.check(fault, seed, duration.toSeconds(), ops, accepted, values, leaks,
-					leakDetail.toString(), log.healTimes(), log.injectedCount(), errors);
+					leakDetail.toString(), log.healTimes(), log.injectedCount(), errors, hangs);
 			System.out.println("Fault schedule of " + fault + ":\n" + log.describe());
 			return report;
 		}
 		finally {
 			Files.deleteIfExists(history);
 		}
+	}
+
+	/**
+	 * Connections to the lock server, in either JVM: with {@code commandTimeout}, or with
+	 * the client's default settings (Lettuce's 60 s command timeout) when it is zero.
+	 */
+	static LettuceConnectionFactory lockConnections(String host, int port, Duration commandTimeout) {
+		if (!commandTimeout.isZero()) {
+			return TestRedis.connectionFactory(host, port, commandTimeout);
+		}
+		LettuceConnectionFactory factory = new LettuceConnectionFactory(new RedisStandaloneConfiguration(host, port),
+				LettuceClientConfiguration.defaultConfiguration());
+		factory.afterPropertiesSet();
+		factory.start();
+		return factory;
 	}
 
 	private static void assertExit(ChildJvm worker) throws InterruptedException {

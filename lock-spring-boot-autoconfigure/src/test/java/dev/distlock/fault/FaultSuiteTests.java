@@ -52,13 +52,18 @@ class FaultSuiteTests {
 		}
 		System.out.println(FaultReport.header() + "\n" + report.row() + "\nerrors: " + report.errors());
 		String why = report.row() + "\nleaks: " + report.leakDetail() + "\nerrors: " + report.errors()
-				+ "\nstale holders not told: " + report.unsignalled();
+				+ "\nstale holders not told: " + report.unsignalled() + "\ncalls over their bound: "
+				+ report.boundViolations();
 		assertThat(report.count(Op.Outcome.OK)).as(why).isPositive();
 		assertThat(report.count(Op.Outcome.ERROR)).as(why).isZero();
 		assertThat(report.staleWritesAccepted()).as(why).isZero();
 		assertThat(report.wronglyFenced()).as(why).isZero();
 		assertThat(report.lostUpdates()).as(why).isZero();
 		assertThat(report.leaks()).as(why).isZero();
+		if (fault.clientDefaults()) {
+			assertThat(report.callsOverBound()).as(why).isZero();
+			assertThat(report.busyWhileHung()).as(why).isZero();
+		}
 		if (!fault.redisFails()) {
 			assertThat(report.count(Op.Outcome.BACKEND)).as(why).isZero();
 		}

@@ -19,8 +19,9 @@ import org.springframework.data.redis.core.StringRedisTemplate;
  * what it left behind.
  * <p>
  * Arguments: lock port, resource port, threads, duration ms, seed, lease ms, command
- * timeout ms, history file, key count, fair. Prints {@code READY}, waits for {@code GO},
- * then prints {@code LEAKS ...}, any {@code ERROR ...} lines, and {@code DONE}.
+ * timeout ms (0: the client's default settings), history file, key count, fair. Prints
+ * {@code READY}, waits for {@code GO}, then prints {@code LEAKS ...}, any
+ * {@code ERROR ...} lines, and {@code DONE}.
  */
 public final class FaultWorker {
 
@@ -37,7 +38,7 @@ public final class FaultWorker {
 		Duration commandTimeout = Duration.ofMillis(Long.parseLong(args[6]));
 		Path history = Path.of(args[7]);
 		System.setProperty("distlock.faults.keys", args[8]);
-		LettuceConnectionFactory locks = TestRedis.connectionFactory("127.0.0.1", lockPort, commandTimeout);
+		LettuceConnectionFactory locks = FaultRun.lockConnections("127.0.0.1", lockPort, commandTimeout);
 		LettuceConnectionFactory resourceConnections = TestRedis.connectionFactory("127.0.0.1", resourcePort,
 				Duration.ofSeconds(10));
 		FencedResource resource = new FencedResource(new StringRedisTemplate(resourceConnections));

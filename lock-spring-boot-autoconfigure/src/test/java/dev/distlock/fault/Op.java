@@ -20,9 +20,11 @@ package dev.distlock.fault;
  * @param outcome how the operation ended
  * @param lossSignalled whether the holder was told its lease was lost (exception or loss
  * listener)
+ * @param ended when the operation's last lock call returned or threw: the acquire's if it
+ * failed, the release's otherwise
  */
 record Op(int jvm, int key, long token, long started, long acquired, long entered, long occupancy, long writeSent,
-		int written, long releasing, int fencedOut, Outcome outcome, boolean lossSignalled) {
+		int written, long releasing, int fencedOut, Outcome outcome, boolean lossSignalled, long ended) {
 
 	enum Outcome {
 
@@ -49,10 +51,20 @@ record Op(int jvm, int key, long token, long started, long acquired, long entere
 		return this.acquired != 0;
 	}
 
+	/** How long the acquire call took, held or not. */
+	long acquireNanos() {
+		return (held() ? this.acquired : this.ended) - this.started;
+	}
+
+	/** How long the release call took; 0 if the lock was not acquired. */
+	long releaseNanos() {
+		return held() ? this.ended - this.releasing : 0;
+	}
+
 	String line() {
 		return this.jvm + " " + this.key + " " + this.token + " " + this.started + " " + this.acquired + " "
 				+ this.entered + " " + this.occupancy + " " + this.writeSent + " " + this.written + " " + this.releasing
-				+ " " + this.fencedOut + " " + this.outcome + " " + this.lossSignalled;
+				+ " " + this.fencedOut + " " + this.outcome + " " + this.lossSignalled + " " + this.ended;
 	}
 
 	static Op parse(String line) {
@@ -60,7 +72,7 @@ record Op(int jvm, int key, long token, long started, long acquired, long entere
 		return new Op(Integer.parseInt(f[0]), Integer.parseInt(f[1]), Long.parseLong(f[2]), Long.parseLong(f[3]),
 				Long.parseLong(f[4]), Long.parseLong(f[5]), Long.parseLong(f[6]), Long.parseLong(f[7]),
 				Integer.parseInt(f[8]), Long.parseLong(f[9]), Integer.parseInt(f[10]), Outcome.valueOf(f[11]),
-				Boolean.parseBoolean(f[12]));
+				Boolean.parseBoolean(f[12]), Long.parseLong(f[13]));
 	}
 
 }

@@ -41,6 +41,12 @@ final class Workload implements AutoCloseable {
 
 	static final String PREFIX = "lock:";
 
+	/**
+	 * The longest one store call may keep a caller: the provider's default, which the
+	 * workload keeps.
+	 */
+	static final Duration STORE_TIMEOUT = RedisLockProvider.DEFAULT_STORE_TIMEOUT;
+
 	private final RenewalScheduler scheduler = new RenewalScheduler();
 
 	private final RedisLockProvider provider;
@@ -68,7 +74,7 @@ final class Workload implements AutoCloseable {
 		this.resource = resource;
 		this.provider = new RedisLockProvider(locks, PREFIX, false);
 		this.options = LockOptions.builder()
-			.waitTime(lease.multipliedBy(2))
+			.waitTime(waitTime(lease))
 			.leaseTime(lease)
 			.autoRenew(true)
 			.retryInterval(Duration.ofMillis(50))
@@ -76,6 +82,11 @@ final class Workload implements AutoCloseable {
 			.build();
 		LeaseLossListener listener = (lease1, reason, holder) -> this.lostTokens.add(lease1.fencingToken());
 		this.template = new DefaultLockTemplate(this.provider, this.scheduler, this.options, listener, false);
+	}
+
+	/** How long an acquire waits for a busy lock: two leases. */
+	static Duration waitTime(Duration lease) {
+		return lease.multipliedBy(2);
 	}
 
 	static String key(int index) {
@@ -143,15 +154,17 @@ final class Workload implements AutoCloseable {
 		catch (LockAcquisitionException ex) {
 			Outcome outcome = Thread.currentThread().isInterrupted() || ex.getMessage().contains("Interrupted")
 					? Outcome.INTERRUPTED : Outcome.TIMEOUT;
-			return new Op(this.jvm, keyIndex, 0, started, 0, 0, 0, 0, -1, 0, 0, outcome, false);
+			return notAcquired(keyIndex, started, outcome);
 		}
 		catch (LockBackendException ex) {
+			Op op = notAcquired(keyIndex, started, Outcome.BACKEND);
 			note("acquire", ex);
-			return new Op(this.jvm, keyIndex, 0, started, 0, 0, 0, 0, -1, 0, 0, Outcome.BACKEND, false);
+			return op;
 		}
 		catch (RuntimeException ex) {
+			Op op = notAcquired(keyIndex, started, Outcome.ERROR);
 			error(ex);
-			return new Op(this.jvm, keyIndex, 0, started, 0, 0, 0, 0, -1, 0, 0, Outcome.ERROR, false);
+			return op;
 		}
 		long acquired = System.nanoTime();
 		long token = lease.fencingToken();
@@ -220,9 +233,15 @@ final class Workload implements AutoCloseable {
 			error(ex);
 			outcome = Outcome.ERROR;
 		}
+		long ended = System.nanoTime();
 		lossSignalled |= this.lostTokens.contains(token);
 		return new Op(this.jvm, keyIndex, token, started, acquired, entered, occupancy, writeSent, written, releasing,
-				fencedOut, outcome, lossSignalled);
+				fencedOut, outcome, lossSignalled, ended);
+	}
+
+	/** An acquire that failed just now. */
+	private Op notAcquired(int keyIndex, long started, Outcome outcome) {
+		return new Op(this.jvm, keyIndex, 0, started, 0, 0, 0, 0, -1, 0, 0, outcome, false, System.nanoTime());
 	}
 
 	/** The work under the lock: a short pause between read and write. */
