@@ -15,6 +15,7 @@ import javax.tools.JavaCompiler;
 import javax.tools.ToolProvider;
 
 import dev.distlock.autoconfigure.DistributedLockAutoConfiguration;
+import dev.distlock.autoconfigure.redis.DistributedLockRedisAutoConfiguration;
 import dev.distlock.redis.RedisLockProvider;
 import dev.distlock.redis.TestRedis;
 import dev.distlock.support.DefaultLockTemplate;
@@ -60,8 +61,8 @@ class BadInputCatalogueTests {
 			TestRedis.connectionFactory(RedisServer.shared()));
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
-		.withConfiguration(
-				AutoConfigurations.of(DataRedisAutoConfiguration.class, DistributedLockAutoConfiguration.class))
+		.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class,
+				DistributedLockRedisAutoConfiguration.class, DistributedLockAutoConfiguration.class))
 		.withPropertyValues("spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + RedisServer.shared().port(),
 				"distributed-lock.redis.key-prefix=bad:");
 
@@ -352,8 +353,8 @@ class BadInputCatalogueTests {
 		int port = gone.port();
 		gone.close();
 		new ApplicationContextRunner()
-			.withConfiguration(
-					AutoConfigurations.of(DataRedisAutoConfiguration.class, DistributedLockAutoConfiguration.class))
+			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class,
+					DistributedLockRedisAutoConfiguration.class, DistributedLockAutoConfiguration.class))
 			.withPropertyValues("spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + port,
 					"spring.data.redis.timeout=500ms", "spring.data.redis.connect-timeout=500ms")
 			.run((context) -> {
@@ -373,7 +374,8 @@ class BadInputCatalogueTests {
 		gone.close();
 		new ApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class,
-					DataRedisHealthContributorAutoConfiguration.class, DistributedLockAutoConfiguration.class))
+					DataRedisHealthContributorAutoConfiguration.class, DistributedLockRedisAutoConfiguration.class,
+					DistributedLockAutoConfiguration.class))
 			.withPropertyValues("spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + port,
 					"spring.data.redis.timeout=500ms", "spring.data.redis.connect-timeout=500ms")
 			.run((context) -> {

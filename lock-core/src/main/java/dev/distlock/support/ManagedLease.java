@@ -43,7 +43,8 @@ final class ManagedLease implements Lease, ScopedLease {
 
 	private static final Log logger = LogFactory.getLog(ManagedLease.class);
 
-	private static final long MARGIN_NANOS = 100_000_000;
+	/** The longest a release waits for a renewal on the wire. */
+	private static final long RENEWAL_WAIT_NANOS = 200_000_000;
 
 	private enum State {
 
@@ -352,15 +353,15 @@ final class ManagedLease implements Lease, ScopedLease {
 	}
 
 	/**
-	 * Waits (holding {@link #lock}) for a renewal already sent to come back, so that no
-	 * renewal is on the wire after the release; at most one store call's bound, since the
-	 * provider answers every call within it. Were a provider to break that promise, the
-	 * release goes ahead anyway: renewals are owner-checked, so a late one cannot revive
-	 * the lock.
+	 * Waits briefly (holding {@link #lock}) for a renewal already sent to come back, so
+	 * that in the common case no renewal is on the wire after the release. Never longer
+	 * than {@link #RENEWAL_WAIT_NANOS}: a store that does not answer would otherwise make
+	 * a release take two store calls' bounds. Going ahead is safe, since renewals are
+	 * owner-checked: one that arrives after the release finds the lock not ours.
 	 */
 	private void awaitRenewalOnTheWire() {
 		boolean interrupted = false;
-		long left = this.provider.callTimeout().toNanos() + MARGIN_NANOS;
+		long left = Math.min(this.provider.callTimeout().toNanos(), RENEWAL_WAIT_NANOS);
 		while (this.renewing && left > 0) {
 			try {
 				left = this.renewalBack.awaitNanos(left);

@@ -23,6 +23,7 @@ import dev.distlock.LockOptions;
 import dev.distlock.LockTemplate;
 import dev.distlock.OnFailure;
 import dev.distlock.autoconfigure.DistributedLockAutoConfiguration;
+import dev.distlock.autoconfigure.redis.DistributedLockRedisAutoConfiguration;
 import dev.distlock.testsupport.Conditions;
 import dev.distlock.testsupport.RedisServer;
 import org.junit.jupiter.api.Test;
@@ -42,8 +43,8 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 class DistributedLockAnnotationTests {
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
-		.withConfiguration(
-				AutoConfigurations.of(DataRedisAutoConfiguration.class, DistributedLockAutoConfiguration.class))
+		.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class,
+				DistributedLockRedisAutoConfiguration.class, DistributedLockAutoConfiguration.class))
 		.withPropertyValues("spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + RedisServer.shared().port(),
 				"distributed-lock.wait-time=0", "distributed-lock.locks.quick.wait-time=0",
 				"distributed-lock.locks.quick.lease-time=5s", "sample.wait=0")

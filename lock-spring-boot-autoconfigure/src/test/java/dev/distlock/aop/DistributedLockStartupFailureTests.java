@@ -10,6 +10,7 @@ import java.util.concurrent.CompletableFuture;
 import dev.distlock.DistributedLock;
 import dev.distlock.OnFailure;
 import dev.distlock.autoconfigure.DistributedLockAutoConfiguration;
+import dev.distlock.autoconfigure.redis.DistributedLockRedisAutoConfiguration;
 import dev.distlock.testsupport.RedisServer;
 import kotlin.coroutines.Continuation;
 import kotlinx.coroutines.CompletableDeferredKt;
@@ -37,8 +38,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 class DistributedLockStartupFailureTests {
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
-		.withConfiguration(
-				AutoConfigurations.of(DataRedisAutoConfiguration.class, DistributedLockAutoConfiguration.class))
+		.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class,
+				DistributedLockRedisAutoConfiguration.class, DistributedLockAutoConfiguration.class))
 		.withPropertyValues("spring.data.redis.host=127.0.0.1",
 				"spring.data.redis.port=" + RedisServer.shared().port());
 

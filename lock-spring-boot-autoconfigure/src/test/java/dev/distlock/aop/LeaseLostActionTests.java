@@ -12,6 +12,7 @@ import dev.distlock.LeaseLostException;
 import dev.distlock.LockContext;
 import dev.distlock.LockLostEvent;
 import dev.distlock.autoconfigure.DistributedLockAutoConfiguration;
+import dev.distlock.autoconfigure.redis.DistributedLockRedisAutoConfiguration;
 import dev.distlock.testsupport.RedisServer;
 import org.junit.jupiter.api.Test;
 
@@ -39,8 +40,8 @@ class LeaseLostActionTests {
 	private static final Duration LEASE = Duration.ofMillis(600);
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
-		.withConfiguration(
-				AutoConfigurations.of(DataRedisAutoConfiguration.class, DistributedLockAutoConfiguration.class))
+		.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class,
+				DistributedLockRedisAutoConfiguration.class, DistributedLockAutoConfiguration.class))
 		.withPropertyValues("spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + RedisServer.shared().port(),
 				"distributed-lock.lease-time=" + LEASE.toMillis() + "ms",
 				"distributed-lock.locks.relaxed.on-lease-lost=log")

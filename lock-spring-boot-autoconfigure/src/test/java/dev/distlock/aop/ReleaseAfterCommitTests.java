@@ -12,6 +12,7 @@ import dev.distlock.LeaseLostException;
 import dev.distlock.LockContext;
 import dev.distlock.LockTemplate;
 import dev.distlock.autoconfigure.DistributedLockAutoConfiguration;
+import dev.distlock.autoconfigure.redis.DistributedLockRedisAutoConfiguration;
 import dev.distlock.testsupport.RedisServer;
 import org.junit.jupiter.api.Test;
 
@@ -43,8 +44,8 @@ import static org.assertj.core.api.Assertions.fail;
 class ReleaseAfterCommitTests {
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
-		.withConfiguration(
-				AutoConfigurations.of(DataRedisAutoConfiguration.class, DistributedLockAutoConfiguration.class))
+		.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class,
+				DistributedLockRedisAutoConfiguration.class, DistributedLockAutoConfiguration.class))
 		.withPropertyValues("spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + RedisServer.shared().port())
 		.withUserConfiguration(Config.class);
 

@@ -8,6 +8,7 @@ import dev.distlock.DistributedLock;
 import dev.distlock.Lease;
 import dev.distlock.LockContext;
 import dev.distlock.autoconfigure.DistributedLockAutoConfiguration;
+import dev.distlock.autoconfigure.redis.DistributedLockRedisAutoConfiguration;
 import dev.distlock.testsupport.RedisServer;
 import org.junit.jupiter.api.Test;
 
@@ -33,8 +34,8 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 class TransactionOrderingTests {
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
-		.withConfiguration(
-				AutoConfigurations.of(DataRedisAutoConfiguration.class, DistributedLockAutoConfiguration.class))
+		.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class,
+				DistributedLockRedisAutoConfiguration.class, DistributedLockAutoConfiguration.class))
 		.withPropertyValues("spring.data.redis.host=127.0.0.1",
 				"spring.data.redis.port=" + RedisServer.shared().port());
 

@@ -8,6 +8,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 import dev.distlock.DistributedLock;
+import dev.distlock.autoconfigure.redis.DistributedLockRedisAutoConfiguration;
 import dev.distlock.Lease;
 import dev.distlock.LockOptions;
 import dev.distlock.LockTemplate;
@@ -34,8 +35,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 class DistributedLockAutoConfigurationTests {
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
-		.withConfiguration(
-				AutoConfigurations.of(DataRedisAutoConfiguration.class, DistributedLockAutoConfiguration.class))
+		.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class,
+				DistributedLockRedisAutoConfiguration.class, DistributedLockAutoConfiguration.class))
 		.withPropertyValues("spring.data.redis.host=127.0.0.1",
 				"spring.data.redis.port=" + RedisServer.shared().port());
 
@@ -131,7 +132,8 @@ class DistributedLockAutoConfigurationTests {
 
 	@Test
 	void negativeReplicaCountFailsStartupNamingTheProperty() {
-		assertStartupFailsNaming("distributed-lock.redis.wait-for-replicas=-1", "distributed-lock.redis.wait-for-replicas");
+		assertStartupFailsNaming("distributed-lock.redis.wait-for-replicas=-1",
+				"distributed-lock.redis.wait-for-replicas");
 	}
 
 	@Test
@@ -227,7 +229,8 @@ class DistributedLockAutoConfigurationTests {
 	@Test
 	void aReplicaTimeoutNotShorterThanTheStoreTimeoutFailsStartupNamingBoth() {
 		this.runner
-			.withPropertyValues("distributed-lock.redis.wait-for-replicas=1", "distributed-lock.redis.wait-for-replicas-timeout=3s")
+			.withPropertyValues("distributed-lock.redis.wait-for-replicas=1",
+					"distributed-lock.redis.wait-for-replicas-timeout=3s")
 			.run((context) -> assertThat(context).hasFailed()
 				.getFailure()
 				.rootCause()
@@ -273,8 +276,8 @@ class DistributedLockAutoConfigurationTests {
 	void theReplicaGuardOnARedisClusterFailsStartupNamingTheProperty() {
 		try (RedisCluster cluster = RedisCluster.start(3)) {
 			ApplicationContextRunner onCluster = new ApplicationContextRunner()
-				.withConfiguration(
-						AutoConfigurations.of(DataRedisAutoConfiguration.class, DistributedLockAutoConfiguration.class))
+				.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class,
+						DistributedLockRedisAutoConfiguration.class, DistributedLockAutoConfiguration.class))
 				.withPropertyValues("spring.data.redis.cluster.nodes=" + String.join(",", cluster.addresses()));
 			onCluster.withPropertyValues("distributed-lock.redis.wait-for-replicas=1").run((context) -> {
 				assertThat(context).hasFailed();

@@ -10,6 +10,7 @@ import javax.sql.DataSource;
 
 import dev.distlock.DistributedLock;
 import dev.distlock.autoconfigure.DistributedLockAutoConfiguration;
+import dev.distlock.autoconfigure.redis.DistributedLockRedisAutoConfiguration;
 import org.h2.jdbcx.JdbcConnectionPool;
 
 import org.springframework.boot.WebApplicationType;
@@ -35,7 +36,8 @@ import org.springframework.transaction.annotation.Transactional;
  */
 @Configuration(proxyBeanMethods = false)
 @EnableTransactionManagement
-@ImportAutoConfiguration({ DataRedisAutoConfiguration.class, DistributedLockAutoConfiguration.class })
+@ImportAutoConfiguration({ DataRedisAutoConfiguration.class, DistributedLockRedisAutoConfiguration.class,
+		DistributedLockAutoConfiguration.class })
 public class RowApp {
 
 	static ConfigurableApplicationContext start(int redisPort, String jdbcUrl, boolean releaseAfterCommit) {

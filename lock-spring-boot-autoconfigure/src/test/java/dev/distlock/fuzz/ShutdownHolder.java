@@ -4,6 +4,7 @@ import dev.distlock.Lease;
 import dev.distlock.LockOptions;
 import dev.distlock.LockTemplate;
 import dev.distlock.autoconfigure.DistributedLockAutoConfiguration;
+import dev.distlock.autoconfigure.redis.DistributedLockRedisAutoConfiguration;
 import dev.distlock.support.RenewalScheduler;
 
 import org.springframework.boot.WebApplicationType;
@@ -25,7 +26,8 @@ import org.springframework.context.annotation.Configuration;
  * Arguments: Redis port, lock key.
  */
 @Configuration(proxyBeanMethods = false)
-@ImportAutoConfiguration({ DataRedisAutoConfiguration.class, DistributedLockAutoConfiguration.class })
+@ImportAutoConfiguration({ DataRedisAutoConfiguration.class, DistributedLockRedisAutoConfiguration.class,
+		DistributedLockAutoConfiguration.class })
 public class ShutdownHolder {
 
 	private static volatile Lease lease;

@@ -21,10 +21,10 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.fail;
 
 /**
- * The failover guard ({@code distributed-lock.redis.wait-for-replicas}) against a real master
- * and replica: with the replica up an acquire counts; with the replica stopped it is
- * released and reported, while the same acquire without the guard succeeds (the control
- * showing what the guard prevents).
+ * The failover guard ({@code distributed-lock.redis.wait-for-replicas}) against a real
+ * master and replica: with the replica up an acquire counts; with the replica stopped it
+ * is released and reported, while the same acquire without the guard succeeds (the
+ * control showing what the guard prevents).
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class ReplicaGuardTests {

@@ -16,6 +16,7 @@ import dev.distlock.LockBackendException;
 import dev.distlock.LockOptions;
 import dev.distlock.LockTemplate;
 import dev.distlock.autoconfigure.DistributedLockAutoConfiguration;
+import dev.distlock.autoconfigure.redis.DistributedLockRedisAutoConfiguration;
 import dev.distlock.testsupport.Conditions;
 import dev.distlock.testsupport.RedisSentinel;
 import dev.distlock.testsupport.RedisServer;
@@ -80,7 +81,8 @@ class SentinelFailoverTests {
 		try (RedisSentinel deployment = RedisSentinel.start();
 				ConfigurableApplicationContext holderApp = start(deployment);
 				ConfigurableApplicationContext waiterApp = start(deployment);
-				ConfigurableApplicationContext guardedApp = start(deployment, "distributed-lock.redis.wait-for-replicas=1")) {
+				ConfigurableApplicationContext guardedApp = start(deployment,
+						"distributed-lock.redis.wait-for-replicas=1")) {
 			LockTemplate holder = holderApp.getBean(LockTemplate.class);
 			LockTemplate waiter = waiterApp.getBean(LockTemplate.class);
 			LockTemplate guardedTemplate = guardedApp.getBean(LockTemplate.class);
@@ -146,7 +148,8 @@ class SentinelFailoverTests {
 		try (RedisSentinel deployment = RedisSentinel.start();
 				ConfigurableApplicationContext holderApp = start(deployment);
 				ConfigurableApplicationContext waiterApp = start(deployment);
-				ConfigurableApplicationContext guardedApp = start(deployment, "distributed-lock.redis.wait-for-replicas=1")) {
+				ConfigurableApplicationContext guardedApp = start(deployment,
+						"distributed-lock.redis.wait-for-replicas=1")) {
 			LockTemplate holder = holderApp.getBean(LockTemplate.class);
 			LockTemplate waiter = waiterApp.getBean(LockTemplate.class);
 			LockTemplate guardedTemplate = guardedApp.getBean(LockTemplate.class);
@@ -225,7 +228,8 @@ class SentinelFailoverTests {
 	@Test
 	void aRefusedGuardedAcquireLeavesNoLockOnEitherMaster() {
 		try (RedisSentinel deployment = RedisSentinel.start();
-				ConfigurableApplicationContext guardedApp = start(deployment, "distributed-lock.redis.wait-for-replicas=1")) {
+				ConfigurableApplicationContext guardedApp = start(deployment,
+						"distributed-lock.redis.wait-for-replicas=1")) {
 			LockTemplate guarded = guardedApp.getBean(LockTemplate.class);
 			guarded.run("before", () -> {
 			});
@@ -306,7 +310,8 @@ class SentinelFailoverTests {
 	}
 
 	@Configuration(proxyBeanMethods = false)
-	@ImportAutoConfiguration({ DataRedisAutoConfiguration.class, DistributedLockAutoConfiguration.class })
+	@ImportAutoConfiguration({ DataRedisAutoConfiguration.class, DistributedLockRedisAutoConfiguration.class,
+			DistributedLockAutoConfiguration.class })
 	static class App {
 
 	}
