@@ -3,6 +3,8 @@ package dev.distlock;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URISyntaxException;
+import java.nio.file.FileSystem;
+import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -10,7 +12,10 @@ import java.util.List;
 import java.util.Set;
 import java.util.stream.Stream;
 
+import dev.distlock.aop.DistributedLockAdvisor;
+import dev.distlock.autoconfigure.DistributedLockAutoConfiguration;
 import dev.distlock.redis.RedisLockProvider;
+import dev.distlock.support.DefaultLockTemplate;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.asm.ClassReader;
@@ -37,24 +42,35 @@ class NoMonitorTests {
 
 	@Test
 	void mainClassesUseNoMonitors() throws IOException, URISyntaxException {
-		Path classes = Path.of(RedisLockProvider.class.getProtectionDomain().getCodeSource().getLocation().toURI());
 		List<String> scanned = new ArrayList<>();
 		List<String> uses = new ArrayList<>();
-		try (Stream<Path> files = Files.walk(classes)) {
-			for (Path file : (Iterable<Path>) files.filter((path) -> path.toString().endsWith(".class"))::iterator) {
-				try (InputStream in = Files.newInputStream(file)) {
-					ClassReader reader = new ClassReader(in);
-					String className = reader.getClassName().replace('/', '.');
-					scanned.add(className);
-					if (!NOT_YET_CONVERTED.contains(topLevel(className))) {
-						reader.accept(new MonitorFinder(className, uses), ClassReader.SKIP_DEBUG);
+		// Every main module: a class directory, or a jar once the reactor has packaged
+		// it.
+		for (Class<?> module : List.of(DefaultLockTemplate.class, DistributedLockAdvisor.class, RedisLockProvider.class,
+				DistributedLockAutoConfiguration.class)) {
+			Path location = Path.of(module.getProtectionDomain().getCodeSource().getLocation().toURI());
+			try (FileSystem jar = Files.isDirectory(location) ? null : FileSystems.newFileSystem(location)) {
+				Path root = (jar != null) ? jar.getPath("/") : location;
+				try (Stream<Path> files = Files.walk(root)) {
+					for (Path file : (Iterable<Path>) files
+						.filter((path) -> path.toString().endsWith(".class"))::iterator) {
+						try (InputStream in = Files.newInputStream(file)) {
+							ClassReader reader = new ClassReader(in);
+							String className = reader.getClassName().replace('/', '.');
+							scanned.add(className);
+							if (!NOT_YET_CONVERTED.contains(topLevel(className))) {
+								reader.accept(new MonitorFinder(className, uses), ClassReader.SKIP_DEBUG);
+							}
+						}
 					}
 				}
 			}
 		}
-		assertThat(scanned).as("classes read from %s", classes)
+		assertThat(scanned).as("classes read from the main modules")
 			.contains("dev.distlock.redis.RedisReleaseSignals", "dev.distlock.redis.ShardedSubscriptions",
-					"dev.distlock.support.DefaultLockTemplate");
+					"dev.distlock.support.DefaultLockTemplate", "dev.distlock.support.ManagedLease",
+					"dev.distlock.aop.DistributedLockInterceptor",
+					"dev.distlock.autoconfigure.DistributedLockAutoConfiguration");
 		assertThat(uses).as("monitors in main code (use java.util.concurrent locks instead)").isEmpty();
 	}
 

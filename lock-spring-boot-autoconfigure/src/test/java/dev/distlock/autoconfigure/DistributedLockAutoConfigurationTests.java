@@ -29,6 +29,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.jedis.JedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -219,6 +220,90 @@ class DistributedLockAutoConfigurationTests {
 
 		}
 
+	}
+
+	/**
+	 * A second store's auto-configuration, registered the way every store's is: a
+	 * candidate when it is available and distributed-lock.store does not name another.
+	 */
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnLockStore("zookeeper")
+	static class SecondStore {
+
+		@Bean
+		LockStoreCandidate secondStore() {
+			return new LockStoreCandidate("zookeeper");
+		}
+
+	}
+
+	@Test
+	void twoStoresAndNoStorePropertyFailStartupNamingThePropertyAndTheStores() {
+		this.runner.withUserConfiguration(SecondStore.class)
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.hasMessageContaining("distributed-lock.store")
+				.hasMessageContaining("redis, zookeeper"));
+	}
+
+	@Test
+	void twoStoresAndTheStorePropertyUseTheNamedOne() {
+		this.runner.withUserConfiguration(SecondStore.class)
+			.withPropertyValues("distributed-lock.store=redis")
+			.run((context) -> assertThat(context).hasNotFailed()
+				.hasSingleBean(RedisLockProvider.class)
+				.doesNotHaveBean("secondStore"));
+	}
+
+	@Test
+	void anUnknownStoreFailsStartupNamingTheProperty() {
+		this.runner.withPropertyValues("distributed-lock.store=mongo")
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.isInstanceOf(InvalidConfigurationPropertyValueException.class)
+				.hasMessageContaining("distributed-lock.store")
+				.hasMessageContaining("redis"));
+	}
+
+	@Test
+	void aStoreThatIsNotAvailableFailsStartupNamingTheProperty() {
+		new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(DistributedLockRedisAutoConfiguration.class,
+					DistributedLockAutoConfiguration.class))
+			.withPropertyValues("distributed-lock.store=redis")
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.isInstanceOf(InvalidConfigurationPropertyValueException.class)
+				.hasMessageContaining("distributed-lock.store")
+				.hasMessageContaining("not available"));
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class TwoConnectionFactories {
+
+		@Bean
+		LettuceConnectionFactory first() {
+			return new LettuceConnectionFactory("127.0.0.1", RedisServer.shared().port());
+		}
+
+		@Bean
+		LettuceConnectionFactory second() {
+			return new LettuceConnectionFactory("127.0.0.1", RedisServer.shared().port());
+		}
+
+	}
+
+	@Test
+	void twoRedisConnectionFactoriesWithoutAPrimaryFailStartupSayingWhatToDo() {
+		new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(DistributedLockRedisAutoConfiguration.class,
+					DistributedLockAutoConfiguration.class))
+			.withUserConfiguration(TwoConnectionFactories.class)
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.rootCause()
+				.hasMessageContaining("several")
+				.hasMessageContaining("@Primary"));
 	}
 
 	@Test

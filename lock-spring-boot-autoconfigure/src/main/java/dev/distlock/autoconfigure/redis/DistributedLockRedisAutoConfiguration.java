@@ -64,6 +64,10 @@ public final class DistributedLockRedisAutoConfiguration {
 	}
 
 	private static void check(DistributedLockProperties.Redis redis, Duration storeTimeout) {
+		if (storeTimeout.isNegative() || storeTimeout.toMillis() < 1) {
+			throw new InvalidConfigurationPropertyValueException("distributed-lock.store-timeout", storeTimeout,
+					"The value must be at least 1ms.");
+		}
 		String prefix = redis.getKeyPrefix();
 		if (prefix == null || prefix.isEmpty() || prefix.startsWith("{")) {
 			throw new InvalidConfigurationPropertyValueException("distributed-lock.redis.key-prefix", prefix,
