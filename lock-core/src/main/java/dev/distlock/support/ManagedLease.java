@@ -13,6 +13,7 @@ import java.util.stream.Collectors;
 import dev.distlock.Lease;
 import dev.distlock.LeaseLostException;
 import dev.distlock.OnLeaseLost;
+import dev.distlock.spi.Interrupts;
 import dev.distlock.spi.LockHandle;
 import dev.distlock.spi.LockProvider;
 import dev.distlock.spi.ScopedLease;
@@ -326,25 +327,27 @@ final class ManagedLease implements Lease, ScopedLease {
 	 * a manual delete.
 	 */
 	private boolean releaseUninterruptibly() {
-		boolean interrupted = Thread.interrupted();
-		try {
-			for (int attempt = 1;; attempt++) {
-				try {
-					return this.handle.release() || (attempt > 1 && System.nanoTime() - this.deadlineNanos < 0);
-				}
-				catch (RuntimeException ex) {
-					if (!Thread.interrupted() || attempt == 10) {
-						throw ex;
+		return Interrupts.setAside(() -> {
+			boolean interruptedDuringCall = false;
+			try {
+				for (int attempt = 1;; attempt++) {
+					try {
+						return this.handle.release() || (attempt > 1 && System.nanoTime() - this.deadlineNanos < 0);
 					}
-					interrupted = true;
+					catch (RuntimeException ex) {
+						if (!Thread.interrupted() || attempt == 10) {
+							throw ex;
+						}
+						interruptedDuringCall = true;
+					}
 				}
 			}
-		}
-		finally {
-			if (interrupted) {
-				Thread.currentThread().interrupt();
+			finally {
+				if (interruptedDuringCall) {
+					Thread.currentThread().interrupt();
+				}
 			}
-		}
+		});
 	}
 
 	private LeaseLostException lostException() {

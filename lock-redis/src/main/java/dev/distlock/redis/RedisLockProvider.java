@@ -1,21 +1,10 @@
 package dev.distlock.redis;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 import dev.distlock.LockBackendException;
 import dev.distlock.spi.LockAttempt;
@@ -25,18 +14,11 @@ import dev.distlock.spi.FairLocking;
 import dev.distlock.spi.ReleaseSignalling;
 import dev.distlock.spi.ReleaseSignals;
 import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.codec.ByteArrayCodec;
-import io.lettuce.core.output.IntegerOutput;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.dao.DataAccessException;
-import org.springframework.data.redis.connection.ClusterSlotHashUtil;
-import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
-import org.springframework.data.redis.connection.ReturnType;
-import org.springframework.data.redis.connection.lettuce.LettuceConnection;
 import org.springframework.data.redis.core.script.RedisScript;
 
 /**
@@ -55,8 +37,6 @@ public final class RedisLockProvider implements ReleaseSignalling, FairLocking, 
 
 	private static final Log logger = LogFactory.getLog(RedisLockProvider.class);
 
-	private static final int RENEW_BATCH = 2000;
-
 	private final RedisConnectionFactory connectionFactory;
 
 	/** The bound of one call when none is configured. */
@@ -64,12 +44,10 @@ public final class RedisLockProvider implements ReleaseSignalling, FairLocking, 
 
 	private final RedisCalls calls;
 
-	/** Runs the replica-guarded acquire, which blocks its own connection on WAIT. */
-	private final ExecutorService replicated = Executors.newCachedThreadPool((runnable) -> {
-		Thread thread = new Thread(runnable, "distlock-redis-wait");
-		thread.setDaemon(true);
-		return thread;
-	});
+	private final SlotBatchRenewal renewal;
+
+	/** The failover guard's acquire; null when the guard is off. */
+	private final @Nullable ReplicaGuard replicaGuard;
 
 	private final RedisKeys keys;
 
@@ -146,6 +124,9 @@ public final class RedisLockProvider implements ReleaseSignalling, FairLocking, 
 		this.waitForReplicas = waitForReplicas;
 		this.replicaTimeout = replicaTimeout;
 		this.signals = new RedisReleaseSignals(connectionFactory, this.keys);
+		this.renewal = new SlotBatchRenewal(this.keys, this.calls);
+		this.replicaGuard = (waitForReplicas > 0) ? new ReplicaGuard(connectionFactory, this.keys, this.signals,
+				this.calls, waitForReplicas, replicaTimeout, this::abandon) : null;
 		this.releaseSignals = new ReleaseSignals() {
 
 			@Override
@@ -178,99 +159,27 @@ public final class RedisLockProvider implements ReleaseSignalling, FairLocking, 
 	}
 
 	/**
-	 * One script call per cluster slot and per {@value #RENEW_BATCH} locks (a standalone
-	 * server is one slot), all sent before any reply is awaited, so a master that hangs
-	 * or fails costs only the locks it holds.
+	 * One script call per cluster slot and per batch, all sent before any reply is
+	 * awaited, so a master that hangs or fails costs only the locks it holds (see
+	 * {@link SlotBatchRenewal}).
 	 */
 	@Override
 	public void renewAll(List<LockHandle> handles, List<Duration> leaseTimes, RenewalResults results) {
-		Map<Integer, List<Integer>> bySlot = new LinkedHashMap<>();
-		for (int i = 0; i < handles.size(); i++) {
-			RedisLockHandle handle = (RedisLockHandle) handles.get(i);
-			int slot = this.keys.isCluster() ? ClusterSlotHashUtil.calculateSlot(handle.lockKey) : 0;
-			bySlot.computeIfAbsent(slot, (s) -> new ArrayList<>()).add(i);
-		}
-		long deadline = this.calls.deadline();
-		List<List<Integer>> chunks = new ArrayList<>();
-		List<CompletableFuture<List<Object>>> replies = new ArrayList<>();
-		for (List<Integer> slot : bySlot.values()) {
-			for (int from = 0; from < slot.size(); from += RENEW_BATCH) {
-				List<Integer> chunk = slot.subList(from, Math.min(slot.size(), from + RENEW_BATCH));
-				byte[][] lockKeys = new byte[chunk.size()][];
-				byte[][] args = new byte[chunk.size() * 2][];
-				for (int j = 0; j < chunk.size(); j++) {
-					RedisLockHandle handle = (RedisLockHandle) handles.get(chunk.get(j));
-					lockKeys[j] = RedisCalls.bytes(handle.lockKey);
-					args[2 * j] = RedisCalls.bytes(handle.owner);
-					args[2 * j + 1] = RedisCalls.bytes(millis(leaseTimes.get(chunk.get(j))));
-				}
-				chunks.add(chunk);
-				try {
-					replies.add(this.calls.send(handles.get(chunk.get(0)).key(), "renew", LockScripts.RENEW_ALL,
-							ScriptOutputType.MULTI, deadline, lockKeys, args));
-				}
-				catch (RuntimeException ex) {
-					replies.add(CompletableFuture.failedFuture(ex));
-				}
-			}
-		}
-		// Outcomes are reported as the replies come, so a hung master does not hold back
-		// the renewals that other masters have already confirmed.
-		List<Integer> pending = new ArrayList<>();
-		for (int c = 0; c < chunks.size(); c++) {
-			pending.add(c);
-		}
-		while (!pending.isEmpty()) {
-			for (Iterator<Integer> it = pending.iterator(); it.hasNext();) {
-				int c = it.next();
-				if (replies.get(c).isDone()) {
-					it.remove();
-					report(handles, chunks.get(c), replies.get(c), deadline, results);
-				}
-			}
-			if (pending.isEmpty() || deadline - System.nanoTime() <= 0) {
-				break;
-			}
-			try {
-				CompletableFuture.anyOf(pending.stream().map(replies::get).toArray(CompletableFuture[]::new))
-					.get(deadline - System.nanoTime(), TimeUnit.NANOSECONDS);
-			}
-			catch (ExecutionException | TimeoutException ex) {
-				// Reported per chunk below, or on the next pass.
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-				break;
-			}
-		}
-		for (int c : pending) {
-			report(handles, chunks.get(c), replies.get(c), deadline, results);
-		}
-	}
-
-	/** The outcome of one renewal script call, for each lock it renewed. */
-	private void report(List<LockHandle> handles, List<Integer> chunk, CompletableFuture<List<Object>> reply,
-			long deadline, RenewalResults results) {
-		List<Object> renewed;
-		try {
-			renewed = this.calls.await(handles.get(chunk.get(0)).key(), "renew " + chunk.size() + " locks incl.", reply,
-					deadline);
-		}
-		catch (RuntimeException ex) {
-			for (int index : chunk) {
-				results.failed(index, ex);
-			}
-			return;
-		}
-		for (int j = 0; j < chunk.size(); j++) {
-			results.renewed(chunk.get(j), ((Number) renewed.get(j)).longValue() == 1);
-		}
+		this.renewal.renewAll(handles, leaseTimes, results);
 	}
 
 	/** Every call returns within the store timeout. */
 	@Override
 	public Duration callTimeout() {
 		return this.calls.timeout();
+	}
+
+	private ReplicaGuard guard() {
+		ReplicaGuard guard = this.replicaGuard;
+		if (guard == null) {
+			throw new IllegalStateException("The replica guard is off");
+		}
+		return guard;
 	}
 
 	@Override
@@ -290,7 +199,9 @@ public final class RedisLockProvider implements ReleaseSignalling, FairLocking, 
 	public void close() {
 		this.signals.close();
 		this.calls.close();
-		this.replicated.shutdownNow();
+		if (this.replicaGuard != null) {
+			this.replicaGuard.close();
+		}
 	}
 
 	/** Keys that a waiter of this JVM listens for; 0 when nobody waits. */
@@ -329,7 +240,7 @@ public final class RedisLockProvider implements ReleaseSignalling, FairLocking, 
 		String waitingFlag = waiting ? "1" : "0";
 		return attempt(key,
 				(lockKey, owner, deadline) -> (this.waitForReplicas > 0)
-						? acquireReplicated(key, lockKey, owner, leaseTime, waitingFlag, deadline)
+						? guard().acquire(key, lockKey, owner, millis(leaseTime), waitingFlag, deadline)
 						: this.calls.<Long>call(key, "acquire", LockScripts.ACQUIRE, ScriptOutputType.INTEGER, deadline,
 								RedisCalls.args(lockKey, this.keys.fenceKey(lockKey)),
 								RedisCalls.args(owner, millis(leaseTime), waitingFlag)));
@@ -412,113 +323,6 @@ public final class RedisLockProvider implements ReleaseSignalling, FairLocking, 
 	}
 
 	/**
-	 * The acquire script and {@code WAIT}, run on a thread of their own and awaited until
-	 * the deadline: {@code WAIT} needs a connection of its own and the synchronous API,
-	 * whose timeout is the client's. A caller that gives up has the lock undone once the
-	 * pipeline is over.
-	 */
-	private Long acquireReplicated(String key, String lockKey, String owner, Duration leaseTime, String waiting,
-			long deadline) {
-		CompletableFuture<Long> acquired;
-		try {
-			acquired = CompletableFuture.supplyAsync(() -> acquireReplicated(key, lockKey, owner, leaseTime, waiting),
-					this.replicated);
-		}
-		catch (RejectedExecutionException ex) {
-			throw new LockBackendException(key, "Cannot acquire lock '" + key + "': the provider has been closed", ex);
-		}
-		try {
-			return this.calls.await(key, "acquire", acquired, deadline);
-		}
-		catch (LockBackendException ex) {
-			acquired.whenComplete((result, failure) -> abandon(key, lockKey, owner));
-			throw ex;
-		}
-	}
-
-	/**
-	 * The acquire script and {@code WAIT} in one pipeline on a connection of its own:
-	 * {@code WAIT} counts the replicas that acknowledged this connection's writes, and it
-	 * blocks its connection, which must not be the one the application shares. A lock
-	 * that too few replicas acknowledged is released on that same connection (so the
-	 * release cannot overtake the acquire) and reported: a failover now could hand it to
-	 * a second holder.
-	 */
-	private long acquireReplicated(String key, String lockKey, String owner, Duration leaseTime, String waiting) {
-		byte[][] keysAndArgs = RedisCalls.args(lockKey, this.keys.fenceKey(lockKey), owner, millis(leaseTime), waiting);
-		byte[][] waitArgs = RedisCalls.args(Integer.toString(this.waitForReplicas),
-				Long.toString(Math.max(1, this.replicaTimeout.toMillis())));
-		RedisConnection connection = this.connectionFactory.getConnection();
-		try {
-			List<Object> replies;
-			try {
-				connection.openPipeline();
-				connection.scriptingCommands()
-					.eval(RedisCalls.bytes(LockScripts.ACQUIRE.getScriptAsString()), ReturnType.INTEGER, 2,
-							keysAndArgs);
-				if (connection instanceof LettuceConnection lettuce) {
-					// Lettuce needs to be told that the reply is an integer.
-					lettuce.execute("WAIT", new IntegerOutput<>(ByteArrayCodec.INSTANCE), waitArgs);
-				}
-				else {
-					connection.execute("WAIT", waitArgs);
-				}
-				replies = connection.closePipeline();
-			}
-			catch (DataAccessException ex) {
-				LockBackendException failure = RedisCalls.failed(key, "acquire", ex);
-				releaseOn(connection, lockKey, owner, failure);
-				throw failure;
-			}
-			long result = ((Number) replies.get(0)).longValue();
-			long acknowledged = ((Number) replies.get(1)).longValue();
-			if (result > 0 && acknowledged < this.waitForReplicas) {
-				LockBackendException failure = new LockBackendException(key, "Lock '" + key + "' was acquired on"
-						+ " the master, but only " + acknowledged + " of " + this.waitForReplicas + " replicas"
-						+ " acknowledged it within " + this.replicaTimeout.toMillis() + "ms"
-						+ " (distributed-lock.redis.wait-for-replicas); it is released, since a failover now could give"
-						+ " it to a second holder", new IllegalStateException("WAIT returned " + acknowledged));
-				releaseOn(connection, lockKey, owner, failure);
-				throw failure;
-			}
-			return result;
-		}
-		finally {
-			connection.close();
-		}
-	}
-
-	/**
-	 * Releases by owner token on the connection the acquire went out on. If that
-	 * connection is broken, {@link #abandon} tries again on the shared one.
-	 */
-	private void releaseOn(RedisConnection connection, String lockKey, String owner, LockBackendException failure) {
-		boolean interrupted = Thread.interrupted();
-		try {
-			if (connection.isPipelined()) {
-				connection.closePipeline();
-			}
-			// Pipelined again, so that it goes out on the connection the acquire used:
-			// outside a pipeline Spring Data Redis would send it on the shared one, which
-			// after a Sentinel failover can point at another master.
-			String[] publish = this.signals.publishArgs(lockKey);
-			connection.openPipeline();
-			connection.scriptingCommands()
-				.eval(RedisCalls.bytes(LockScripts.RELEASE.getScriptAsString()), ReturnType.INTEGER, 1,
-						RedisCalls.args(lockKey, owner, publish[0], publish[1]));
-			connection.closePipeline();
-		}
-		catch (RuntimeException ex) {
-			failure.addSuppressed(ex);
-		}
-		finally {
-			if (interrupted) {
-				Thread.currentThread().interrupt();
-			}
-		}
-	}
-
-	/**
 	 * The acquire reply was lost, late or refused, but the script may have run, or may
 	 * still run from the connection's queue, and take the lock for an owner nobody knows.
 	 * An owner-checked delete sent after it on the same connection undoes that, so it
@@ -555,13 +359,13 @@ public final class RedisLockProvider implements ReleaseSignalling, FairLocking, 
 		return Long.toString(Math.max(1, duration.toMillis()));
 	}
 
-	private final class RedisLockHandle implements LockHandle {
+	final class RedisLockHandle implements LockHandle {
 
 		private final String key;
 
-		private final String lockKey;
+		final String lockKey;
 
-		private final String owner;
+		final String owner;
 
 		private final long fencingToken;
 
