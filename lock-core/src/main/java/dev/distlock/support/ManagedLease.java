@@ -1,10 +1,7 @@
 package dev.distlock.support;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -61,13 +58,7 @@ final class ManagedLease implements Lease, ScopedLease {
 
 	private final RenewalScheduler scheduler;
 
-	private final Thread acquirer;
-
-	/** Threads running a scope of this lease, with how many scopes each has open. */
-	private final Map<Thread, Integer> scopes = new ConcurrentHashMap<>();
-
-	/** Another thread than the acquirer has used the lease. */
-	private volatile boolean handedOver;
+	private final LeaseHolders holders = new LeaseHolders();
 
 	private final Object template;
 
@@ -130,7 +121,6 @@ final class ManagedLease implements Lease, ScopedLease {
 		this.handle = handle;
 		this.settings = settings;
 		this.scheduler = scheduler;
-		this.acquirer = Thread.currentThread();
 		this.events = events;
 		this.lossListener = lossListener;
 		this.releaseAfterCommit = releaseAfterCommit;
@@ -186,13 +176,13 @@ final class ManagedLease implements Lease, ScopedLease {
 
 	@Override
 	public long fencingToken() {
-		used();
+		this.holders.used();
 		return this.handle.fencingToken();
 	}
 
 	@Override
 	public boolean isHeld() {
-		used();
+		this.holders.used();
 		return heldNow();
 	}
 
@@ -214,42 +204,22 @@ final class ManagedLease implements Lease, ScopedLease {
 	 * lease is held, and it belongs to {@code template}.
 	 */
 	boolean reentrantFor(Object template) {
-		return this.template == template && this.scopes.containsKey(Thread.currentThread()) && heldNow();
+		return this.template == template && this.holders.inScope() && heldNow();
 	}
 
 	/** Whether this is a lease, not in any scope, that the current thread acquired. */
 	boolean unscopedLeaseOfCurrentThread() {
-		return this.acquirer == Thread.currentThread() && !this.handedOver
-				&& !this.scopes.containsKey(Thread.currentThread());
+		return this.holders.acquiredOutsideAnyScope();
 	}
 
 	@Override
 	public void scopeOpened() {
-		used();
-		this.scopes.merge(Thread.currentThread(), 1, Integer::sum);
+		this.holders.scopeOpened();
 	}
 
 	@Override
 	public void scopeClosed() {
-		this.scopes.computeIfPresent(Thread.currentThread(), (thread, open) -> (open == 1) ? null : open - 1);
-	}
-
-	private void used() {
-		if (Thread.currentThread() != this.acquirer) {
-			this.handedOver = true;
-		}
-	}
-
-	/**
-	 * The threads to tell of a loss: those running a scope of the lease, else the
-	 * acquiring thread if the lease never left it.
-	 */
-	private List<Thread> holders() {
-		List<Thread> holders = new ArrayList<>(this.scopes.keySet());
-		if (holders.isEmpty() && !this.handedOver) {
-			holders.add(this.acquirer);
-		}
-		return holders;
+		this.holders.scopeClosed();
 	}
 
 	/** Another level of reentrancy by a thread running a scope of this lease. */
@@ -273,7 +243,7 @@ final class ManagedLease implements Lease, ScopedLease {
 
 	@Override
 	public void release() {
-		used();
+		this.holders.used();
 		State previous;
 		this.lock.lock();
 		try {
@@ -519,7 +489,7 @@ final class ManagedLease implements Lease, ScopedLease {
 		}
 		cancelRenewal();
 		cancelDeadlineCheck();
-		List<Thread> holders = holders();
+		List<Thread> holders = this.holders.toTell();
 		String names = holders.isEmpty() ? "no thread runs a scope of it"
 				: "held by " + holders.stream().map((t) -> "'" + t.getName() + "'").collect(Collectors.joining(", "));
 		logger.warn("Lost the lease on lock '" + key() + "' (fencing token " + this.handle.fencingToken() + ", " + names
