@@ -1,0 +1,49 @@
+package dev.distlock.config;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+import org.springframework.context.annotation.Import;
+import org.springframework.core.Ordered;
+
+/**
+ * Turns on {@link dev.distlock.DistributedLock @DistributedLock} in a Spring application
+ * without Spring Boot (with Boot, the starter's auto-configuration does this). Put it on
+ * a {@code @Configuration} class and define one {@link dev.distlock.LockTemplate} bean,
+ * for example a {@link dev.distlock.support.DefaultLockTemplate} over a store's
+ * {@link dev.distlock.spi.LockProvider}.
+ *
+ * <p>
+ * Registers the lock advisor and, if the application has none, an auto-proxy creator.
+ * Every annotated method is checked when its bean is created, so a key that does not
+ * parse, a {@code #variable} that is not a parameter, a bad duration or a {@code name}
+ * (named option sets need the Boot auto-configuration) fails the context's refresh,
+ * naming the method. The {@code LockTemplate} is looked up at the first locked call, so
+ * it may depend on anything; if there is none, that call fails and the method is not
+ * invoked.
+ */
+@Target(ElementType.TYPE)
+@Retention(RetentionPolicy.RUNTIME)
+@Documented
+@Import(DistributedLockConfiguration.class)
+public @interface EnableDistributedLocks {
+
+	/**
+	 * The order of the lock advisor among the advisors on the same method. The default
+	 * places it outside {@code @Transactional} (whose advisor has the lowest precedence
+	 * unless configured otherwise), so a lock is released only after the transaction has
+	 * completed; it is the auto-configuration's default too.
+	 */
+	int order() default Ordered.LOWEST_PRECEDENCE - 100;
+
+	/**
+	 * Whether key expressions may use type references ({@code T(...)}) and constructors
+	 * ({@code new}). Off by default: a lock key needs neither, and an expression that can
+	 * reach arbitrary classes is a risk.
+	 */
+	boolean allowTypeReferencesInKeys() default false;
+
+}
