@@ -1,8 +1,6 @@
 package dev.distlock.support;
 
-import java.time.Duration;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.ExecutorService;
@@ -14,16 +12,11 @@ import java.util.function.Supplier;
 
 import dev.distlock.Lease;
 import dev.distlock.LockAcquisitionException;
-import dev.distlock.LockBackendException;
 import dev.distlock.LockContext;
 import dev.distlock.LockOptions;
 import dev.distlock.LockTemplate;
-import dev.distlock.spi.FairLocking;
-import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockHandle;
 import dev.distlock.spi.LockProvider;
-import dev.distlock.spi.ReleaseSignalling;
-import dev.distlock.spi.ReleaseSignals;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -36,8 +29,8 @@ import org.jspecify.annotations.Nullable;
  * <p>
  * Every call ends within its wait time plus at most one store call, which the provider
  * bounds ({@link LockProvider#callTimeout()}); a store that fails or does not answer is
- * reported as {@link LockBackendException}, to the caller and to the callers queued
- * behind it in this JVM, never as a busy lock.
+ * reported as {@link dev.distlock.LockBackendException}, to the caller and to the callers
+ * queued behind it in this JVM, never as a busy lock.
  *
  * <p>
  * An acquire reply that arrives after the lease could already have expired (measured from
@@ -47,8 +40,6 @@ import org.jspecify.annotations.Nullable;
 public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 
 	private static final Log logger = LogFactory.getLog(DefaultLockTemplate.class);
-
-	private static final Duration MIN_QUEUE_TIMEOUT = Duration.ofSeconds(1);
 
 	/** Longer keys are rejected: a key names a resource, and Redis keys cost memory. */
 	static final int MAX_KEY_LENGTH = 1024;
@@ -72,6 +63,8 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 	private final ConcurrentMap<String, LocalQueue> queues = new ConcurrentHashMap<>();
 
 	private final ManagedLease.Events events = new LeaseEvents();
+
+	private final WaitLoop waitLoop;
 
 	/** Clean-up calls whose outcome no caller waits for. */
 	private final ExecutorService cleanup = new ThreadPoolExecutor(0, 2, 10, TimeUnit.SECONDS,
@@ -103,6 +96,7 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 		this.defaults = defaults;
 		this.lossListener = lossListener;
 		this.releaseAfterCommit = releaseAfterCommit;
+		this.waitLoop = new WaitLoop(provider, this.held, this::hold, this::background);
 	}
 
 	@Override
@@ -139,7 +133,7 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 				return null;
 			}
 			try {
-				return attempt(key, settings, queue, deadline);
+				return this.waitLoop.run(key, settings, queue, deadline);
 			}
 			finally {
 				queue.gate.release();
@@ -174,105 +168,7 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
-			throw interrupted(key, settings, ex);
-		}
-	}
-
-	private @Nullable Lease attempt(String key, LockSettings settings, LocalQueue queue, long deadline) {
-		boolean waiting = !settings.waitTime().isZero();
-		ReleaseSignals signals = (this.provider instanceof ReleaseSignalling signalling) ? signalling.releaseSignals()
-				: ReleaseSignals.NONE;
-		boolean signalled = waiting && signals != ReleaseSignals.NONE;
-		Backoff backoff = new Backoff(settings.retryInterval().toNanos());
-		queue.waiter = Thread.currentThread();
-		// Subscribed before the first attempt, so that no release after it goes unheard.
-		ReleaseSignals.Subscription subscription = signalled ? signals.subscribe(key, queue::signal) : null;
-		boolean fair = settings.fair();
-		String waiterId = fair ? UUID.randomUUID().toString() : "";
-		boolean queued = fair;
-		try {
-			while (true) {
-				if (Thread.currentThread().isInterrupted()) {
-					throw interrupted(key, settings, null);
-				}
-				queue.signalled = false;
-				ManagedLease local = fair ? null : this.held.get(key);
-				if (local != null && local.heldNow()) {
-					// Held by another thread of this JVM: its release or loss signals
-					// here
-					// directly, so asking the store would only cost a round trip. (A fair
-					// waiter must ask, to keep its place in the queue.)
-					long remainingWait = deadline - System.nanoTime();
-					if (remainingWait <= 0) {
-						return null;
-					}
-					// Never past the holder's deadline: a lease that runs out unrenewed
-					// frees the key then, whether or not its holder notices.
-					long pause = Math.min(settings.retryInterval().toNanos(), remainingWait);
-					pause(queue, Math.max(0, Math.min(pause, local.nanosToDeadline())), key, settings);
-					continue;
-				}
-				long sent = System.nanoTime();
-				LockAttempt attempt = attemptOnce(key, settings, queue, fair, waiting, waiterId);
-				if (attempt instanceof LockAttempt.Acquired acquired) {
-					if (System.nanoTime() - sent < settings.leaseTime().toNanos()) {
-						queued = false;
-						return hold(acquired.handle(), settings, sent);
-					}
-					discardLate(acquired.handle());
-				}
-				long remainingWait = deadline - System.nanoTime();
-				if (remainingWait <= 0) {
-					return null;
-				}
-				// With signals, the retry interval is only the fallback for a lost
-				// signal.
-				// Until the subscription is up, and without signals, waiters poll with
-				// backoff.
-				long pause = Math.min((signalled && signals.isListening(key)) ? settings.retryInterval().toNanos()
-						: backoff.nextPauseNanos(), remainingWait);
-				if (attempt instanceof LockAttempt.Busy busy && !busy.remaining().isZero()) {
-					pause = Math.min(pause, busy.remaining().toNanos());
-				}
-				pause(queue, pause, key, settings);
-			}
-		}
-		finally {
-			queue.waiter = null;
-			if (subscription != null) {
-				subscription.close();
-			}
-			if (queued) {
-				leaveQueue(key, waiterId);
-			}
-		}
-	}
-
-	/**
-	 * One store call; its failure is the answer for the callers in line behind this one
-	 * too.
-	 */
-	private LockAttempt attemptOnce(String key, LockSettings settings, LocalQueue queue, boolean fair, boolean waiting,
-			String waiterId) {
-		LockBackendException failure = null;
-		queue.callStarted();
-		try {
-			if (fair) {
-				return fairLocking(key).tryLockFair(key, settings.leaseTime(), waiterId, queueTimeout(settings));
-			}
-			return (this.provider instanceof ReleaseSignalling signalling)
-					? signalling.tryLock(key, settings.leaseTime(), waiting)
-					: this.provider.tryLock(key, settings.leaseTime());
-		}
-		catch (LockBackendException ex) {
-			if (Thread.currentThread().isInterrupted()) {
-				throw interrupted(key, settings, ex);
-			}
-			failure = ex;
-			throw ex;
-		}
-		finally {
-			queue.callEnded(failure);
+			throw WaitLoop.interrupted(key, settings, ex);
 		}
 	}
 
@@ -293,33 +189,6 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 						+ " thread). To re-enter it from nested code, open its scope with LockContext.open(lease), or"
 						+ " use execute/run or @DistributedLock, whose bodies are re-entrant",
 				null);
-	}
-
-	/**
-	 * A fair waiter attempts at least once per retry interval, each attempt keeping its
-	 * place for this long; a waiter that dies is out of the queue after it.
-	 */
-	private static Duration queueTimeout(LockSettings settings) {
-		Duration threeRetries = settings.retryInterval().multipliedBy(3);
-		return (threeRetries.compareTo(MIN_QUEUE_TIMEOUT) < 0) ? MIN_QUEUE_TIMEOUT : threeRetries;
-	}
-
-	/**
-	 * Gives up a place in a fair queue, so the next waiter need not wait it out. Sent in
-	 * the background: the caller has its answer, and a store that does not answer must
-	 * not add another call's bound to its wait.
-	 */
-	private void leaveQueue(String key, String waiterId) {
-		background(() -> fairLocking(key).leaveQueue(key, waiterId),
-				"Could not leave the queue of lock '" + key + "'; the place expires by itself");
-	}
-
-	private FairLocking fairLocking(String key) {
-		if (this.provider instanceof FairLocking fairLocking) {
-			return fairLocking;
-		}
-		throw new IllegalStateException("Lock '" + key + "' asks for a fair lock, but the " + this.provider.storeName()
-				+ " store has no fair locks (it does not implement " + FairLocking.class.getName() + ")");
 	}
 
 	/**
@@ -348,12 +217,6 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 		}
 		catch (RejectedExecutionException ex) {
 			logger.debug(failureMessage + " (the template is closed)", ex);
-		}
-	}
-
-	private static void pause(LocalQueue queue, long pauseNanos, String key, LockSettings settings) {
-		if (!queue.park(pauseNanos)) {
-			throw interrupted(key, settings, null);
 		}
 	}
 
@@ -403,16 +266,6 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 
 	}
 
-	/**
-	 * Deletes, if still ours, a lock whose acquire reply came too late; in the
-	 * background.
-	 */
-	private void discardLate(LockHandle handle) {
-		logger.warn("Acquire reply for lock '" + handle.key() + "' arrived after its lease could have expired;"
-				+ " not counting it as acquired");
-		background(handle::release, "Could not clean up late lock '" + handle.key() + "'");
-	}
-
 	private static void checkKey(@Nullable String key) {
 		if (key == null || key.isBlank()) {
 			throw new IllegalArgumentException("Lock key must not be null or blank but was '" + key + "'");
@@ -452,11 +305,6 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 			}
 		}
 		this.cleanup.shutdown();
-	}
-
-	private static LockAcquisitionException interrupted(String key, LockSettings settings, @Nullable Exception cause) {
-		return new LockAcquisitionException(key, settings.waitTime(),
-				"Interrupted while waiting for lock '" + key + "'", cause);
 	}
 
 }

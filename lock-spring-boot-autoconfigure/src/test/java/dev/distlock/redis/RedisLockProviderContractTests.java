@@ -5,7 +5,7 @@ import java.util.Map;
 import java.util.UUID;
 
 import dev.distlock.LockBackendException;
-import dev.distlock.spi.AbstractLockProviderContractTests;
+import dev.distlock.testsupport.AbstractLockProviderContractTests;
 import dev.distlock.spi.LockHandle;
 import dev.distlock.spi.LockProvider;
 import dev.distlock.testsupport.RedisServer;

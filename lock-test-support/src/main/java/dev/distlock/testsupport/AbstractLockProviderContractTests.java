@@ -1,4 +1,4 @@
-package dev.distlock.spi;
+package dev.distlock.testsupport;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -11,6 +11,10 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
+
+import dev.distlock.spi.LockAttempt;
+import dev.distlock.spi.LockHandle;
+import dev.distlock.spi.LockProvider;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;

@@ -1,0 +1,215 @@
+package dev.distlock.support;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.UUID;
+
+import dev.distlock.Lease;
+import dev.distlock.LockAcquisitionException;
+import dev.distlock.LockBackendException;
+import dev.distlock.spi.FairLocking;
+import dev.distlock.spi.LockAttempt;
+import dev.distlock.spi.LockHandle;
+import dev.distlock.spi.LockProvider;
+import dev.distlock.spi.ReleaseSignalling;
+import dev.distlock.spi.ReleaseSignals;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The wait for one lock, for the caller at the front of this JVM's line for the key:
+ * attempts at the store, pauses woken by release signals, fair queueing, and the "too
+ * slow to count" rule for late acquire replies.
+ */
+final class WaitLoop {
+
+	private static final Log logger = LogFactory.getLog(WaitLoop.class);
+
+	private static final Duration MIN_QUEUE_TIMEOUT = Duration.ofSeconds(1);
+
+	/** Turns an acquired handle into the caller's lease. */
+	@FunctionalInterface
+	interface Holder {
+
+		ManagedLease hold(LockHandle handle, LockSettings settings, long sentAtNanos);
+
+	}
+
+	/** Runs clean-up no caller waits for, logging its failure with the given message. */
+	@FunctionalInterface
+	interface Background {
+
+		void run(Runnable task, String failureMessage);
+
+	}
+
+	private final LockProvider provider;
+
+	private final Map<String, ManagedLease> held;
+
+	private final Holder holder;
+
+	private final Background background;
+
+	WaitLoop(LockProvider provider, Map<String, ManagedLease> held, Holder holder, Background background) {
+		this.provider = provider;
+		this.held = held;
+		this.holder = holder;
+		this.background = background;
+	}
+
+	/**
+	 * Takes the lock for the caller at the front of this JVM's line, or gives up at the
+	 * deadline: one store call, then a pause until a release signal, the holder's lease
+	 * deadline, the busy answer's remaining lease or the retry interval, whichever comes
+	 * first; again until acquired or out of time.
+	 * @return the lease, or null when the wait ran out
+	 */
+	@Nullable Lease run(String key, LockSettings settings, LocalQueue queue, long deadline) {
+		boolean waiting = !settings.waitTime().isZero();
+		ReleaseSignals signals = (this.provider instanceof ReleaseSignalling signalling) ? signalling.releaseSignals()
+				: ReleaseSignals.NONE;
+		boolean signalled = waiting && signals != ReleaseSignals.NONE;
+		Backoff backoff = new Backoff(settings.retryInterval().toNanos());
+		queue.waiter = Thread.currentThread();
+		// Subscribed before the first attempt, so that no release after it goes unheard.
+		ReleaseSignals.Subscription subscription = signalled ? signals.subscribe(key, queue::signal) : null;
+		boolean fair = settings.fair();
+		String waiterId = fair ? UUID.randomUUID().toString() : "";
+		boolean queued = fair;
+		try {
+			while (true) {
+				if (Thread.currentThread().isInterrupted()) {
+					throw interrupted(key, settings, null);
+				}
+				queue.signalled = false;
+				ManagedLease local = fair ? null : this.held.get(key);
+				if (local != null && local.heldNow()) {
+					// Held by another thread of this JVM: its release or loss signals
+					// here
+					// directly, so asking the store would only cost a round trip. (A fair
+					// waiter must ask, to keep its place in the queue.)
+					long remainingWait = deadline - System.nanoTime();
+					if (remainingWait <= 0) {
+						return null;
+					}
+					// Never past the holder's deadline: a lease that runs out unrenewed
+					// frees the key then, whether or not its holder notices.
+					long pause = Math.min(settings.retryInterval().toNanos(), remainingWait);
+					pause(queue, Math.max(0, Math.min(pause, local.nanosToDeadline())), key, settings);
+					continue;
+				}
+				long sent = System.nanoTime();
+				LockAttempt attempt = attemptOnce(key, settings, queue, fair, waiting, waiterId);
+				if (attempt instanceof LockAttempt.Acquired acquired) {
+					if (System.nanoTime() - sent < settings.leaseTime().toNanos()) {
+						queued = false;
+						return this.holder.hold(acquired.handle(), settings, sent);
+					}
+					discardLate(acquired.handle());
+				}
+				long remainingWait = deadline - System.nanoTime();
+				if (remainingWait <= 0) {
+					return null;
+				}
+				// With signals, the retry interval is only the fallback for a lost
+				// signal.
+				// Until the subscription is up, and without signals, waiters poll with
+				// backoff.
+				long pause = Math.min((signalled && signals.isListening(key)) ? settings.retryInterval().toNanos()
+						: backoff.nextPauseNanos(), remainingWait);
+				if (attempt instanceof LockAttempt.Busy busy && !busy.remaining().isZero()) {
+					pause = Math.min(pause, busy.remaining().toNanos());
+				}
+				pause(queue, pause, key, settings);
+			}
+		}
+		finally {
+			queue.waiter = null;
+			if (subscription != null) {
+				subscription.close();
+			}
+			if (queued) {
+				leaveQueue(key, waiterId);
+			}
+		}
+	}
+
+	/**
+	 * One store call; its failure is the answer for the callers in line behind this one
+	 * too.
+	 */
+	private LockAttempt attemptOnce(String key, LockSettings settings, LocalQueue queue, boolean fair, boolean waiting,
+			String waiterId) {
+		LockBackendException failure = null;
+		queue.callStarted();
+		try {
+			if (fair) {
+				return fairLocking(key).tryLockFair(key, settings.leaseTime(), waiterId, queueTimeout(settings));
+			}
+			return (this.provider instanceof ReleaseSignalling signalling)
+					? signalling.tryLock(key, settings.leaseTime(), waiting)
+					: this.provider.tryLock(key, settings.leaseTime());
+		}
+		catch (LockBackendException ex) {
+			if (Thread.currentThread().isInterrupted()) {
+				throw interrupted(key, settings, ex);
+			}
+			failure = ex;
+			throw ex;
+		}
+		finally {
+			queue.callEnded(failure);
+		}
+	}
+
+	/**
+	 * A fair waiter attempts at least once per retry interval, each attempt keeping its
+	 * place for this long; a waiter that dies is out of the queue after it.
+	 */
+	private static Duration queueTimeout(LockSettings settings) {
+		Duration threeRetries = settings.retryInterval().multipliedBy(3);
+		return (threeRetries.compareTo(MIN_QUEUE_TIMEOUT) < 0) ? MIN_QUEUE_TIMEOUT : threeRetries;
+	}
+
+	/**
+	 * Gives up a place in a fair queue, so the next waiter need not wait it out. Sent in
+	 * the background: the caller has its answer, and a store that does not answer must
+	 * not add another call's bound to its wait.
+	 */
+	private void leaveQueue(String key, String waiterId) {
+		this.background.run(() -> fairLocking(key).leaveQueue(key, waiterId),
+				"Could not leave the queue of lock '" + key + "'; the place expires by itself");
+	}
+
+	private FairLocking fairLocking(String key) {
+		if (this.provider instanceof FairLocking fairLocking) {
+			return fairLocking;
+		}
+		throw new IllegalStateException("Lock '" + key + "' asks for a fair lock, but the " + this.provider.storeName()
+				+ " store has no fair locks (it does not implement " + FairLocking.class.getName() + ")");
+	}
+
+	private static void pause(LocalQueue queue, long pauseNanos, String key, LockSettings settings) {
+		if (!queue.park(pauseNanos)) {
+			throw interrupted(key, settings, null);
+		}
+	}
+
+	/**
+	 * Deletes, if still ours, a lock whose acquire reply came too late; in the
+	 * background.
+	 */
+	private void discardLate(LockHandle handle) {
+		logger.warn("Acquire reply for lock '" + handle.key() + "' arrived after its lease could have expired;"
+				+ " not counting it as acquired");
+		this.background.run(handle::release, "Could not clean up late lock '" + handle.key() + "'");
+	}
+
+	static LockAcquisitionException interrupted(String key, LockSettings settings, @Nullable Exception cause) {
+		return new LockAcquisitionException(key, settings.waitTime(),
+				"Interrupted while waiting for lock '" + key + "'", cause);
+	}
+
+}
