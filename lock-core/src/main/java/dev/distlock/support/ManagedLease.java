@@ -73,11 +73,7 @@ final class ManagedLease implements Lease, ScopedLease {
 
 	private final Condition renewalBack = this.lock.newCondition();
 
-	/**
-	 * Guards re-arming the deadline check against release cancelling it; never held while
-	 * waiting on I/O.
-	 */
-	private final ReentrantLock deadlineCheckLock = new ReentrantLock();
+	private final DeadlineWatch deadlineWatch;
 
 	/** Set when shutdown already deleted the key, so release does not ask again. */
 	private volatile boolean revoked;
@@ -92,8 +88,6 @@ final class ManagedLease implements Lease, ScopedLease {
 
 	/** A renewal of this lease is on the wire; guarded by {@link #lock}. */
 	private boolean renewing;
-
-	private volatile RenewalScheduler.@Nullable DeadlineCheck deadlineCheck;
 
 	/** What the template that made a lease hears of it. */
 	interface Events {
@@ -125,6 +119,12 @@ final class ManagedLease implements Lease, ScopedLease {
 		this.lossListener = lossListener;
 		this.releaseAfterCommit = releaseAfterCommit;
 		this.deadlineNanos = sentAtNanos + settings.leaseTime().toNanos();
+		this.deadlineWatch = new DeadlineWatch(scheduler, () -> this.deadlineNanos,
+				() -> this.state.get() == State.HELD,
+				() -> markLost(settings.autoRenew()
+						? "no renewal was confirmed before the lease deadline (" + settings.leaseTime().toMillis()
+								+ "ms after the last confirmed renewal)"
+						: "its lease time of " + settings.leaseTime().toMillis() + "ms ran out without renewal"));
 	}
 
 	/**
@@ -138,7 +138,7 @@ final class ManagedLease implements Lease, ScopedLease {
 			if (this.settings.autoRenew()) {
 				scheduleRenewalAfter(this.deadlineNanos - this.settings.leaseTime().toNanos());
 			}
-			scheduleDeadlineCheck();
+			this.deadlineWatch.start();
 		}
 		finally {
 			this.lock.unlock();
@@ -252,7 +252,7 @@ final class ManagedLease implements Lease, ScopedLease {
 				return;
 			}
 			cancelRenewal();
-			cancelDeadlineCheck();
+			this.deadlineWatch.cancel();
 			awaitRenewalOnTheWire();
 		}
 		finally {
@@ -390,37 +390,6 @@ final class ManagedLease implements Lease, ScopedLease {
 		return Math.max(1, this.settings.leaseTime().toNanos() / 3);
 	}
 
-	private void scheduleDeadlineCheck() {
-		long delay = Math.max(0, this.deadlineNanos - System.nanoTime());
-		this.deadlineCheck = this.scheduler.scheduleDeadlineCheck(this::checkDeadline, delay);
-	}
-
-	/**
-	 * Re-arms itself while renewals keep moving the deadline; declares the lease lost
-	 * once it passes.
-	 */
-	private void checkDeadline() {
-		if (this.state.get() != State.HELD) {
-			return;
-		}
-		if (System.nanoTime() - this.deadlineNanos >= 0) {
-			markLost(this.settings.autoRenew()
-					? "no renewal was confirmed before the lease deadline (" + this.settings.leaseTime().toMillis()
-							+ "ms after the last confirmed renewal)"
-					: "its lease time of " + this.settings.leaseTime().toMillis() + "ms ran out without renewal");
-			return;
-		}
-		this.deadlineCheckLock.lock();
-		try {
-			if (this.state.get() == State.HELD) {
-				scheduleDeadlineCheck();
-			}
-		}
-		finally {
-			this.deadlineCheckLock.unlock();
-		}
-	}
-
 	/**
 	 * Called by the scheduler before this lease's renewal is sent.
 	 * @return false if the lease is no longer held, and must not be renewed
@@ -488,7 +457,7 @@ final class ManagedLease implements Lease, ScopedLease {
 			return;
 		}
 		cancelRenewal();
-		cancelDeadlineCheck();
+		this.deadlineWatch.cancel();
 		List<Thread> holders = this.holders.toTell();
 		String names = holders.isEmpty() ? "no thread runs a scope of it"
 				: "held by " + holders.stream().map((t) -> "'" + t.getName() + "'").collect(Collectors.joining(", "));
@@ -510,19 +479,6 @@ final class ManagedLease implements Lease, ScopedLease {
 		RenewalScheduler.Renewal next = this.renewal;
 		if (next != null) {
 			this.scheduler.cancel(next);
-		}
-	}
-
-	private void cancelDeadlineCheck() {
-		this.deadlineCheckLock.lock();
-		try {
-			RenewalScheduler.DeadlineCheck next = this.deadlineCheck;
-			if (next != null) {
-				this.scheduler.cancel(next);
-			}
-		}
-		finally {
-			this.deadlineCheckLock.unlock();
 		}
 	}
 
