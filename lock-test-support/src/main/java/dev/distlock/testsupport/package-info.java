@@ -1,5 +1,5 @@
 /**
- * Real {@code redis-server} processes on free loopback ports, for tests and the sample
- * app's embedded mode.
+ * For the tests of every store and of users: the provider contract suite, condition
+ * waits, the fault proxy and its log.
  */
 package dev.distlock.testsupport;

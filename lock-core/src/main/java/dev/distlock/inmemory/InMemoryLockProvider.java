@@ -1,0 +1,335 @@
+package dev.distlock.inmemory;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiFunction;
+
+import dev.distlock.spi.FairLocking;
+import dev.distlock.spi.LockAttempt;
+import dev.distlock.spi.LockHandle;
+import dev.distlock.spi.ReleaseSignalling;
+import dev.distlock.spi.ReleaseSignals;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Locks held in this JVM's memory, for tests and single-instance applications. Every
+ * {@code DefaultLockTemplate} built on one instance shares its locks, as JVMs share a
+ * Redis server.
+ *
+ * <p>
+ * It keeps the contract of a networked store: every attempt is a fresh owner, so a handle
+ * whose lease ran out can neither renew nor delete the lock of the next owner; a lock not
+ * renewed expires after its lease on the monotonic clock; fencing tokens only rise. It
+ * signals releases to waiters ({@link ReleaseSignalling}) and queues fair waiters
+ * ({@link FairLocking}). Nothing here waits: every call returns at once, whatever other
+ * threads hold.
+ *
+ * <p>
+ * An expired lock is found out when its key is next used (no timer thread): its waiters
+ * need no signal for it, since they sleep no longer than the holder's remaining lease. A
+ * key that is released, expired or given up, with nobody waiting, leaves nothing behind:
+ * released keys go at once, expired ones at the latest when the store has doubled in size
+ * since it last swept.
+ */
+public final class InMemoryLockProvider implements ReleaseSignalling, FairLocking {
+
+	private static final Log logger = LogFactory.getLog(InMemoryLockProvider.class);
+
+	private static final int MIN_SWEEP_SIZE = 256;
+
+	/**
+	 * One entry per key in use. Every read and write of an entry happens inside a
+	 * {@code compute} on its key, which makes each operation atomic per key and lets an
+	 * entry be removed exactly when it becomes unused, without a lock of our own.
+	 */
+	private final ConcurrentHashMap<String, Entry> entries = new ConcurrentHashMap<>();
+
+	/** One counter for every key: tokens then rise per key as well. */
+	private final AtomicLong fence = new AtomicLong();
+
+	private final AtomicBoolean sweeping = new AtomicBoolean();
+
+	private volatile int sweepAt = MIN_SWEEP_SIZE;
+
+	private final ReleaseSignals signals = new ReleaseSignals() {
+
+		@Override
+		public Subscription subscribe(String key, Runnable onRelease) {
+			update(key, true, (entry, now) -> entry.subscribers.add(onRelease));
+			AtomicBoolean closed = new AtomicBoolean();
+			return () -> {
+				if (closed.compareAndSet(false, true)) {
+					update(key, false, (entry, now) -> entry.subscribers.remove(onRelease));
+				}
+			};
+		}
+
+		/** Signals are method calls inside this JVM: none is ever lost. */
+		@Override
+		public boolean isListening() {
+			return true;
+		}
+
+	};
+
+	@Override
+	public ReleaseSignals releaseSignals() {
+		return this.signals;
+	}
+
+	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * Every release is signalled to every subscriber of its key, so {@code waiting} needs
+	 * no mark here.
+	 */
+	@Override
+	public LockAttempt tryLock(String key, Duration leaseTime, boolean waiting) {
+		long lease = positive(leaseTime);
+		sweepIfGrown();
+		return update(key, true,
+				(entry, now) -> (entry.holder == null) ? entry.acquire(this, key, lease, now, null) : entry.busy(now));
+	}
+
+	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * The same waiter asking again while the lock is held by the acquisition it made gets
+	 * that acquisition back, as a re-sent command would from Redis. A place in the queue
+	 * that was not refreshed in time is dropped by the next call on the key.
+	 */
+	@Override
+	public LockAttempt tryLockFair(String key, Duration leaseTime, String waiterId, Duration queueTimeout) {
+		long lease = positive(leaseTime);
+		long keepPlace = positive(queueTimeout);
+		sweepIfGrown();
+		return update(key, true, (entry, now) -> {
+			Holder holder = entry.holder;
+			if (holder != null && waiterId.equals(holder.waiterId)) {
+				return new LockAttempt.Acquired(holder);
+			}
+			String first = entry.queue.isEmpty() ? waiterId : entry.queue.keySet().iterator().next();
+			if (holder == null && first.equals(waiterId)) {
+				entry.queue.remove(waiterId);
+				return entry.acquire(this, key, lease, now, waiterId);
+			}
+			// Re-putting a present key keeps its place: the queue is in arrival order.
+			entry.queue.put(waiterId, now + keepPlace);
+			if (holder != null) {
+				return entry.busy(now);
+			}
+			// Free, but another waiter's turn: look again when its place would lapse.
+			return new LockAttempt.Busy(Duration.ofNanos(Math.max(1, entry.queue.get(first) - now)));
+		});
+	}
+
+	@Override
+	public void leaveQueue(String key, String waiterId) {
+		update(key, false, (entry, now) -> {
+			// The next waiter may be the one whose turn it is now.
+			if (entry.queue.remove(waiterId) != null && entry.holder == null && !entry.queue.isEmpty()) {
+				entry.freed = true;
+			}
+			return null;
+		});
+	}
+
+	/**
+	 * Ends the current lease on {@code key} at once, as if it had run out: for tests of
+	 * what a holder does when its lease is lost. Waiters are signalled.
+	 * @return whether a lease was held
+	 */
+	public boolean expire(String key) {
+		return Boolean.TRUE.equals(update(key, false, (entry, now) -> {
+			if (entry.holder == null) {
+				return false;
+			}
+			entry.holder = null;
+			entry.freed = true;
+			return true;
+		}));
+	}
+
+	/** Fair waiters queued for {@code key} whose place has not lapsed. */
+	public int queueLength(String key) {
+		Integer length = update(key, false, (entry, now) -> entry.queue.size());
+		return (length != null) ? length : 0;
+	}
+
+	/**
+	 * Keys with a holder, a queued waiter or a subscriber: 0 once every lock is released
+	 * and nobody waits (expired locks may count until the store next sweeps).
+	 */
+	public int storedKeys() {
+		return this.entries.size();
+	}
+
+	/** Calls never wait on I/O; at most, briefly, for another call on the same key. */
+	@Override
+	public Duration callTimeout() {
+		return Duration.ofSeconds(1);
+	}
+
+	@Override
+	public String storeName() {
+		return "in-memory";
+	}
+
+	/**
+	 * Runs {@code action} on the entry of {@code key} atomically, after dropping an
+	 * expired holder and lapsed queue places; removes the entry if it is then unused, and
+	 * signals the key's subscribers, outside the map's lock, if the lock was freed.
+	 * @param create whether to create a missing entry; if not, returns null for one
+	 */
+	private <R> @Nullable R update(String key, boolean create, BiFunction<Entry, Long, R> action) {
+		List<Object> outcome = new ArrayList<>(2);
+		this.entries.compute(key, (k, current) -> {
+			Entry entry = (current != null) ? current : create ? new Entry() : null;
+			if (entry == null) {
+				return null;
+			}
+			long now = System.nanoTime();
+			entry.prune(now);
+			outcome.add(action.apply(entry, now));
+			if (entry.freed && !entry.subscribers.isEmpty()) {
+				outcome.add(List.copyOf(entry.subscribers));
+			}
+			entry.freed = false;
+			return entry.unused() ? null : entry;
+		});
+		for (Object subscriber : (outcome.size() > 1) ? (List<?>) outcome.get(1) : List.of()) {
+			try {
+				((Runnable) subscriber).run();
+			}
+			catch (RuntimeException ex) {
+				// A waiter's callback must not fail a release that happened.
+				logger.warn("Release signal subscriber failed", ex);
+			}
+		}
+		@SuppressWarnings("unchecked")
+		R result = outcome.isEmpty() ? null : (R) outcome.get(0);
+		return result;
+	}
+
+	/**
+	 * Drops expired entries once the map has doubled since the last sweep, so that keys
+	 * locked once and never touched again cost amortised constant time and bounded
+	 * memory, without a timer thread.
+	 */
+	private void sweepIfGrown() {
+		if (this.entries.size() < this.sweepAt || !this.sweeping.compareAndSet(false, true)) {
+			return;
+		}
+		try {
+			for (String key : this.entries.keySet()) {
+				update(key, false, (entry, now) -> null);
+			}
+			this.sweepAt = Math.max(MIN_SWEEP_SIZE, 2 * this.entries.size());
+		}
+		finally {
+			this.sweeping.set(false);
+		}
+	}
+
+	private static long positive(Duration duration) {
+		if (duration.isNegative() || duration.isZero()) {
+			throw new IllegalArgumentException("Lease and queue times must be positive but was " + duration);
+		}
+		return duration.toNanos();
+	}
+
+	/** The state of one key; only ever touched inside a {@code compute} on the key. */
+	private static final class Entry {
+
+		@Nullable Holder holder;
+
+		/** When the holder's lease runs out, on the monotonic clock. */
+		long deadline;
+
+		/** Fair waiters by arrival, each with the time its place lapses. */
+		final Map<String, Long> queue = new LinkedHashMap<>(2);
+
+		final List<Runnable> subscribers = new ArrayList<>(1);
+
+		/** The lock was released or expired during the current operation. */
+		boolean freed;
+
+		LockAttempt acquire(InMemoryLockProvider store, String key, long leaseNanos, long now,
+				@Nullable String waiterId) {
+			this.holder = new Holder(store, key, store.fence.incrementAndGet(), waiterId);
+			this.deadline = now + leaseNanos;
+			return new LockAttempt.Acquired(this.holder);
+		}
+
+		/**
+		 * Never zero, which means "unknown" and would make a waiter sleep a whole retry
+		 * interval.
+		 */
+		LockAttempt busy(long now) {
+			return new LockAttempt.Busy(Duration.ofNanos(Math.max(1, this.deadline - now)));
+		}
+
+		/** Expiry by lease, found out lazily; lapsed places leave the queue. */
+		void prune(long now) {
+			if (this.holder != null && now - this.deadline >= 0) {
+				this.holder = null;
+				this.freed = true;
+			}
+			this.queue.values().removeIf((lapsesAt) -> now - lapsesAt >= 0);
+		}
+
+		boolean unused() {
+			return this.holder == null && this.queue.isEmpty() && this.subscribers.isEmpty();
+		}
+
+	}
+
+	/**
+	 * One acquisition. The handle itself is the owner: identity, not a name, decides
+	 * whether it still holds the key.
+	 *
+	 * @param waiterId the fair waiter that took the lock, if any
+	 */
+	private record Holder(InMemoryLockProvider store, String key, long fencingToken,
+			@Nullable String waiterId) implements LockHandle {
+
+		@Override
+		public boolean renew(Duration leaseTime) {
+			long lease = positive(leaseTime);
+			return Boolean.TRUE.equals(this.store.update(this.key, false, (entry, now) -> {
+				if (entry.holder != this) {
+					return false;
+				}
+				entry.deadline = now + lease;
+				return true;
+			}));
+		}
+
+		@Override
+		public boolean release() {
+			return Boolean.TRUE.equals(this.store.update(this.key, false, (entry, now) -> {
+				if (entry.holder != this) {
+					return false;
+				}
+				entry.holder = null;
+				entry.freed = true;
+				return true;
+			}));
+		}
+
+		@Override
+		public String toString() {
+			return "InMemoryLock[key=" + this.key + ", token=" + this.fencingToken + "]";
+		}
+
+	}
+
+}

@@ -1,0 +1,91 @@
+package dev.distlock.support;
+
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+
+import dev.distlock.inmemory.InMemoryLockProvider;
+import dev.distlock.spi.LockAttempt;
+import dev.distlock.spi.LockHandle;
+import dev.distlock.spi.LockProvider;
+
+/**
+ * The in-memory store seen through the bare SPI (no signals, no fair queue), counting
+ * renewals and releases, and able to answer one acquire late: after the lease it was
+ * granted could already have run out, as a reply stuck in a slow network would.
+ */
+final class ObservedProvider implements LockProvider {
+
+	final InMemoryLockProvider store = new InMemoryLockProvider();
+
+	final AtomicInteger renewals = new AtomicInteger();
+
+	final AtomicInteger lateReleases = new AtomicInteger();
+
+	volatile boolean answerNextAcquireLate;
+
+	volatile long lateToken;
+
+	@Override
+	public LockAttempt tryLock(String key, Duration leaseTime) {
+		long sent = System.nanoTime();
+		LockAttempt attempt = this.store.tryLock(key, leaseTime);
+		if (!(attempt instanceof LockAttempt.Acquired acquired)) {
+			return attempt;
+		}
+		boolean late = this.answerNextAcquireLate;
+		this.answerNextAcquireLate = false;
+		if (late) {
+			// The fault itself: the reply is held back until the lease is over.
+			long until = sent + leaseTime.toNanos() + 1_000_000;
+			for (long left = until - System.nanoTime(); left > 0; left = until - System.nanoTime()) {
+				LockSupport.parkNanos(left);
+			}
+			this.lateToken = acquired.handle().fencingToken();
+		}
+		return new LockAttempt.Acquired(new Observed(acquired.handle(), late));
+	}
+
+	@Override
+	public Duration callTimeout() {
+		return this.store.callTimeout();
+	}
+
+	private final class Observed implements LockHandle {
+
+		private final LockHandle handle;
+
+		private final boolean late;
+
+		Observed(LockHandle handle, boolean late) {
+			this.handle = handle;
+			this.late = late;
+		}
+
+		@Override
+		public String key() {
+			return this.handle.key();
+		}
+
+		@Override
+		public long fencingToken() {
+			return this.handle.fencingToken();
+		}
+
+		@Override
+		public boolean renew(Duration leaseTime) {
+			ObservedProvider.this.renewals.incrementAndGet();
+			return this.handle.renew(leaseTime);
+		}
+
+		@Override
+		public boolean release() {
+			if (this.late) {
+				ObservedProvider.this.lateReleases.incrementAndGet();
+			}
+			return this.handle.release();
+		}
+
+	}
+
+}
