@@ -13,6 +13,8 @@ import dev.distlock.Lease;
 import dev.distlock.LockOptions;
 import dev.distlock.LockTemplate;
 import dev.distlock.aop.DistributedLockAdvisor;
+import dev.distlock.autoconfigure.inmemory.DistributedLockInMemoryAutoConfiguration;
+import dev.distlock.inmemory.InMemoryLockProvider;
 import dev.distlock.redis.RedisLockProvider;
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockProvider;
@@ -253,6 +255,42 @@ class DistributedLockAutoConfigurationTests {
 			.run((context) -> assertThat(context).hasNotFailed()
 				.hasSingleBean(RedisLockProvider.class)
 				.doesNotHaveBean("secondStore"));
+	}
+
+	@Test
+	void theInMemoryStoreIsUsedWhenNamedWithoutRedis() {
+		new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(DistributedLockRedisAutoConfiguration.class,
+					DistributedLockInMemoryAutoConfiguration.class, DistributedLockAutoConfiguration.class))
+			.withPropertyValues("distributed-lock.store=in-memory")
+			.run((context) -> {
+				assertThat(context).hasSingleBean(InMemoryLockProvider.class);
+				LockTemplate template = context.getBean(LockTemplate.class);
+				try (Lease lease = template.acquire("in-memory-store", LockOptions.defaults())) {
+					assertThat(lease.isHeld()).isTrue();
+					assertThat(onOtherThread(() -> template.tryAcquire("in-memory-store",
+							LockOptions.builder().waitTime(Duration.ZERO).build())))
+						.isEmpty();
+				}
+			});
+	}
+
+	@Test
+	void theInMemoryStoreIsUsedWhenNamedEvenWithRedisPresent() {
+		this.runner.withConfiguration(AutoConfigurations.of(DistributedLockInMemoryAutoConfiguration.class))
+			.withPropertyValues("distributed-lock.store=in-memory")
+			.run((context) -> assertThat(context).hasSingleBean(InMemoryLockProvider.class)
+				.doesNotHaveBean(RedisLockProvider.class));
+	}
+
+	@Test
+	void theInMemoryStoreIsNeverChosenByDefault() {
+		new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(DistributedLockInMemoryAutoConfiguration.class,
+					DistributedLockAutoConfiguration.class))
+			.run((context) -> assertThat(context).hasNotFailed()
+				.doesNotHaveBean(LockProvider.class)
+				.doesNotHaveBean(LockTemplate.class));
 	}
 
 	@Test
