@@ -51,8 +51,10 @@ public class DistributedLockProperties {
 	private boolean autoRenew = true;
 
 	/**
-	 * Longest pause between two attempts while waiting for a lock; waiters back off with
-	 * jitter up to it.
+	 * Fallback poll interval while waiting for a lock: waiters are woken by the release,
+	 * and retry at this interval only in case a release signal was lost (with jittered
+	 * backoff up to it until the store's signals are up). A waiter never sleeps past the
+	 * holder's lease deadline or its own wait deadline.
 	 */
 	private Duration retryInterval = Duration.ofMillis(100);
 
