@@ -9,6 +9,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
 import dev.distlock.Lease;
+import dev.distlock.LockBackendException;
 import dev.distlock.LockOptions;
 import dev.distlock.redis.RedisLockProvider;
 import dev.distlock.testsupport.Conditions;
@@ -80,8 +81,17 @@ class ShardedReleaseSignalsTests {
 					}
 				}));
 			}
-			await("5 waiters on one slot are listening", () -> providers.waiting.subscribedKeys() == 5
-					&& providers.waiting.subscribedSlots() == 1 && providers.waiting.isListening());
+			await("5 waiters on one slot are listening", () -> {
+				for (CompletableFuture<Boolean> waiter : waiters) {
+					if (waiter.isCompletedExceptionally()) {
+						// Say why, rather than time out waiting for a waiter that is
+						// gone.
+						waiter.join();
+					}
+				}
+				return providers.waiting.subscribedKeys() == 5 && providers.waiting.subscribedSlots() == 1
+						&& providers.waiting.isListening();
+			});
 			assertThat(shardChannels(cluster7)).as("sharded channels subscribed on the cluster").isEqualTo(1);
 			held.forEach(Lease::release);
 			for (CompletableFuture<Boolean> waiter : waiters) {
@@ -204,6 +214,23 @@ class ShardedReleaseSignalsTests {
 			this.waiting = new RedisLockProvider(this.waitingFactory, "lock:", true);
 			this.holderTemplate = template(this.holder, this.holderScheduler);
 			this.waitingTemplate = template(this.waiting, this.waitingScheduler);
+			// A cold cluster connection (topology discovery on a fresh JVM) can take
+			// longer
+			// than one store timeout; the tests here are about signals, not start-up.
+			answers(this.holder);
+			answers(this.waiting);
+		}
+
+		private static void answers(RedisLockProvider provider) {
+			Conditions.await("the provider's cluster connection is up", Duration.ofSeconds(30), () -> {
+				try {
+					provider.tryLock("warm-up-" + UUID.randomUUID(), Duration.ofMillis(1));
+					return true;
+				}
+				catch (LockBackendException ex) {
+					return false;
+				}
+			});
 		}
 
 		private static LettuceConnectionFactory connect(RedisCluster cluster) {
