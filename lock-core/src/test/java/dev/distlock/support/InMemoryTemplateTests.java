@@ -208,6 +208,9 @@ class InMemoryTemplateTests {
 			.withThrowableOfType(ExecutionException.class)
 			.withCauseInstanceOf(LeaseLostException.class)
 			.withMessageContaining("renewal found the key expired or held by another owner");
+		// The lease turns lost first; the listener hears of it right after, on the
+		// renewal's thread.
+		Await.until("the loss listener told", Duration.ofSeconds(5), () -> !this.losses.isEmpty());
 		assertThat(this.losses).hasSize(1).first().asString().startsWith(key + " held by scope-thread");
 		Lease current = taken.get(0).orElseThrow();
 		assertThat(current.isHeld()).as("the new owner's lease after the old one's release").isTrue();
@@ -316,6 +319,8 @@ class InMemoryTemplateTests {
 			.withThrowableOfType(ExecutionException.class)
 			.withCauseInstanceOf(LeaseLostException.class);
 		assertThat(interrupted).as("the scope thread was interrupted").isTrue();
+		// The holder is interrupted first; the listener hears of the loss right after.
+		Await.until("the loss listener told", Duration.ofSeconds(5), () -> !this.losses.isEmpty());
 		assertThat(this.losses).hasSize(1).first().asString().startsWith(key + " held by interrupted-holder");
 	}
 

@@ -166,6 +166,8 @@ class LeaseOwnershipTests {
 		worker.get(10, TimeUnit.SECONDS);
 		assertThat(workerInterrupted).as("worker interrupted").isTrue();
 		assertThat(Thread.interrupted()).as("acquiring thread interrupted").isFalse();
+		// The holder is interrupted first; the listener hears of the loss right after.
+		Conditions.await("the loss listener told", Duration.ofSeconds(5), () -> !this.lossEvents.isEmpty());
 		assertThat(this.lossEvents).containsExactly(key + " held by lease-worker");
 		assertThatExceptionOfType(LeaseLostException.class).isThrownBy(lease::release);
 	}
