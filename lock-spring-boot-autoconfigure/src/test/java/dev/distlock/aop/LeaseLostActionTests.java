@@ -91,21 +91,19 @@ class LeaseLostActionTests {
 	@Test
 	void aHungRedisIsDeclaredLostAtTheLeaseDeadlineNotAtTheCommandTimeout() {
 		try (RedisServer server = RedisServer.start()) {
-			this.runner.withPropertyValues("spring.data.redis.port=" + server.port(), "spring.data.redis.timeout=3s")
-				.run((context) -> {
-					Holder holder = context.getBean(Holder.class);
-					Events events = context.getBean(Events.class);
-					assertThatExceptionOfType(LeaseLostException.class)
-						.isThrownBy(() -> holder.killRedisWhileHolding("lla-4", server, events))
-						.withMessageContaining("lease deadline");
-					assertThat(events.received).singleElement()
-						.satisfies((event) -> assertThat(event.getReason()).contains("lease deadline"));
-					System.out.printf("Lease loss (Redis killed) published %d ms after the kill; lease %d ms%n",
-							holder.detectedAfter().toMillis(), LEASE.toMillis());
-					assertThat(holder.detectedAfter())
-						.as("time from kill to the event, far below the 3s command timeout")
-						.isLessThan(LEASE.multipliedBy(2));
-				});
+			this.runner.withPropertyValues("spring.data.redis.port=" + server.port()).run((context) -> {
+				Holder holder = context.getBean(Holder.class);
+				Events events = context.getBean(Events.class);
+				assertThatExceptionOfType(LeaseLostException.class)
+					.isThrownBy(() -> holder.killRedisWhileHolding("lla-4", server, events))
+					.withMessageContaining("lease deadline");
+				assertThat(events.received).singleElement()
+					.satisfies((event) -> assertThat(event.getReason()).contains("lease deadline"));
+				System.out.printf("Lease loss (Redis killed) published %d ms after the kill; lease %d ms%n",
+						holder.detectedAfter().toMillis(), LEASE.toMillis());
+				assertThat(holder.detectedAfter()).as("time from kill to the event, far below the 3s command timeout")
+					.isLessThan(LEASE.multipliedBy(2));
+			});
 		}
 	}
 
