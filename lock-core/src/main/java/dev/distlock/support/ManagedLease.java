@@ -118,7 +118,7 @@ final class ManagedLease implements Lease, ScopedLease {
 		this.events = events;
 		this.lossListener = lossListener;
 		this.releaseAfterCommit = releaseAfterCommit;
-		this.deadlineNanos = sentAtNanos + settings.leaseTime().toNanos();
+		this.deadlineNanos = sentAtNanos + validityNanos(settings.leaseTime());
 		this.deadlineWatch = new DeadlineWatch(scheduler, () -> this.deadlineNanos,
 				() -> this.state.get() == State.HELD,
 				() -> markLost(settings.autoRenew()
@@ -136,7 +136,7 @@ final class ManagedLease implements Lease, ScopedLease {
 		this.lock.lock();
 		try {
 			if (this.settings.autoRenew()) {
-				scheduleRenewalAfter(this.deadlineNanos - this.settings.leaseTime().toNanos());
+				scheduleRenewalAfter(this.deadlineNanos - validityNanos(this.settings.leaseTime()));
 			}
 			this.deadlineWatch.start();
 		}
@@ -386,6 +386,19 @@ final class ManagedLease implements Lease, ScopedLease {
 		this.renewal = this.scheduler.scheduleRenewal(this, sentNanos + interval, interval / 2);
 	}
 
+	/**
+	 * How long after a command was sent the lease counts as held here: the lease less a
+	 * margin for the store's clock running ahead of this JVM's monotonic clock (Redis
+	 * expires keys on its wall clock, which may be slewed), 1% of the lease plus 2 ms, as
+	 * the Redlock algorithm budgets for drift. Measuring from the send alone leaves only
+	 * the one-way latency as margin, which on loopback is tens of microseconds.
+	 */
+	static long validityNanos(Duration leaseTime) {
+		long lease = leaseTime.toNanos();
+		long drift = lease / 100 + 2_000_000;
+		return Math.max(lease / 2, lease - drift);
+	}
+
 	private long renewIntervalNanos() {
 		return Math.max(1, this.settings.leaseTime().toNanos() / 3);
 	}
@@ -421,7 +434,7 @@ final class ManagedLease implements Lease, ScopedLease {
 					return;
 				}
 				if (Boolean.TRUE.equals(renewed)) {
-					this.deadlineNanos = sentNanos + this.settings.leaseTime().toNanos();
+					this.deadlineNanos = sentNanos + validityNanos(this.settings.leaseTime());
 					scheduleRenewalAfter(sentNanos);
 				}
 				else if (renewed != null) {

@@ -103,7 +103,7 @@ final class WaitLoop {
 				long sent = System.nanoTime();
 				LockAttempt attempt = attemptOnce(key, settings, queue, fair, waiting, waiterId);
 				if (attempt instanceof LockAttempt.Acquired acquired) {
-					if (System.nanoTime() - sent < settings.leaseTime().toNanos()) {
+					if (System.nanoTime() - sent < ManagedLease.validityNanos(settings.leaseTime())) {
 						queued = false;
 						return this.holder.hold(acquired.handle(), settings, sent);
 					}
