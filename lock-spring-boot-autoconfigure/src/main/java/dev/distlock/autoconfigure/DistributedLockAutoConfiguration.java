@@ -4,6 +4,7 @@ import dev.distlock.LockLostEvent;
 import dev.distlock.LockTemplate;
 import dev.distlock.aop.DistributedLockAdvisor;
 import dev.distlock.aop.LockAutoProxyRegistrar;
+import dev.distlock.spi.Capabilities;
 import dev.distlock.spi.LockProvider;
 import dev.distlock.support.DefaultLockTemplate;
 import dev.distlock.support.RenewalScheduler;
@@ -121,7 +122,7 @@ public final class DistributedLockAutoConfiguration {
 				return available;
 			}, beanFactory, order, allowTypes, (lockOptions) -> {
 				LockProvider store = provider.getIfUnique();
-				return (store != null) ? LockOptionsResolver.unsupported(lockOptions, store) : null;
+				return (store != null) ? Capabilities.unsupported(lockOptions, store) : null;
 			});
 		}
 

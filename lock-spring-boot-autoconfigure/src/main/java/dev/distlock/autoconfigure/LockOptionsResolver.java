@@ -7,7 +7,7 @@ import java.util.Map;
 
 import dev.distlock.LockOptions;
 import dev.distlock.OnLeaseLost;
-import dev.distlock.spi.FairLocking;
+import dev.distlock.spi.Capabilities;
 import dev.distlock.spi.LockProvider;
 import org.jspecify.annotations.Nullable;
 
@@ -87,7 +87,7 @@ final class LockOptionsResolver {
 	 */
 	void checkSupportedBy(LockProvider provider) {
 		String fair = fairProperty();
-		String unavailable = noFairLocks(provider);
+		String unavailable = Capabilities.noFairLocks(provider);
 		if (fair != null && unavailable != null) {
 			throw new InvalidConfigurationPropertyValueException(fair, true, unavailable);
 		}
@@ -107,23 +107,6 @@ final class LockOptionsResolver {
 			}
 		}
 		return null;
-	}
-
-	/**
-	 * What {@code provider} cannot do of {@code options}, as a sentence, or null if it
-	 * can do all of it.
-	 */
-	static @Nullable String unsupported(LockOptions options, LockProvider provider) {
-		return Boolean.TRUE.equals(options.fair()) ? noFairLocks(provider) : null;
-	}
-
-	/** Why {@code provider} cannot take fair locks, or null if it can. */
-	private static @Nullable String noFairLocks(LockProvider provider) {
-		if (provider instanceof FairLocking fair) {
-			return fair.fairLocksUnavailable();
-		}
-		return "Fair locks need a store that queues waiters, and the " + provider.storeName()
-				+ " store does not (it lacks the capability " + FairLocking.class.getSimpleName() + ").";
 	}
 
 	static void check(String property, Duration value, boolean invalid, String rule) {

@@ -445,17 +445,7 @@ class LostReplyTests {
 	 * {@code EVALSHA}, {@code NOSCRIPT}, then {@code EVAL}).
 	 */
 	private static void warmUp(RedisLockProvider provider) {
-		// The connection comes up first: with a 300 ms client timeout its handshake can
-		// time out on a loaded machine, and the next call then connects again.
-		Conditions.await("the provider's connection is up", Duration.ofSeconds(30), () -> {
-			try {
-				provider.tryLock("warm-up-" + UUID.randomUUID(), Duration.ofMillis(1));
-				return true;
-			}
-			catch (LockBackendException ex) {
-				return false;
-			}
-		});
+		TestRedis.awaitAnswers(provider);
 		LockHandle handle = acquired(provider.tryLock("warm-up-" + UUID.randomUUID(), LONG_LEASE));
 		assertThat(handle.renew(LONG_LEASE)).isTrue();
 		assertThat(handle.release()).isTrue();

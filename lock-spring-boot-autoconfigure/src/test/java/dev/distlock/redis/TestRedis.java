@@ -4,10 +4,13 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Properties;
 import java.util.TreeMap;
+import java.util.UUID;
 
+import dev.distlock.LockBackendException;
 import dev.distlock.LockOptions;
 import dev.distlock.support.DefaultLockTemplate;
 import dev.distlock.support.RenewalScheduler;
+import dev.distlock.testsupport.Conditions;
 import dev.distlock.testsupport.RedisServer;
 
 import org.springframework.data.redis.connection.RedisConnectionFactory;
@@ -72,6 +75,24 @@ public final class TestRedis {
 			.retryInterval(Duration.ofMillis(20))
 			.build();
 		return new DefaultLockTemplate(new RedisLockProvider(factory, PREFIX, false), scheduler, defaults);
+	}
+
+	/**
+	 * Waits until {@code provider} answers: its connection comes up in the background,
+	 * and a cold one (a cluster's topology, a handshake under a short client timeout on a
+	 * loaded machine) can take longer than one store timeout; the next call connects
+	 * again.
+	 */
+	public static void awaitAnswers(RedisLockProvider provider) {
+		Conditions.await("the provider's connection is up", Duration.ofSeconds(30), () -> {
+			try {
+				provider.tryLock("warm-up-" + UUID.randomUUID(), Duration.ofMillis(1));
+				return true;
+			}
+			catch (LockBackendException ex) {
+				return false;
+			}
+		});
 	}
 
 	/** Calls of one command so far, from {@code INFO commandstats}; 0 if never called. */

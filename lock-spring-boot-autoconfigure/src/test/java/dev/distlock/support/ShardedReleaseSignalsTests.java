@@ -12,6 +12,7 @@ import dev.distlock.Lease;
 import dev.distlock.LockBackendException;
 import dev.distlock.LockOptions;
 import dev.distlock.redis.RedisLockProvider;
+import dev.distlock.redis.TestRedis;
 import dev.distlock.testsupport.Conditions;
 import dev.distlock.testsupport.RedisCluster;
 import dev.distlock.testsupport.RedisServer;
@@ -217,20 +218,8 @@ class ShardedReleaseSignalsTests {
 			// A cold cluster connection (topology discovery on a fresh JVM) can take
 			// longer
 			// than one store timeout; the tests here are about signals, not start-up.
-			answers(this.holder);
-			answers(this.waiting);
-		}
-
-		private static void answers(RedisLockProvider provider) {
-			Conditions.await("the provider's cluster connection is up", Duration.ofSeconds(30), () -> {
-				try {
-					provider.tryLock("warm-up-" + UUID.randomUUID(), Duration.ofMillis(1));
-					return true;
-				}
-				catch (LockBackendException ex) {
-					return false;
-				}
-			});
+			TestRedis.awaitAnswers(this.holder);
+			TestRedis.awaitAnswers(this.waiting);
 		}
 
 		private static LettuceConnectionFactory connect(RedisCluster cluster) {

@@ -4,7 +4,7 @@ import dev.distlock.LockOptions;
 import dev.distlock.LockTemplate;
 import dev.distlock.aop.DistributedLockAdvisor;
 import dev.distlock.aop.LockAutoProxyRegistrar;
-import dev.distlock.spi.FairLocking;
+import dev.distlock.spi.Capabilities;
 import dev.distlock.spi.LockProvider;
 import org.jspecify.annotations.Nullable;
 
@@ -70,14 +70,7 @@ class DistributedLockConfiguration implements ImportAware {
 
 	/** Why the store cannot honour {@code options}, or null if it can or is unknown. */
 	private static @Nullable String unsupported(LockOptions options, @Nullable LockProvider store) {
-		if (store == null || !Boolean.TRUE.equals(options.fair())) {
-			return null;
-		}
-		if (store instanceof FairLocking fair) {
-			return fair.fairLocksUnavailable();
-		}
-		return "Fair locks need a store that queues waiters, and the " + store.storeName()
-				+ " store does not (it lacks the capability " + FairLocking.class.getSimpleName() + ").";
+		return (store != null) ? Capabilities.unsupported(options, store) : null;
 	}
 
 }

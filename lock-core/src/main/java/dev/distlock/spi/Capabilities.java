@@ -1,0 +1,32 @@
+package dev.distlock.spi;
+
+import dev.distlock.LockOptions;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What a store can do of a lock's options, as the startup checks ask it: one answer for
+ * the auto-configuration and for {@code @EnableDistributedLocks}.
+ */
+public final class Capabilities {
+
+	private Capabilities() {
+	}
+
+	/**
+	 * Why {@code provider} cannot honour {@code options}, as a sentence naming the store
+	 * and what it lacks, or null if it can.
+	 */
+	public static @Nullable String unsupported(LockOptions options, LockProvider provider) {
+		return Boolean.TRUE.equals(options.fair()) ? noFairLocks(provider) : null;
+	}
+
+	/** Why {@code provider} cannot take fair locks, or null if it can. */
+	public static @Nullable String noFairLocks(LockProvider provider) {
+		if (provider instanceof FairLocking fair) {
+			return fair.fairLocksUnavailable();
+		}
+		return "Fair locks need a store that queues waiters, and the " + provider.storeName()
+				+ " store does not (it lacks the capability " + FairLocking.class.getSimpleName() + ").";
+	}
+
+}
