@@ -1,15 +1,21 @@
 package dev.distlock.fuzz;
 
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 import dev.distlock.Lease;
 import dev.distlock.LockOptions;
+import dev.distlock.redis.RedisProviderFactory;
 import dev.distlock.redis.TestRedis;
 import dev.distlock.support.DefaultLockTemplate;
 import dev.distlock.support.RenewalScheduler;
+import dev.distlock.testsupport.ChildJvm;
 import dev.distlock.testsupport.RedisServer;
+import dev.distlock.testsupport.WorkerArgs;
+import dev.distlock.testsupport.fuzz.LockHolder;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -34,8 +40,7 @@ class HolderKilledTests {
 		try (RedisServer redis = RedisServer.start()) {
 			LettuceConnectionFactory connectionFactory = TestRedis.connectionFactory(redis.port());
 			RenewalScheduler scheduler = new RenewalScheduler();
-			try (ChildJvm holder = ChildJvm.start(LockHolder.class, String.valueOf(redis.port()), KEY,
-					String.valueOf(LEASE.toMillis()))) {
+			try (ChildJvm holder = ChildJvm.start(LockHolder.class, holderSettings(redis))) {
 				StringRedisTemplate store = new StringRedisTemplate(connectionFactory);
 				DefaultLockTemplate contender = TestRedis.template(connectionFactory, scheduler);
 				long heldToken = Long.parseLong(holder.awaitLine("HELD ", Duration.ofSeconds(30)).substring(5));
@@ -65,6 +70,15 @@ class HolderKilledTests {
 				connectionFactory.destroy();
 			}
 		}
+	}
+
+	/** The Redis store and the lock to hold, for {@link LockHolder}. */
+	private static Map<String, String> holderSettings(RedisServer redis) {
+		Map<String, String> settings = new LinkedHashMap<>(RedisProviderFactory.settings(redis.port()));
+		settings.put(WorkerArgs.PROVIDER, RedisProviderFactory.class.getName());
+		settings.put(LockHolder.KEY, KEY);
+		settings.put(LockHolder.LEASE_MILLIS, String.valueOf(LEASE.toMillis()));
+		return settings;
 	}
 
 	private static long ttlMillis(StringRedisTemplate store) {

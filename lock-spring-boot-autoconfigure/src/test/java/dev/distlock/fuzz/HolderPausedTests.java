@@ -1,20 +1,28 @@
 package dev.distlock.fuzz;
 
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
 import dev.distlock.Lease;
 import dev.distlock.LockOptions;
+import dev.distlock.redis.RedisProviderFactory;
 import dev.distlock.redis.TestRedis;
 import dev.distlock.support.DefaultLockTemplate;
 import dev.distlock.support.RenewalScheduler;
+import dev.distlock.testsupport.ChildJvm;
+import dev.distlock.testsupport.RedisResources;
 import dev.distlock.testsupport.RedisServer;
+import dev.distlock.testsupport.WorkerArgs;
+import dev.distlock.testsupport.fuzz.FencedRegister;
+import dev.distlock.testsupport.fuzz.LockHolder;
+import dev.distlock.testsupport.fuzz.PausedHolder;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
-import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -36,9 +44,14 @@ class HolderPausedTests {
 		try (RedisServer redis = RedisServer.start()) {
 			LettuceConnectionFactory connectionFactory = TestRedis.connectionFactory(redis);
 			RenewalScheduler scheduler = new RenewalScheduler();
-			try (ChildJvm holder = ChildJvm.start(PausedHolder.class, String.valueOf(redis.port()), KEY,
-					String.valueOf(LEASE.toMillis()))) {
-				FencedRegister register = new FencedRegister(new StringRedisTemplate(connectionFactory));
+			Map<String, String> settings = new LinkedHashMap<>(RedisProviderFactory.settings(redis.port()));
+			settings.putAll(RedisResources.settings(redis));
+			settings.put(WorkerArgs.PROVIDER, RedisProviderFactory.class.getName());
+			settings.put(WorkerArgs.RESOURCES, RedisResources.class.getName());
+			settings.put(LockHolder.KEY, KEY);
+			settings.put(LockHolder.LEASE_MILLIS, String.valueOf(LEASE.toMillis()));
+			try (ChildJvm holder = ChildJvm.start(PausedHolder.class, settings);
+					FencedRegister register = new RedisResources().fencedRegister(settings)) {
 				DefaultLockTemplate second = TestRedis.template(connectionFactory, scheduler);
 				long firstToken = Long.parseLong(holder.awaitLine("HELD ", Duration.ofSeconds(30)).substring(5));
 				awaitAcceptedWrite(register, firstToken);

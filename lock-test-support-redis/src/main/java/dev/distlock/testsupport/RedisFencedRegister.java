@@ -1,24 +1,24 @@
-package dev.distlock.fuzz;
+package dev.distlock.testsupport;
 
 import java.util.List;
 
-import org.springframework.data.redis.core.StringRedisTemplate;
-import org.springframework.data.redis.core.script.RedisScript;
+import dev.distlock.testsupport.fuzz.FencedRegister;
+
+import org.jspecify.annotations.Nullable;
 
 /**
- * A resource that fences its writers, as a database row with a {@code fence} column would
- * ({@code UPDATE ... SET value = ?, fence = ? WHERE id = ? AND fence <= ?}): a write
- * carrying a fencing token lower than the last accepted one is rejected; the same holder
- * may write more than once. Every accepted write is logged, so a checker can look for a
- * stale write that got through.
+ * A {@link FencedRegister} in Redis: a hash with the value and the fence, and a list of
+ * the accepted tokens, written by one Lua script so each write is atomic. Any store's
+ * paused-holder test may keep it on a redis-server of its own; reach it from every JVM
+ * through {@link RedisResources}.
  */
-final class FencedRegister {
+public final class RedisFencedRegister implements FencedRegister {
 
 	static final String KEY = "fenced:register";
 
 	static final String LOG = "fenced:log";
 
-	private static final RedisScript<Long> WRITE = RedisScript.of("""
+	private static final String WRITE = """
 			local fence = tonumber(redis.call('hget', KEYS[1], 'fence') or '0')
 			if tonumber(ARGV[1]) < fence then
 			  redis.call('hincrby', KEYS[1], 'rejected', 1)
@@ -27,37 +27,42 @@ final class FencedRegister {
 			redis.call('hset', KEYS[1], 'fence', ARGV[1], 'value', ARGV[2])
 			redis.call('rpush', KEYS[2], ARGV[1])
 			return 1
-			""", Long.class);
+			""";
 
-	private final StringRedisTemplate redis;
+	private final RespClient redis;
 
-	FencedRegister(StringRedisTemplate redis) {
-		this.redis = redis;
+	/** A register on the redis-server at {@code host:port}. */
+	public RedisFencedRegister(String host, int port) {
+		this.redis = new RespClient(host, port);
 	}
 
-	/**
-	 * Writes {@code value} unless an accepted write carried a greater token; returns
-	 * whether it was.
-	 */
-	boolean write(long token, String value) {
-		Long accepted = this.redis.execute(WRITE, List.of(KEY, LOG), Long.toString(token), value);
-		return accepted != null && accepted == 1;
+	@Override
+	public boolean write(long token, String value) {
+		return this.redis.number("EVAL", WRITE, "2", KEY, LOG, Long.toString(token), value) == 1;
 	}
 
-	/** The fencing tokens of the accepted writes, in order. */
-	List<Long> acceptedTokens() {
-		List<String> log = this.redis.opsForList().range(LOG, 0, -1);
-		return (log != null) ? log.stream().map(Long::valueOf).toList() : List.of();
+	@Override
+	public List<Long> acceptedTokens() {
+		Object log = this.redis.call("LRANGE", LOG, "0", "-1");
+		return (log instanceof List<?> list) ? list.stream().map((token) -> Long.valueOf((String) token)).toList()
+				: List.of();
 	}
 
-	long rejected() {
-		Object rejected = this.redis.opsForHash().get(KEY, "rejected");
+	@Override
+	public long rejected() {
+		Object rejected = this.redis.call("HGET", KEY, "rejected");
 		return (rejected != null) ? Long.parseLong(rejected.toString()) : 0;
 	}
 
-	String value() {
-		Object value = this.redis.opsForHash().get(KEY, "value");
+	@Override
+	public @Nullable String value() {
+		Object value = this.redis.call("HGET", KEY, "value");
 		return (value != null) ? value.toString() : null;
+	}
+
+	@Override
+	public void close() {
+		this.redis.close();
 	}
 
 }

@@ -1,4 +1,4 @@
-package dev.distlock.fault;
+package dev.distlock.testsupport;
 
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -7,27 +7,23 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.function.Supplier;
 
-import org.springframework.data.redis.core.StringRedisTemplate;
-import org.springframework.data.redis.core.script.RedisScript;
+import dev.distlock.testsupport.fault.FencedResource;
 
 /**
- * The resource the locks protect, on a Redis server of its own that no fault touches: per
- * lock key a hash with a value, an occupancy counter and a fence. Entering is a fenced
- * read (a token below the fence is refused, otherwise it becomes the fence), writing is a
- * fenced write, as a database row with a {@code fence} column would do it. So once a
- * newer holder has entered, every write of an older one is rejected, whatever the order
- * of their writes; and a holder that finds the occupancy above one has met another holder
- * inside.
+ * The fault workload's {@link FencedResource} on a redis-server of its own that no fault
+ * touches, for the fault suite of any store: per lock key a hash with a value, an
+ * occupancy counter and a fence, changed by Lua scripts, so each call is atomic. Start
+ * the server with {@link RedisServer#start(String...)} and reach it from every JVM of a
+ * run through {@link RedisResources}.
  *
  * <p>
  * Calls run on a thread of the resource's own and the caller waits without being
  * interruptible: the run interrupts workers to test the lock library, and an interrupt
  * must not leave a resource call half-known (applied, but its reply abandoned).
  */
-final class FencedResource {
+public final class RedisFencedResource implements FencedResource {
 
-	@SuppressWarnings("rawtypes")
-	private static final RedisScript<List> ENTER = RedisScript.of("""
+	private static final String ENTER = """
 			local occupancy = redis.call('hincrby', KEYS[1], 'occupancy', 1)
 			local fence = redis.call('hget', KEYS[1], 'fence')
 			if fence and tonumber(ARGV[1]) < tonumber(fence) then
@@ -36,9 +32,9 @@ final class FencedResource {
 			end
 			redis.call('hset', KEYS[1], 'fence', ARGV[1])
 			return {occupancy, 1, tonumber(redis.call('hget', KEYS[1], 'value') or '0')}
-			""", List.class);
+			""";
 
-	private static final RedisScript<Long> WRITE = RedisScript.of("""
+	private static final String WRITE = """
 			local fence = redis.call('hget', KEYS[1], 'fence')
 			if fence and tonumber(ARGV[1]) < tonumber(fence) then
 			  redis.call('hincrby', KEYS[1], 'rejected', 1)
@@ -47,9 +43,9 @@ final class FencedResource {
 			redis.call('hset', KEYS[1], 'fence', ARGV[1], 'value', ARGV[2])
 			redis.call('hincrby', KEYS[1], 'accepted', 1)
 			return 1
-			""", Long.class);
+			""";
 
-	private final StringRedisTemplate redis;
+	private final RespClient redis;
 
 	private final ExecutorService executor = Executors.newCachedThreadPool((task) -> {
 		Thread thread = new Thread(task, "fenced-resource");
@@ -57,8 +53,9 @@ final class FencedResource {
 		return thread;
 	});
 
-	FencedResource(StringRedisTemplate redis) {
-		this.redis = redis;
+	/** A resource on the redis-server at {@code host:port}. */
+	public RedisFencedResource(String host, int port) {
+		this.redis = new RespClient(host, port);
 	}
 
 	private <T> T call(Supplier<T> call) {
@@ -73,37 +70,52 @@ final class FencedResource {
 		}
 	}
 
+	/** The Redis key of a lock key's hash. */
 	static String key(String lockKey) {
 		return "resource:" + lockKey;
 	}
 
-	/** Enters with {@code token}: occupancy after entering, and the value if admitted. */
-	Entry enter(String lockKey, long token) {
-		List<?> reply = call(() -> this.redis.execute(ENTER, List.of(key(lockKey)), Long.toString(token)));
+	@Override
+	public Entry enter(String lockKey, long token) {
+		List<?> reply = (List<?>) call(() -> this.redis.call("EVAL", ENTER, "1", key(lockKey), Long.toString(token)));
 		return new Entry(((Number) reply.get(0)).longValue(), ((Number) reply.get(1)).longValue() == 1,
 				((Number) reply.get(2)).longValue());
 	}
 
-	boolean write(String lockKey, long token, long value) {
-		Long accepted = call(
-				() -> this.redis.execute(WRITE, List.of(key(lockKey)), Long.toString(token), Long.toString(value)));
-		return accepted != null && accepted == 1;
+	@Override
+	public boolean write(String lockKey, long token, long value) {
+		long accepted = call(
+				() -> this.redis.number("EVAL", WRITE, "1", key(lockKey), Long.toString(token), Long.toString(value)));
+		return accepted == 1;
 	}
 
-	void exit(String lockKey) {
-		call(() -> this.redis.opsForHash().increment(key(lockKey), "occupancy", -1));
+	@Override
+	public void exit(String lockKey) {
+		call(() -> this.redis.number("HINCRBY", key(lockKey), "occupancy", "-1"));
 	}
 
-	long field(String lockKey, String field) {
-		Object value = this.redis.opsForHash().get(key(lockKey), field);
+	@Override
+	public long accepted(String lockKey) {
+		return field(lockKey, "accepted");
+	}
+
+	@Override
+	public long value(String lockKey) {
+		return field(lockKey, "value");
+	}
+
+	/**
+	 * A field of a lock key's hash: {@code occupancy}, {@code refused}, ...; 0 if unset.
+	 */
+	public long field(String lockKey, String field) {
+		Object value = this.redis.call("HGET", key(lockKey), field);
 		return (value != null) ? Long.parseLong(value.toString()) : 0;
 	}
 
-	void close() {
+	@Override
+	public void close() {
 		this.executor.shutdownNow();
-	}
-
-	record Entry(long occupancy, boolean admitted, long value) {
+		this.redis.close();
 	}
 
 }

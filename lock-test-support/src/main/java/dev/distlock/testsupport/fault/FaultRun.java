@@ -1,42 +1,46 @@
-package dev.distlock.fault;
+package dev.distlock.testsupport.fault;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Set;
+import java.util.Map;
 
-import dev.distlock.fuzz.ChildJvm;
-import dev.distlock.redis.TestRedis;
+import dev.distlock.testsupport.ChildJvm;
 import dev.distlock.testsupport.FaultLog;
-
-import io.lettuce.core.codec.ByteArrayCodec;
-import io.lettuce.core.output.ArrayOutput;
-
-import org.springframework.data.redis.connection.RedisConnection;
-import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceConnection;
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
-import org.springframework.data.redis.core.StringRedisTemplate;
+import dev.distlock.testsupport.ProviderFactory;
+import dev.distlock.testsupport.ResourceFactory;
+import dev.distlock.testsupport.WorkerArgs;
 
 /**
- * One fault class run end to end: its layout, the workload in this JVM and in a worker
- * JVM, the seeded faults, then the checks over everything recorded.
+ * One fault class run end to end, for any store: its servers
+ * ({@link FaultScenario#start()}), the {@link Workload} in this JVM and in a worker JVM
+ * ({@link FaultWorker}), the seeded faults ({@link FaultScenario#inject}), then the
+ * checks over everything recorded ({@link FaultReport}), with the leaks of both JVMs and
+ * of the store ({@link FaultTarget#leftInStore}).
  */
-final class FaultRun {
+public final class FaultRun {
 
-	static final Duration LEASE = Duration.ofMillis(1200);
+	/** The workload's lease time. */
+	public static final Duration LEASE = Duration.ofMillis(1200);
 
 	/**
-	 * Commands time out after a lease: a hung call must not outlive the lock. (Classes
-	 * that keep the client's defaults leave this to the store timeout.)
+	 * The setting, in both JVMs, with the workload's lease in milliseconds: stores whose
+	 * client's command timeout is not kept by default set theirs to it, so that a hung
+	 * call does not outlive the lock.
 	 */
-	static final Duration COMMAND_TIMEOUT = LEASE;
+	public static final String LEASE_MILLIS = "fault.lease-millis";
+
+	/**
+	 * The setting, in both JVMs, telling the {@link ProviderFactory} whether the client
+	 * keeps its default settings ({@link FaultScenario#clientDefaults()}): {@code true}
+	 * or {@code false}.
+	 */
+	public static final String CLIENT_DEFAULTS = "fault.client-defaults";
 
 	/**
 	 * Worker threads in this JVM ({@code distlock.faults.threads}); one fewer in the
@@ -49,32 +53,45 @@ final class FaultRun {
 	private FaultRun() {
 	}
 
-	static FaultReport run(FaultClass fault, Duration duration, long seed) throws Exception {
+	/**
+	 * Runs {@code fault} for {@code duration}, its faults drawn from {@code seed} (a run
+	 * is replayed with the same seed, as far as timing allows).
+	 */
+	public static <T extends FaultTarget> FaultReport run(FaultScenario<T> fault, Duration duration, long seed)
+			throws Exception {
 		FaultLog log = new FaultLog(seed);
-		Path history = Files.createTempFile("distlock-faults-" + fault, ".ops");
-		try (FaultLayout layout = fault.layout()) {
-			Duration commandTimeout = fault.clientDefaults() ? Duration.ZERO : COMMAND_TIMEOUT;
-			LettuceConnectionFactory locks = lockConnections(layout.clients.host(), layout.clients.port(),
-					commandTimeout);
-			LettuceConnectionFactory resourceConnections = TestRedis.connectionFactory(layout.resource);
-			StringRedisTemplate resourceRedis = new StringRedisTemplate(resourceConnections);
-			FencedResource resource = new FencedResource(resourceRedis);
-			Workload workload = new Workload(0, locks, resource, LEASE, fault.fair());
+		Path history = Files.createTempFile("distlock-faults-" + fault.name(), ".ops");
+		try (T target = fault.start()) {
+			Map<String, String> settings = new LinkedHashMap<>(target.settings());
+			settings.put(LEASE_MILLIS, Long.toString(LEASE.toMillis()));
+			settings.put(CLIENT_DEFAULTS, Boolean.toString(fault.clientDefaults()));
+			ResourceFactory resources = WorkerArgs.instance(target.resourceFactory());
+			FencedResource resource = resources.fencedResource(settings);
+			ProviderFactory store = WorkerArgs.instance(target.providerFactory());
+			Workload workload = new Workload(0, store, settings, resource, LEASE, fault.fair());
+			Duration storeTimeout = workload.storeTimeout();
 			List<Op> ops = new ArrayList<>();
 			List<long[]> hangs = List.of();
 			List<String> errors = new ArrayList<>();
 			int leaks;
 			StringBuilder leakDetail = new StringBuilder();
-			try (ChildJvm worker = ChildJvm.start(FaultWorker.class, Integer.toString(layout.clients.port()),
-					Integer.toString(layout.resource.port()), Integer.toString(WORKER_THREADS),
-					Long.toString(duration.toMillis()), Long.toString(seed + 1), Long.toString(LEASE.toMillis()),
-					Long.toString(commandTimeout.toMillis()), history.toString(), Integer.toString(Workload.KEYS),
-					Boolean.toString(fault.fair()))) {
+			long[] accepted = new long[Workload.KEYS];
+			long[] values = new long[Workload.KEYS];
+			Map<String, String> workerSettings = new LinkedHashMap<>(settings);
+			workerSettings.put(WorkerArgs.PROVIDER, target.providerFactory().getName());
+			workerSettings.put(WorkerArgs.RESOURCES, target.resourceFactory().getName());
+			workerSettings.put(FaultWorker.THREADS, Integer.toString(WORKER_THREADS));
+			workerSettings.put(FaultWorker.MILLIS, Long.toString(duration.toMillis()));
+			workerSettings.put(FaultWorker.SEED, Long.toString(seed + 1));
+			workerSettings.put(FaultWorker.HISTORY, history.toString());
+			workerSettings.put(FaultWorker.KEYS, Integer.toString(Workload.KEYS));
+			workerSettings.put(FaultWorker.FAIR, Boolean.toString(fault.fair()));
+			try (ChildJvm worker = ChildJvm.start(FaultWorker.class, workerSettings)) {
 				worker.awaitLine("READY", Duration.ofSeconds(60));
 				long end = System.nanoTime() + duration.toNanos();
 				worker.send("GO");
 				workload.start(LOCAL_THREADS, end, seed);
-				FaultClass.Run run = new FaultClass.Run(layout, log, end, LEASE, workload::threads, (signal) -> {
+				FaultSchedule<T> run = new FaultSchedule<>(target, log, end, LEASE, workload::threads, (signal) -> {
 					try {
 						worker.signal(signal);
 					}
@@ -106,23 +123,20 @@ final class FaultRun {
 				Workload.Leaks local = workload.leaks();
 				leaks = local.total() + remote.total();
 				leakDetail.append("this JVM ").append(local).append(", worker JVM ").append(remote);
+				for (int key = 0; key < Workload.KEYS; key++) {
+					accepted[key] = resource.accepted(Workload.key(key));
+					values[key] = resource.value(Workload.key(key));
+				}
 			}
 			finally {
 				workload.close();
 				resource.close();
-				locks.destroy();
 			}
-			leaks += leftInRedis(layout, leakDetail);
-			long[] accepted = new long[Workload.KEYS];
-			long[] values = new long[Workload.KEYS];
-			for (int key = 0; key < Workload.KEYS; key++) {
-				accepted[key] = resource.field(Workload.key(key), "accepted");
-				values[key] = resource.field(Workload.key(key), "value");
-			}
-			resourceConnections.destroy();
-			FaultReport report = FaultReport.check(fault, seed, duration.toSeconds(), ops, accepted, values, leaks,
-					leakDetail.toString(), log.healTimes(), log.injectedCount(), errors, hangs);
-			System.out.println("Fault schedule of " + fault + ":\n" + log.describe());
+			leaks += target.leftInStore(LEASE, leakDetail);
+			FaultReport report = FaultReport.check(fault, LEASE, storeTimeout, seed, duration.toSeconds(), ops,
+					accepted, values, leaks, leakDetail.toString(), log.healTimes(), log.injectedCount(), errors,
+					hangs);
+			System.out.println("Fault schedule of " + fault.name() + ":\n" + log.describe());
 			return report;
 		}
 		finally {
@@ -130,61 +144,10 @@ final class FaultRun {
 		}
 	}
 
-	/**
-	 * Connections to the lock server, in either JVM: with {@code commandTimeout}, or with
-	 * the client's default settings (Lettuce's 60 s command timeout) when it is zero.
-	 */
-	static LettuceConnectionFactory lockConnections(String host, int port, Duration commandTimeout) {
-		if (!commandTimeout.isZero()) {
-			return TestRedis.connectionFactory(host, port, commandTimeout);
-		}
-		LettuceConnectionFactory factory = new LettuceConnectionFactory(new RedisStandaloneConfiguration(host, port),
-				LettuceClientConfiguration.defaultConfiguration());
-		factory.afterPropertiesSet();
-		factory.start();
-		return factory;
-	}
-
 	private static void assertExit(ChildJvm worker) throws InterruptedException {
 		int exit = worker.awaitExit(Duration.ofSeconds(30));
 		if (exit != 0) {
 			throw new AssertionError("Worker JVM exited with " + exit + ":\n" + worker.output());
-		}
-	}
-
-	/**
-	 * Lock keys and fair queue keys still in Redis once every holder and waiter is gone
-	 * and a lease has passed (a key whose holder lost its connection expires after its
-	 * lease; a queue whose last waiter died expires after twice the queue timeout, under
-	 * the lease plus the margin here), plus subscribers left on the release channel.
-	 */
-	private static int leftInRedis(FaultLayout layout, StringBuilder detail) {
-		StringRedisTemplate admin = layout.admin();
-		long deadline = System.nanoTime() + LEASE.plusSeconds(3).toNanos();
-		Set<String> keys;
-		long subscribers;
-		do {
-			keys = admin.keys(Workload.PREFIX + "*");
-			keys.remove(Workload.PREFIX);
-			// fair queues and waiter deadlines: "{slot tag}lock:<key>:queue" and so on
-			keys.addAll(admin.keys("{*}" + Workload.PREFIX + "*"));
-			subscribers = subscribers(admin);
-			if (keys.isEmpty() && subscribers == 0) {
-				return 0;
-			}
-			Thread.onSpinWait();
-		}
-		while (System.nanoTime() - deadline < 0);
-		detail.append(", in Redis ").append(keys).append(" and ").append(subscribers).append(" subscribers");
-		return keys.size() + (int) subscribers;
-	}
-
-	private static long subscribers(StringRedisTemplate admin) {
-		try (RedisConnection connection = admin.getRequiredConnectionFactory().getConnection()) {
-			Object reply = ((LettuceConnection) connection).execute("PUBSUB",
-					new ArrayOutput<>(ByteArrayCodec.INSTANCE), "NUMSUB".getBytes(StandardCharsets.UTF_8),
-					(Workload.PREFIX + "released").getBytes(StandardCharsets.UTF_8));
-			return (reply instanceof List<?> list && list.size() == 2) ? ((Number) list.get(1)).longValue() : 0;
 		}
 	}
 

@@ -1,4 +1,4 @@
-package dev.distlock.fault;
+package dev.distlock.testsupport.fault;
 
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -7,42 +7,60 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Map;
 
-import dev.distlock.redis.TestRedis;
-
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
-import org.springframework.data.redis.core.StringRedisTemplate;
+import dev.distlock.testsupport.ProviderFactory;
+import dev.distlock.testsupport.ResourceFactory;
+import dev.distlock.testsupport.WorkerArgs;
 
 /**
- * The worker JVM of a fault run, a second application instance: runs the {@link Workload}
- * against the same lock server and resource, writes its operations to a file, and prints
- * what it left behind.
+ * The worker JVM of a fault run, a second application instance of any store: builds its
+ * provider and resource from the factories named on its command line, runs the
+ * {@link Workload} against the same store and resource, writes its operations to a file,
+ * and prints what it left behind.
  * <p>
- * Arguments: lock port, resource port, threads, duration ms, seed, lease ms, command
- * timeout ms (0: the client's default settings), history file, key count, fair. Prints
- * {@code READY}, waits for {@code GO}, then prints {@code LEAKS ...}, any
- * {@code ERROR ...} lines, and {@code DONE}.
+ * Arguments are {@code key=value} ({@link WorkerArgs}): {@code provider} and
+ * {@code resources} (factory classes), the constants of this class, and the store's own
+ * settings ({@link FaultTarget#settings()}). Prints {@code READY}, waits for {@code GO},
+ * then prints {@code LEAKS ...}, any {@code ERROR ...} and {@code BACKEND ...} lines, and
+ * {@code DONE}. {@link FaultRun} starts it.
  */
 public final class FaultWorker {
+
+	/** Setting: worker threads. */
+	public static final String THREADS = "worker.threads";
+
+	/** Setting: how long the threads work, in milliseconds. */
+	public static final String MILLIS = "worker.millis";
+
+	/** Setting: the workload's seed. */
+	public static final String SEED = "worker.seed";
+
+	/** Setting: the file the operations are written to. */
+	public static final String HISTORY = "worker.history";
+
+	/** Setting: how many lock keys ({@link Workload#KEYS}). */
+	public static final String KEYS = "worker.keys";
+
+	/** Setting: whether to acquire fairly. */
+	public static final String FAIR = "worker.fair";
 
 	private FaultWorker() {
 	}
 
 	public static void main(String[] args) throws Exception {
-		int lockPort = Integer.parseInt(args[0]);
-		int resourcePort = Integer.parseInt(args[1]);
-		int threads = Integer.parseInt(args[2]);
-		Duration duration = Duration.ofMillis(Long.parseLong(args[3]));
-		long seed = Long.parseLong(args[4]);
-		Duration lease = Duration.ofMillis(Long.parseLong(args[5]));
-		Duration commandTimeout = Duration.ofMillis(Long.parseLong(args[6]));
-		Path history = Path.of(args[7]);
-		System.setProperty("distlock.faults.keys", args[8]);
-		LettuceConnectionFactory locks = FaultRun.lockConnections("127.0.0.1", lockPort, commandTimeout);
-		LettuceConnectionFactory resourceConnections = TestRedis.connectionFactory("127.0.0.1", resourcePort,
-				Duration.ofSeconds(10));
-		FencedResource resource = new FencedResource(new StringRedisTemplate(resourceConnections));
-		Workload workload = new Workload(1, locks, resource, lease, Boolean.parseBoolean(args[9]));
+		Map<String, String> settings = WorkerArgs.parse(args);
+		int threads = (int) WorkerArgs.number(settings, THREADS);
+		Duration duration = Duration.ofMillis(WorkerArgs.number(settings, MILLIS));
+		long seed = WorkerArgs.number(settings, SEED);
+		Duration lease = Duration.ofMillis(WorkerArgs.number(settings, FaultRun.LEASE_MILLIS));
+		Path history = Path.of(WorkerArgs.require(settings, HISTORY));
+		System.setProperty("distlock.faults.keys", WorkerArgs.require(settings, KEYS));
+		ProviderFactory store = WorkerArgs.instance(settings, WorkerArgs.PROVIDER, ProviderFactory.class);
+		ResourceFactory resources = WorkerArgs.instance(settings, WorkerArgs.RESOURCES, ResourceFactory.class);
+		FencedResource resource = resources.fencedResource(settings);
+		Workload workload = new Workload(1, store, settings, resource, lease,
+				Boolean.parseBoolean(WorkerArgs.require(settings, FAIR)));
 		try {
 			System.out.println("READY");
 			BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
@@ -67,8 +85,6 @@ public final class FaultWorker {
 			System.out.flush();
 			workload.close();
 			resource.close();
-			locks.destroy();
-			resourceConnections.destroy();
 		}
 		System.exit(0);
 	}

@@ -1,45 +1,54 @@
-package dev.distlock.fuzz;
+package dev.distlock.testsupport.fuzz;
 
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 
 import dev.distlock.LockTemplate;
-import dev.distlock.redis.TestRedis;
 import dev.distlock.support.RenewalScheduler;
-
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
-import org.springframework.data.redis.core.StringRedisTemplate;
+import dev.distlock.testsupport.ProviderFactory;
+import dev.distlock.testsupport.ResourceFactory;
+import dev.distlock.testsupport.WorkerArgs;
 
 /**
- * The second JVM of {@link CrossJvmFuzzTests}: connects, prints {@code READY}, waits for
- * {@code GO} on standard input, runs the {@link FuzzLoop} and prints its
- * {@link FuzzLoop.Result} line.
+ * The second JVM of a cross-JVM fuzz test, for any store: builds its provider and counter
+ * from the factories named on its command line, takes the lock once, prints
+ * {@code READY}, waits for {@code GO} on standard input, runs the {@link FuzzLoop} and
+ * prints its {@link FuzzLoop.Result} line.
  * <p>
- * Arguments: Redis port, thread count, duration in milliseconds.
+ * Arguments are {@code key=value} ({@link WorkerArgs}): {@code provider},
+ * {@code resources}, {@link #THREADS}, {@link #MILLIS}, and the store's and resource's
+ * own settings.
  */
 public final class FuzzWorker {
+
+	/** Setting: worker threads. */
+	public static final String THREADS = "fuzz.threads";
+
+	/** Setting: how long the loop runs, in milliseconds. */
+	public static final String MILLIS = "fuzz.millis";
 
 	private FuzzWorker() {
 	}
 
 	public static void main(String[] args) throws Exception {
-		int port = Integer.parseInt(args[0]);
-		int threads = Integer.parseInt(args[1]);
-		Duration duration = Duration.ofMillis(Long.parseLong(args[2]));
-		LettuceConnectionFactory connectionFactory = TestRedis.connectionFactory(port);
+		Map<String, String> settings = WorkerArgs.parse(args);
+		int threads = (int) WorkerArgs.number(settings, THREADS);
+		Duration duration = Duration.ofMillis(WorkerArgs.number(settings, MILLIS));
+		ProviderFactory store = WorkerArgs.instance(settings, WorkerArgs.PROVIDER, ProviderFactory.class);
+		ResourceFactory resources = WorkerArgs.instance(settings, WorkerArgs.RESOURCES, ResourceFactory.class);
 		RenewalScheduler scheduler = new RenewalScheduler();
 		int exitCode = 0;
-		try {
-			LockTemplate template = TestRedis.template(connectionFactory, scheduler);
-			StringRedisTemplate redis = new StringRedisTemplate(connectionFactory);
-			template.run("fuzz-warm-up", () -> redis.hasKey(FuzzLoop.COUNTER));
+		try (SharedCounter counter = resources.sharedCounter(settings)) {
+			LockTemplate template = Templates.of(store.create(settings), scheduler);
+			template.run("fuzz-warm-up", counter::read);
 			System.out.println("READY");
 			BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
 			if ("GO".equals(in.readLine())) {
-				System.out.println(FuzzLoop.run(List.of(template), redis, threads, duration).line());
+				System.out.println(FuzzLoop.run(List.of(template), counter, threads, duration).line());
 			}
 			else {
 				exitCode = 2;
@@ -48,7 +57,7 @@ public final class FuzzWorker {
 		finally {
 			System.out.flush();
 			scheduler.close();
-			connectionFactory.destroy();
+			store.close();
 		}
 		System.exit(exitCode);
 	}

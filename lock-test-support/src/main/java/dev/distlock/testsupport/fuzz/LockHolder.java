@@ -1,33 +1,41 @@
-package dev.distlock.fuzz;
+package dev.distlock.testsupport.fuzz;
 
 import java.time.Duration;
+import java.util.Map;
 
 import dev.distlock.Lease;
 import dev.distlock.LockOptions;
-import dev.distlock.redis.TestRedis;
 import dev.distlock.support.DefaultLockTemplate;
 import dev.distlock.support.RenewalScheduler;
-
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import dev.distlock.testsupport.ProviderFactory;
+import dev.distlock.testsupport.WorkerArgs;
 
 /**
- * The holder JVM of {@link HolderKilledTests}: takes a lock with auto-renew on, prints
- * {@code HELD <token>}, and keeps holding it until killed (or its standard input ends).
+ * A holder JVM for any store, to be killed: takes a lock with auto-renew on, prints
+ * {@code HELD <token>}, and keeps holding it until killed ({@code kill -9} through
+ * {@link dev.distlock.testsupport.ChildJvm#kill()}) or its standard input ends.
  * <p>
- * Arguments: Redis port, lock key, lease time in milliseconds.
+ * Arguments are {@code key=value} ({@link WorkerArgs}): {@code provider}, {@link #KEY},
+ * {@link #LEASE_MILLIS}, and the store's own settings.
  */
 public final class LockHolder {
+
+	/** Setting: the lock's key. */
+	public static final String KEY = "holder.key";
+
+	/** Setting: the lease time in milliseconds. */
+	public static final String LEASE_MILLIS = "holder.lease-millis";
 
 	private LockHolder() {
 	}
 
 	public static void main(String[] args) throws Exception {
-		int port = Integer.parseInt(args[0]);
-		String key = args[1];
-		Duration leaseTime = Duration.ofMillis(Long.parseLong(args[2]));
-		LettuceConnectionFactory connectionFactory = TestRedis.connectionFactory(port);
+		Map<String, String> settings = WorkerArgs.parse(args);
+		String key = WorkerArgs.require(settings, KEY);
+		Duration leaseTime = Duration.ofMillis(WorkerArgs.number(settings, LEASE_MILLIS));
+		ProviderFactory store = WorkerArgs.instance(settings, WorkerArgs.PROVIDER, ProviderFactory.class);
 		RenewalScheduler scheduler = new RenewalScheduler();
-		DefaultLockTemplate template = TestRedis.template(connectionFactory, scheduler);
+		DefaultLockTemplate template = Templates.of(store.create(settings), scheduler);
 		Lease lease = template.acquire(key,
 				LockOptions.builder().waitTime(Duration.ofSeconds(5)).leaseTime(leaseTime).autoRenew(true).build());
 		System.out.println("HELD " + lease.fencingToken());
@@ -37,7 +45,7 @@ public final class LockHolder {
 		}
 		lease.release();
 		scheduler.close();
-		connectionFactory.destroy();
+		store.close();
 	}
 
 }

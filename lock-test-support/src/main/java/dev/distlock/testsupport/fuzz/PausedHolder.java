@@ -1,29 +1,30 @@
-package dev.distlock.fuzz;
+package dev.distlock.testsupport.fuzz;
 
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 import dev.distlock.Lease;
 import dev.distlock.LockOptions;
-import dev.distlock.redis.RedisLockProvider;
-import dev.distlock.redis.TestRedis;
 import dev.distlock.support.DefaultLockTemplate;
 import dev.distlock.support.RenewalScheduler;
-
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
-import org.springframework.data.redis.core.StringRedisTemplate;
+import dev.distlock.testsupport.ProviderFactory;
+import dev.distlock.testsupport.ResourceFactory;
+import dev.distlock.testsupport.WorkerArgs;
 
 /**
- * The holder JVM of {@link HolderPausedTests}: takes a lock with auto-renew on, prints
- * {@code HELD <token>}, then writes to the {@link FencedRegister} with its token every
- * few milliseconds without ever asking whether it still holds the lock: the worst case of
- * a holder whose pause fell between its check and its write. When the loss is reported it
- * prints {@code LOST <System.nanoTime()>} (the monotonic clock, which on Linux is shared
- * by every process of the host), writes a few more times, and prints
- * {@code DONE <accepted after the loss> <rejected>}.
+ * A holder JVM for any store, to be stopped with {@code SIGSTOP}: takes a lock with
+ * auto-renew on, prints {@code HELD <token>}, then writes to the {@link FencedRegister}
+ * with its token every few milliseconds without ever asking whether it still holds the
+ * lock: the worst case of a holder whose pause fell between its check and its write. When
+ * the loss is reported it prints {@code LOST <System.nanoTime()>} (the monotonic clock,
+ * which on Linux is shared by every process of the host), writes a few more times, and
+ * prints {@code DONE <accepted after the loss> <rejected>}.
  * <p>
- * Arguments: Redis port, lock key, lease time in milliseconds.
+ * Arguments are {@code key=value} ({@link WorkerArgs}): {@code provider},
+ * {@code resources}, {@link LockHolder#KEY}, {@link LockHolder#LEASE_MILLIS}, and the
+ * store's and resource's own settings.
  */
 public final class PausedHolder {
 
@@ -31,10 +32,11 @@ public final class PausedHolder {
 	}
 
 	public static void main(String[] args) throws Exception {
-		int port = Integer.parseInt(args[0]);
-		String key = args[1];
-		Duration leaseTime = Duration.ofMillis(Long.parseLong(args[2]));
-		LettuceConnectionFactory connectionFactory = TestRedis.connectionFactory(port);
+		Map<String, String> settings = WorkerArgs.parse(args);
+		String key = WorkerArgs.require(settings, LockHolder.KEY);
+		Duration leaseTime = Duration.ofMillis(WorkerArgs.number(settings, LockHolder.LEASE_MILLIS));
+		ProviderFactory store = WorkerArgs.instance(settings, WorkerArgs.PROVIDER, ProviderFactory.class);
+		ResourceFactory resources = WorkerArgs.instance(settings, WorkerArgs.RESOURCES, ResourceFactory.class);
 		RenewalScheduler scheduler = new RenewalScheduler();
 		AtomicLong lostAt = new AtomicLong();
 		LockOptions options = LockOptions.builder()
@@ -43,13 +45,12 @@ public final class PausedHolder {
 			.autoRenew(true)
 			.retryInterval(Duration.ofMillis(20))
 			.build();
-		DefaultLockTemplate template = new DefaultLockTemplate(
-				new RedisLockProvider(connectionFactory, TestRedis.PREFIX, false), scheduler, options,
+		DefaultLockTemplate template = new DefaultLockTemplate(store.create(settings), scheduler, options,
 				(lease, reason, holder) -> {
 					lostAt.set(System.nanoTime());
 					System.out.println("LOST " + lostAt.get() + " " + reason);
 				}, true);
-		FencedRegister register = new FencedRegister(new StringRedisTemplate(connectionFactory));
+		FencedRegister register = resources.fencedRegister(settings);
 		Lease lease = template.acquire(key, options);
 		System.out.println("HELD " + lease.fencingToken());
 		int acceptedAfterLoss = 0;
@@ -76,7 +77,8 @@ public final class PausedHolder {
 			System.out.println("RELEASE " + ex.getClass().getSimpleName());
 		}
 		scheduler.close();
-		connectionFactory.destroy();
+		register.close();
+		store.close();
 		System.exit(0);
 	}
 

@@ -1,0 +1,37 @@
+package dev.distlock.testsupport.fuzz;
+
+import java.time.Duration;
+
+import dev.distlock.LockOptions;
+import dev.distlock.spi.LockProvider;
+import dev.distlock.support.DefaultLockTemplate;
+import dev.distlock.support.RenewalScheduler;
+
+/**
+ * The lock template every fuzz and holder JVM uses, so that each side of a test locks
+ * alike whatever the store.
+ */
+public final class Templates {
+
+	/**
+	 * The defaults: no waiting, a 30 s lease, auto-renew on, retries every 20 ms.
+	 */
+	public static final LockOptions DEFAULTS = LockOptions.builder()
+		.waitTime(Duration.ZERO)
+		.leaseTime(Duration.ofSeconds(30))
+		.autoRenew(true)
+		.retryInterval(Duration.ofMillis(20))
+		.build();
+
+	private Templates() {
+	}
+
+	/**
+	 * A template over {@code provider}, as an application instance would have one, with
+	 * {@link #DEFAULTS}.
+	 */
+	public static DefaultLockTemplate of(LockProvider provider, RenewalScheduler scheduler) {
+		return new DefaultLockTemplate(provider, scheduler, DEFAULTS);
+	}
+
+}
