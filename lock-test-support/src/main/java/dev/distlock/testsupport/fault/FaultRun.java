@@ -13,8 +13,6 @@ import java.util.Map;
 import dev.distlock.testsupport.ChildJvm;
 import dev.distlock.testsupport.FaultLog;
 import dev.distlock.testsupport.ProviderFactory;
-import dev.distlock.testsupport.ResourceFactory;
-import dev.distlock.testsupport.WorkerArgs;
 
 /**
  * One fault class run end to end, for any store: its servers
@@ -65,9 +63,8 @@ public final class FaultRun {
 			Map<String, String> settings = new LinkedHashMap<>(target.settings());
 			settings.put(LEASE_MILLIS, Long.toString(LEASE.toMillis()));
 			settings.put(CLIENT_DEFAULTS, Boolean.toString(fault.clientDefaults()));
-			ResourceFactory resources = WorkerArgs.instance(target.resourceFactory());
-			FencedResource resource = resources.fencedResource(settings);
-			ProviderFactory store = WorkerArgs.instance(target.providerFactory());
+			FencedResource resource = target.newResourceFactory().fencedResource(settings);
+			ProviderFactory store = target.newProviderFactory();
 			Workload workload = new Workload(0, store, settings, resource, LEASE, fault.fair());
 			Duration storeTimeout = workload.storeTimeout();
 			List<Op> ops = new ArrayList<>();
@@ -77,9 +74,8 @@ public final class FaultRun {
 			StringBuilder leakDetail = new StringBuilder();
 			long[] accepted = new long[Workload.KEYS];
 			long[] values = new long[Workload.KEYS];
-			Map<String, String> workerSettings = new LinkedHashMap<>(settings);
-			workerSettings.put(WorkerArgs.PROVIDER, target.providerFactory().getName());
-			workerSettings.put(WorkerArgs.RESOURCES, target.resourceFactory().getName());
+			Map<String, String> workerSettings = new LinkedHashMap<>(target.childSettings());
+			workerSettings.putAll(settings);
 			workerSettings.put(FaultWorker.THREADS, Integer.toString(WORKER_THREADS));
 			workerSettings.put(FaultWorker.MILLIS, Long.toString(duration.toMillis()));
 			workerSettings.put(FaultWorker.SEED, Long.toString(seed + 1));

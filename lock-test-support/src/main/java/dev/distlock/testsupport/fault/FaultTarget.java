@@ -3,8 +3,7 @@ package dev.distlock.testsupport.fault;
 import java.time.Duration;
 import java.util.Map;
 
-import dev.distlock.testsupport.ProviderFactory;
-import dev.distlock.testsupport.ResourceFactory;
+import dev.distlock.testsupport.StoreFixture;
 
 /**
  * A store's servers for one fault run, as its {@link FaultScenario} started them: where
@@ -14,18 +13,13 @@ import dev.distlock.testsupport.ResourceFactory;
  * store only through the providers the {@link #providerFactory()} makes; faults reach the
  * servers through the target itself.
  */
-public interface FaultTarget extends AutoCloseable {
-
-	/** Makes the lock providers, in the test JVM and in the worker JVM. */
-	Class<? extends ProviderFactory> providerFactory();
-
-	/** Makes the {@link FencedResource}, in the test JVM and in the worker JVM. */
-	Class<? extends ResourceFactory> resourceFactory();
+public interface FaultTarget extends StoreFixture {
 
 	/**
 	 * The settings both factories get, in both JVMs: addresses and ports, never objects.
 	 * The run adds {@link FaultRun#LEASE_MILLIS} and {@link FaultRun#CLIENT_DEFAULTS}.
 	 */
+	@Override
 	Map<String, String> settings();
 
 	/**
@@ -36,9 +30,5 @@ public interface FaultTarget extends AutoCloseable {
 	 * @param lease the run's lease time
 	 */
 	int leftInStore(Duration lease, StringBuilder detail);
-
-	/** Stops every server of the run. */
-	@Override
-	void close();
 
 }
