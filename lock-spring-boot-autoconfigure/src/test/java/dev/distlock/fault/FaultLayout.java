@@ -9,14 +9,13 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 
+import dev.distlock.redis.RedisFixture;
 import dev.distlock.redis.RedisProviderFactory;
 import dev.distlock.redis.TestRedis;
 import dev.distlock.testsupport.Conditions;
 import dev.distlock.testsupport.FaultProxy;
-import dev.distlock.testsupport.ProviderFactory;
 import dev.distlock.testsupport.RedisResources;
 import dev.distlock.testsupport.RedisServer;
-import dev.distlock.testsupport.ResourceFactory;
 import dev.distlock.testsupport.fault.FaultTarget;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.output.ArrayOutput;
@@ -33,7 +32,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
  * link (for lost-write failovers), and the resource server, which no fault touches. The
  * harness talks to the lock servers directly, past the proxies.
  */
-final class FaultLayout implements FaultTarget {
+final class FaultLayout implements FaultTarget, RedisFixture {
 
 	final RedisServer resource;
 
@@ -89,16 +88,6 @@ final class FaultLayout implements FaultTarget {
 		this.master.kill();
 		this.toClose.add(this.master);
 		this.master = this.master.restart();
-	}
-
-	@Override
-	public Class<? extends ProviderFactory> providerFactory() {
-		return RedisProviderFactory.class;
-	}
-
-	@Override
-	public Class<? extends ResourceFactory> resourceFactory() {
-		return RedisResources.class;
 	}
 
 	/** The clients' proxy and the resource server. */

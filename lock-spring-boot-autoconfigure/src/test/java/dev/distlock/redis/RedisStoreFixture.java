@@ -3,34 +3,21 @@ package dev.distlock.redis;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-import dev.distlock.testsupport.ProviderFactory;
 import dev.distlock.testsupport.RedisResources;
 import dev.distlock.testsupport.RedisServer;
-import dev.distlock.testsupport.ResourceFactory;
-import dev.distlock.testsupport.StoreFixture;
 
 /**
  * One fresh redis-server for the cross-JVM tests of {@code lock-test-support}: the locks
  * ({@link RedisProviderFactory}) and the resources ({@link RedisResources}) on the same
  * server, under keys of their own.
  */
-public final class RedisStoreFixture implements StoreFixture {
+public final class RedisStoreFixture implements RedisFixture {
 
 	private final RedisServer server = RedisServer.start();
 
 	/** The server. */
 	public RedisServer server() {
 		return this.server;
-	}
-
-	@Override
-	public Class<? extends ProviderFactory> providerFactory() {
-		return RedisProviderFactory.class;
-	}
-
-	@Override
-	public Class<? extends ResourceFactory> resourceFactory() {
-		return RedisResources.class;
 	}
 
 	@Override

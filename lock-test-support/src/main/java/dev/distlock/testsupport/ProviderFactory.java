@@ -1,7 +1,10 @@
 package dev.distlock.testsupport;
 
+import java.time.Duration;
 import java.util.Map;
 
+import dev.distlock.LockBackendException;
+import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockProvider;
 
 /**
@@ -22,6 +25,12 @@ import dev.distlock.spi.LockProvider;
 public interface ProviderFactory extends AutoCloseable {
 
 	/**
+	 * The key {@link #awaitAnswers} locks and releases at once; a store whose released
+	 * locks leave a row or node behind ignores it in its leak check.
+	 */
+	String WARM_UP_KEY = "harness-warm-up";
+
+	/**
 	 * Connects to the store the settings name and returns a provider over it, as an
 	 * application instance would have one: with an owner identity of its own.
 	 */
@@ -34,6 +43,28 @@ public interface ProviderFactory extends AutoCloseable {
 	 */
 	default int leftOver() {
 		return 0;
+	}
+
+	/**
+	 * Waits until {@code provider} answers: one attempt at {@link #WARM_UP_KEY}, released
+	 * at once if acquired, without a {@link LockBackendException}. A client may connect
+	 * in the background, and a cold connection on a loaded host can take longer than one
+	 * call timeout; the harness warms every provider up this way before its workload
+	 * starts, so that a slow first connection is not counted as a store failure.
+	 * @throws AssertionError if it does not answer within {@code timeout}
+	 */
+	static void awaitAnswers(LockProvider provider, Duration timeout) {
+		Conditions.await("the " + provider.storeName() + " provider answers", timeout, () -> {
+			try {
+				if (provider.tryLock(WARM_UP_KEY, Duration.ofSeconds(5)) instanceof LockAttempt.Acquired acquired) {
+					acquired.handle().release();
+				}
+				return true;
+			}
+			catch (LockBackendException ex) {
+				return false;
+			}
+		});
 	}
 
 	/** Closes the provider and everything {@link #create} opened. */

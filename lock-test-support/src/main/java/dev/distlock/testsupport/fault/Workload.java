@@ -40,6 +40,9 @@ public final class Workload implements AutoCloseable {
 	 */
 	public static final int KEYS = Integer.getInteger("distlock.faults.keys", 3);
 
+	/** How long a provider may take to answer its first call. */
+	private static final Duration WARM_UP = Duration.ofSeconds(30);
+
 	private final RenewalScheduler scheduler = new RenewalScheduler();
 
 	private final ProviderFactory store;
@@ -65,8 +68,9 @@ public final class Workload implements AutoCloseable {
 	private final List<Thread> threads = new ArrayList<>();
 
 	/**
-	 * A workload over the provider {@code store} creates from {@code settings}; closing
-	 * the workload closes {@code store}.
+	 * A workload over the provider {@code store} creates from {@code settings}, once it
+	 * answers ({@link ProviderFactory#awaitAnswers}); closing the workload closes
+	 * {@code store}.
 	 * @param jvm the number recorded in each {@link Op}: 0 in the test JVM
 	 */
 	public Workload(int jvm, ProviderFactory store, Map<String, String> settings, FencedResource resource,
@@ -75,6 +79,7 @@ public final class Workload implements AutoCloseable {
 		this.resource = resource;
 		this.store = store;
 		this.provider = store.create(settings);
+		ProviderFactory.awaitAnswers(this.provider, WARM_UP);
 		this.options = LockOptions.builder()
 			.waitTime(waitTime(lease))
 			.leaseTime(lease)

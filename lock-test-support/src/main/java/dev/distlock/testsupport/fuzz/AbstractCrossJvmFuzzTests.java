@@ -41,8 +41,9 @@ public abstract class AbstractCrossJvmFuzzTests {
 			ProviderFactory second = store.newProviderFactory();
 			try (ChildJvm worker = ChildJvm.start(FuzzWorker.class, settings);
 					SharedCounter counter = store.newResourceFactory().sharedCounter(settings)) {
-				List<DefaultLockTemplate> templates = List.of(Templates.of(first.create(settings), scheduler),
-						Templates.of(second.create(settings), scheduler));
+				List<DefaultLockTemplate> templates = List.of(
+						Templates.of(Templates.answering(first, settings), scheduler),
+						Templates.of(Templates.answering(second, settings), scheduler));
 				templates.get(0).run("fuzz-warm-up", counter::read);
 				worker.awaitLine("READY", CHILD_TIMEOUT);
 				worker.send("GO");

@@ -49,13 +49,11 @@ public abstract class AbstractHolderKilledTests {
 	@Test
 	void lockOfAKilledHolderIsFreeWithinItsLeaseAndTheNextTokenIsGreater() throws Exception {
 		try (StoreFixture store = startStore()) {
-			Map<String, String> settings = store.childSettings();
-			settings.put(LockHolder.KEY, KEY);
-			settings.put(LockHolder.LEASE_MILLIS, String.valueOf(LEASE.toMillis()));
+			Map<String, String> settings = LockHolder.settings(store, KEY, LEASE);
 			RenewalScheduler scheduler = new RenewalScheduler();
 			ProviderFactory factory = store.newProviderFactory();
 			try (ChildJvm holder = ChildJvm.start(LockHolder.class, settings)) {
-				DefaultLockTemplate contender = Templates.of(factory.create(settings), scheduler);
+				DefaultLockTemplate contender = Templates.of(Templates.answering(factory, settings), scheduler);
 				long heldToken = Long.parseLong(holder.awaitLine("HELD ", Duration.ofSeconds(30)).substring(5));
 				long heldAt = System.nanoTime();
 				awaitRenewal(store, contender, heldAt);

@@ -39,14 +39,12 @@ public abstract class AbstractHolderPausedTests {
 	@Test
 	void aHolderPausedPastItsLeaseIsFencedOffAndLearnsOfTheLossWithinOneRenewalInterval() throws Exception {
 		try (StoreFixture store = startStore()) {
-			Map<String, String> settings = store.childSettings();
-			settings.put(LockHolder.KEY, KEY);
-			settings.put(LockHolder.LEASE_MILLIS, String.valueOf(LEASE.toMillis()));
+			Map<String, String> settings = LockHolder.settings(store, KEY, LEASE);
 			RenewalScheduler scheduler = new RenewalScheduler();
 			ProviderFactory factory = store.newProviderFactory();
 			try (ChildJvm holder = ChildJvm.start(PausedHolder.class, settings);
 					FencedRegister register = store.newResourceFactory().fencedRegister(settings)) {
-				DefaultLockTemplate second = Templates.of(factory.create(settings), scheduler);
+				DefaultLockTemplate second = Templates.of(Templates.answering(factory, settings), scheduler);
 				long firstToken = Long.parseLong(holder.awaitLine("HELD ", Duration.ofSeconds(30)).substring(5));
 				awaitAcceptedWrite(register, firstToken);
 

@@ -43,7 +43,7 @@ public final class FuzzWorker {
 		RenewalScheduler scheduler = new RenewalScheduler();
 		int exitCode = 0;
 		try (SharedCounter counter = resources.sharedCounter(settings)) {
-			LockTemplate template = Templates.of(store.create(settings), scheduler);
+			LockTemplate template = Templates.of(Templates.answering(store, settings), scheduler);
 			template.run("fuzz-warm-up", counter::read);
 			System.out.println("READY");
 			BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));

@@ -8,6 +8,7 @@ import dev.distlock.LockOptions;
 import dev.distlock.support.DefaultLockTemplate;
 import dev.distlock.support.RenewalScheduler;
 import dev.distlock.testsupport.ProviderFactory;
+import dev.distlock.testsupport.StoreFixture;
 import dev.distlock.testsupport.WorkerArgs;
 
 /**
@@ -29,13 +30,24 @@ public final class LockHolder {
 	private LockHolder() {
 	}
 
+	/**
+	 * The command line of a holder JVM ({@link LockHolder} or {@link PausedHolder}) on
+	 * {@code store}, holding {@code key} with {@code lease}.
+	 */
+	public static Map<String, String> settings(StoreFixture store, String key, Duration lease) {
+		Map<String, String> settings = store.childSettings();
+		settings.put(KEY, key);
+		settings.put(LEASE_MILLIS, String.valueOf(lease.toMillis()));
+		return settings;
+	}
+
 	public static void main(String[] args) throws Exception {
 		Map<String, String> settings = WorkerArgs.parse(args);
 		String key = WorkerArgs.require(settings, KEY);
 		Duration leaseTime = Duration.ofMillis(WorkerArgs.number(settings, LEASE_MILLIS));
 		ProviderFactory store = WorkerArgs.instance(settings, WorkerArgs.PROVIDER, ProviderFactory.class);
 		RenewalScheduler scheduler = new RenewalScheduler();
-		DefaultLockTemplate template = Templates.of(store.create(settings), scheduler);
+		DefaultLockTemplate template = Templates.of(Templates.answering(store, settings), scheduler);
 		Lease lease = template.acquire(key,
 				LockOptions.builder().waitTime(Duration.ofSeconds(5)).leaseTime(leaseTime).autoRenew(true).build());
 		System.out.println("HELD " + lease.fencingToken());

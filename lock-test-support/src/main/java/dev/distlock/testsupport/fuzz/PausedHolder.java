@@ -45,7 +45,7 @@ public final class PausedHolder {
 			.autoRenew(true)
 			.retryInterval(Duration.ofMillis(20))
 			.build();
-		DefaultLockTemplate template = new DefaultLockTemplate(store.create(settings), scheduler, options,
+		DefaultLockTemplate template = new DefaultLockTemplate(Templates.answering(store, settings), scheduler, options,
 				(lease, reason, holder) -> {
 					lostAt.set(System.nanoTime());
 					System.out.println("LOST " + lostAt.get() + " " + reason);

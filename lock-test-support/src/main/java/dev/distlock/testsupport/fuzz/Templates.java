@@ -1,11 +1,13 @@
 package dev.distlock.testsupport.fuzz;
 
 import java.time.Duration;
+import java.util.Map;
 
 import dev.distlock.LockOptions;
 import dev.distlock.spi.LockProvider;
 import dev.distlock.support.DefaultLockTemplate;
 import dev.distlock.support.RenewalScheduler;
+import dev.distlock.testsupport.ProviderFactory;
 
 /**
  * The lock template every fuzz and holder JVM uses, so that each side of a test locks
@@ -23,7 +25,20 @@ public final class Templates {
 		.retryInterval(Duration.ofMillis(20))
 		.build();
 
+	/** How long a provider may take to answer its first call. */
+	static final Duration WARM_UP = Duration.ofSeconds(30);
+
 	private Templates() {
+	}
+
+	/**
+	 * The provider {@code store} creates from {@code settings}, once it answers
+	 * ({@link ProviderFactory#awaitAnswers}).
+	 */
+	public static LockProvider answering(ProviderFactory store, Map<String, String> settings) {
+		LockProvider provider = store.create(settings);
+		ProviderFactory.awaitAnswers(provider, WARM_UP);
+		return provider;
 	}
 
 	/**
