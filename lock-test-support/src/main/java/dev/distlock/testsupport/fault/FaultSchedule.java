@@ -67,10 +67,12 @@ public final class FaultSchedule<T extends FaultTarget> {
 		return this.endNanos;
 	}
 
+	/** The workload's lease time. */
 	public Duration lease() {
 		return this.lease;
 	}
 
+	/** The workload's lease time in milliseconds. */
 	public long leaseMillis() {
 		return this.lease.toMillis();
 	}
@@ -80,6 +82,7 @@ public final class FaultSchedule<T extends FaultTarget> {
 		return this.workerThreads.get();
 	}
 
+	/** Whether the workers' end time has passed. */
 	public boolean ended() {
 		return System.nanoTime() - this.endNanos >= 0;
 	}
@@ -105,6 +108,7 @@ public final class FaultSchedule<T extends FaultTarget> {
 		this.log.healed(what + " over");
 	}
 
+	/** Lets the run go on without faults until its end. */
 	public void sleepUntilEnd() {
 		sleep(Math.max(0, (this.endNanos - System.nanoTime()) / 1_000_000));
 	}

@@ -34,6 +34,7 @@ public final class FuzzWorker {
 	private FuzzWorker() {
 	}
 
+	/** Runs the JVM's part; see the class comment. */
 	public static void main(String[] args) throws Exception {
 		Map<String, String> settings = WorkerArgs.parse(args);
 		int threads = (int) WorkerArgs.number(settings, THREADS);

@@ -41,6 +41,7 @@ public final class LockHolder {
 		return settings;
 	}
 
+	/** Runs the JVM's part; see the class comment. */
 	public static void main(String[] args) throws Exception {
 		Map<String, String> settings = WorkerArgs.parse(args);
 		String key = WorkerArgs.require(settings, KEY);

@@ -31,6 +31,7 @@ public final class PausedHolder {
 	private PausedHolder() {
 	}
 
+	/** Runs the JVM's part; see the class comment. */
 	public static void main(String[] args) throws Exception {
 		Map<String, String> settings = WorkerArgs.parse(args);
 		String key = WorkerArgs.require(settings, LockHolder.KEY);
