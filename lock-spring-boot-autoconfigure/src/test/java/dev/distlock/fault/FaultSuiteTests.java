@@ -1,7 +1,6 @@
 package dev.distlock.fault;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -10,12 +9,9 @@ import java.util.List;
 
 import dev.distlock.testsupport.fault.FaultReport;
 import dev.distlock.testsupport.fault.FaultRun;
-import dev.distlock.testsupport.fault.Op;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The fault-injection suite: every {@link FaultClass} in turn, with the workload in this
@@ -61,50 +57,15 @@ class FaultSuiteTests {
 			reports.add(report);
 		}
 		System.out.println(FaultReport.header() + "\n" + report.row() + "\nerrors: " + report.errors());
-		String why = report.row() + "\nleaks: " + report.leakDetail() + "\nerrors: " + report.errors()
-				+ "\nstale holders not told: " + report.unsignalled() + "\ncalls over their bound: "
-				+ report.boundViolations();
-		assertThat(report.count(Op.Outcome.OK)).as(why).isPositive();
-		assertThat(report.count(Op.Outcome.ERROR)).as(why).isZero();
-		assertThat(report.staleWritesAccepted()).as(why).isZero();
-		assertThat(report.wronglyFenced()).as(why).isZero();
-		assertThat(report.lostUpdates()).as(why).isZero();
-		assertThat(report.leaks()).as(why).isZero();
-		if (fault.clientDefaults()) {
-			assertThat(report.callsOverBound()).as(why).isZero();
-			assertThat(report.busyWhileHung()).as(why).isZero();
-		}
-		if (!fault.storeFails()) {
-			assertThat(report.count(Op.Outcome.BACKEND)).as(why).isZero();
-		}
-		if (fault.inModel()) {
-			assertThat(report.overlaps()).as(why).isZero();
-			assertThat(report.crowdedEntries()).as(why).isZero();
-		}
-		else {
-			assertThat(report.staleHoldersSignalled()).as(why).isEqualTo(report.staleHolders());
-		}
+		report.assertPassed(fault);
 	}
 
 	@AfterAll
 	static void writeTable() throws IOException {
-		StringBuilder table = new StringBuilder(FaultReport.header()).append('\n');
-		long operations = 0;
-		for (FaultReport report : reports) {
-			table.append(report.row()).append('\n');
-			operations += report.operations();
-		}
-		table.append("\n")
-			.append(operations)
-			.append(" lock operations, ")
-			.append(DURATION.toSeconds())
-			.append(" s per fault class (three quarters of it per fair variant), base seed ")
-			.append(SEED)
-			.append('\n');
+		String table = FaultReport.writeTable(reports,
+				DURATION.toSeconds() + " s per fault class (three quarters of it per fair variant), base seed " + SEED,
+				Path.of("target", "fault-report.md"));
 		System.out.println(table);
-		Path out = Path.of("target", "fault-report.md");
-		Files.createDirectories(out.getParent());
-		Files.writeString(out, table);
 	}
 
 }

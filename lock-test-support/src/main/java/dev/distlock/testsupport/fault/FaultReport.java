@@ -1,5 +1,8 @@
 package dev.distlock.testsupport.fault;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -10,6 +13,8 @@ import java.util.Map;
 import java.util.PriorityQueue;
 
 import dev.distlock.testsupport.fault.Op.Outcome;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The checkers of a fault run, over the operations every JVM recorded, and the table row
@@ -230,6 +235,58 @@ public record FaultReport(String fault, boolean inModel, long seed, long seconds
 			int index = firstAfter(acquired, heal);
 			return (index < acquired.length) ? (acquired[index] - heal) / 1_000_000 : -1;
 		}).filter((millis) -> millis >= 0).sorted().toArray();
+	}
+
+	/**
+	 * The checks every fault class must pass, with this report in every message: some
+	 * operation succeeded; none ended in {@link Outcome#ERROR}; no stale write was
+	 * accepted; nobody was fenced out by an older holder; no update was lost; nothing
+	 * leaked. Where the client keeps its defaults, every call kept its bound and no hung
+	 * store was reported as a busy lock. Where the fault does not make the store fail, no
+	 * backend error. Inside the fault model, no overlap and no crowded entry; outside it,
+	 * every stale holder was told of its loss.
+	 * @throws AssertionError naming the first check that failed
+	 */
+	public void assertPassed(FaultScenario<?> scenario) {
+		String why = row() + "\nleaks: " + this.leakDetail + "\nerrors: " + this.errors + "\nstale holders not told: "
+				+ this.unsignalled + "\ncalls over their bound: " + this.boundViolations;
+		assertThat(count(Outcome.OK)).as(why).isPositive();
+		assertThat(count(Outcome.ERROR)).as(why).isZero();
+		assertThat(this.staleWritesAccepted).as(why).isZero();
+		assertThat(this.wronglyFenced).as(why).isZero();
+		assertThat(this.lostUpdates).as(why).isZero();
+		assertThat(this.leaks).as(why).isZero();
+		if (scenario.clientDefaults()) {
+			assertThat(this.callsOverBound).as(why).isZero();
+			assertThat(this.busyWhileHung).as(why).isZero();
+		}
+		if (!scenario.storeFails()) {
+			assertThat(count(Outcome.BACKEND)).as(why).isZero();
+		}
+		if (scenario.inModel()) {
+			assertThat(this.overlaps).as(why).isZero();
+			assertThat(this.crowdedEntries).as(why).isZero();
+		}
+		else {
+			assertThat(this.staleHoldersSignalled).as(why).isEqualTo(this.staleHolders);
+		}
+	}
+
+	/**
+	 * The Markdown table of {@code reports}, with a closing line on the operations run,
+	 * written to {@code out} and returned.
+	 */
+	public static String writeTable(List<FaultReport> reports, String closing, Path out) throws IOException {
+		StringBuilder table = new StringBuilder(header()).append('\n');
+		long operations = 0;
+		for (FaultReport report : reports) {
+			table.append(report.row()).append('\n');
+			operations += report.operations();
+		}
+		table.append("\n").append(operations).append(" lock operations, ").append(closing).append('\n');
+		Files.createDirectories(out.toAbsolutePath().getParent());
+		Files.writeString(out, table);
+		return table.toString();
 	}
 
 	/** Operations that ended with {@code outcome}. */
