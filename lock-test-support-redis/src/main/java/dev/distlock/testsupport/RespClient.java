@@ -74,6 +74,17 @@ final class RespClient implements AutoCloseable {
 		throw new IllegalStateException("Expected an integer reply to " + Arrays.toString(args) + ", got " + reply);
 	}
 
+	/** Appends one command, as RESP, to {@code request}. */
+	static void encode(ByteArrayOutputStream request, String... args) {
+		request.writeBytes(("*" + args.length + "\r\n").getBytes(StandardCharsets.UTF_8));
+		for (String arg : args) {
+			byte[] bytes = arg.getBytes(StandardCharsets.UTF_8);
+			request.writeBytes(("$" + bytes.length + "\r\n").getBytes(StandardCharsets.UTF_8));
+			request.writeBytes(bytes);
+			request.writeBytes("\r\n".getBytes(StandardCharsets.UTF_8));
+		}
+	}
+
 	@Override
 	public void close() {
 		this.closed = true;
@@ -108,13 +119,7 @@ final class RespClient implements AutoCloseable {
 
 		@Nullable Object call(String... args) throws IOException {
 			ByteArrayOutputStream request = new ByteArrayOutputStream();
-			request.writeBytes(("*" + args.length + "\r\n").getBytes(StandardCharsets.UTF_8));
-			for (String arg : args) {
-				byte[] bytes = arg.getBytes(StandardCharsets.UTF_8);
-				request.writeBytes(("$" + bytes.length + "\r\n").getBytes(StandardCharsets.UTF_8));
-				request.writeBytes(bytes);
-				request.writeBytes("\r\n".getBytes(StandardCharsets.UTF_8));
-			}
+			encode(request, args);
 			this.out.write(request.toByteArray());
 			this.out.flush();
 			return read();

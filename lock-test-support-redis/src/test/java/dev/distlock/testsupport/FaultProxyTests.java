@@ -297,13 +297,7 @@ class FaultProxyTests {
 		void sendPipelined(String[]... commands) throws IOException {
 			ByteArrayOutputStream request = new ByteArrayOutputStream();
 			for (String[] args : commands) {
-				request.writeBytes(("*" + args.length + "\r\n").getBytes(StandardCharsets.UTF_8));
-				for (String arg : args) {
-					byte[] bytes = arg.getBytes(StandardCharsets.UTF_8);
-					request.writeBytes(("$" + bytes.length + "\r\n").getBytes(StandardCharsets.UTF_8));
-					request.writeBytes(bytes);
-					request.writeBytes("\r\n".getBytes(StandardCharsets.UTF_8));
-				}
+				RespClient.encode(request, args);
 			}
 			this.out.write(request.toByteArray());
 			this.out.flush();
