@@ -81,7 +81,7 @@ class DemoPageBrowserTests {
 			.build();
 		ChromeDriver browser = new ChromeDriver(service, options);
 		try {
-			browser.manage().window().setSize(new Dimension(1400, 900));
+			browser.manage().window().setSize(new Dimension(1400, 1000));
 			browser.get("http://127.0.0.1:" + app.getEnvironment().getProperty("local.server.port") + "/");
 			browser.findElement(By.id("run")).click();
 			new WebDriverWait(browser, Duration.ofSeconds(120))
