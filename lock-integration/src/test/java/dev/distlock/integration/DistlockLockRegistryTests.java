@@ -61,6 +61,11 @@ class DistlockLockRegistryTests {
 
 	/** One application instance: its own connection, store client, scheduler. */
 	private DistlockLockRegistry instance() {
+		return instance(LockOptions.defaults());
+	}
+
+	/** One application instance whose registry's locks use {@code options}. */
+	private DistlockLockRegistry instance(LockOptions options) {
 		LettuceConnectionFactory factory = new LettuceConnectionFactory(
 				new RedisStandaloneConfiguration(server.host(), server.port()));
 		factory.afterPropertiesSet();
@@ -76,7 +81,7 @@ class DistlockLockRegistryTests {
 					.autoRenew(true)
 					.retryInterval(Duration.ofMillis(100))
 					.build());
-		return new DistlockLockRegistry(template);
+		return new DistlockLockRegistry(template, options, "");
 	}
 
 	@Test
@@ -99,6 +104,20 @@ class DistlockLockRegistryTests {
 		assertThat(events).containsSubsequence("granted " + leader, "revoked " + leader, "granted " + follower);
 		assertThat(concurrentLeaders).as("leaders at once, after each grant").containsOnly(1);
 		(leading == first ? second : first).stop();
+	}
+
+	@Test
+	void aLeaderWhoseLeaseIsLostIsRevoked() {
+		AtomicInteger leaders = new AtomicInteger();
+		List<String> events = new CopyOnWriteArrayList<>();
+		LockRegistryLeaderInitiator initiator = initiator(
+				instance(LockOptions.builder().leaseTime(Duration.ofSeconds(1)).autoRenew(false).build()), "short",
+				leaders, new CopyOnWriteArrayList<>(), events);
+		initiator.start();
+		Conditions.await("leader", Duration.ofSeconds(20), () -> events.contains("granted short"));
+		Conditions.await("leadership revoked once the lease is lost", Duration.ofSeconds(20),
+				() -> events.contains("revoked short"));
+		initiator.stop();
 	}
 
 	@Test
