@@ -5,6 +5,13 @@
 
   const POLL_MS = 100;
 
+  // Both runs' panels from one template; each result list is named result-<run>.
+  for (const section of document.querySelectorAll('section.run')) {
+    section.appendChild(document.getElementById('run-panel').content.cloneNode(true));
+    section.querySelector('h2').innerHTML = section.dataset.title;
+    section.querySelector('.result').id = 'result-' + section.id.substring('run-'.length);
+  }
+
   function canvasContext(canvas) {
     const ratio = window.devicePixelRatio || 1;
     const width = canvas.clientWidth, height = canvas.clientHeight;

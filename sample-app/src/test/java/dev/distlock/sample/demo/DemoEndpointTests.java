@@ -7,16 +7,11 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 
-import dev.distlock.sample.SampleApplication;
 import dev.distlock.testsupport.Conditions;
-import dev.distlock.testsupport.RedisServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.json.JsonMapper;
-
-import org.springframework.boot.builder.SpringApplicationBuilder;
-import org.springframework.context.ConfigurableApplicationContext;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -29,24 +24,17 @@ class DemoEndpointTests {
 
 	private static final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
-	private static RedisServer redis;
-
-	private static ConfigurableApplicationContext app;
+	private static RunningSample sample;
 
 	@BeforeAll
 	static void start() {
-		redis = RedisServer.start();
-		app = new SpringApplicationBuilder(SampleApplication.class).run("--server.port=0",
-				"--spring.data.redis.host=" + redis.host(), "--spring.data.redis.port=" + redis.port());
+		sample = new RunningSample();
 	}
 
 	@AfterAll
 	static void stop() {
-		if (app != null) {
-			app.close();
-		}
-		if (redis != null) {
-			redis.close();
+		if (sample != null) {
+			sample.close();
 		}
 	}
 
@@ -97,8 +85,7 @@ class DemoEndpointTests {
 	}
 
 	private static HttpResponse<String> send(String method, String path) {
-		String port = app.getEnvironment().getProperty("local.server.port");
-		HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+		HttpRequest request = HttpRequest.newBuilder(URI.create(sample.baseUrl() + path))
 			.method(method, HttpRequest.BodyPublishers.noBody())
 			.build();
 		try {

@@ -7,8 +7,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 
-import dev.distlock.sample.SampleApplication;
-import dev.distlock.testsupport.RedisServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
@@ -22,9 +20,6 @@ import org.openqa.selenium.chrome.ChromeDriverService;
 import org.openqa.selenium.chrome.ChromeOptions;
 import org.openqa.selenium.support.ui.ExpectedConditions;
 import org.openqa.selenium.support.ui.WebDriverWait;
-
-import org.springframework.boot.builder.SpringApplicationBuilder;
-import org.springframework.context.ConfigurableApplicationContext;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -44,9 +39,7 @@ class DemoPageBrowserTests {
 
 	private static final Path SCREENSHOT = Path.of("../docs/images/sample-demo.png");
 
-	private static RedisServer redis;
-
-	private static ConfigurableApplicationContext app;
+	private static RunningSample sample;
 
 	@BeforeAll
 	static void start() {
@@ -54,18 +47,13 @@ class DemoPageBrowserTests {
 			.canRead();
 		assertThat(new File(CHROMEDRIVER)).as("chromedriver (apt-get install chromium-driver, or set CHROMEDRIVER)")
 			.canRead();
-		redis = RedisServer.start();
-		app = new SpringApplicationBuilder(SampleApplication.class).run("--server.port=0",
-				"--spring.data.redis.host=" + redis.host(), "--spring.data.redis.port=" + redis.port());
+		sample = new RunningSample();
 	}
 
 	@AfterAll
 	static void stop() {
-		if (app != null) {
-			app.close();
-		}
-		if (redis != null) {
-			redis.close();
+		if (sample != null) {
+			sample.close();
 		}
 	}
 
@@ -82,7 +70,7 @@ class DemoPageBrowserTests {
 		ChromeDriver browser = new ChromeDriver(service, options);
 		try {
 			browser.manage().window().setSize(new Dimension(1400, 1000));
-			browser.get("http://127.0.0.1:" + app.getEnvironment().getProperty("local.server.port") + "/");
+			browser.get(sample.baseUrl() + "/");
 			browser.findElement(By.id("run")).click();
 			new WebDriverWait(browser, Duration.ofSeconds(120))
 				.until(ExpectedConditions.or(ExpectedConditions.attributeToBe(By.id("status"), "data-state", "done"),
