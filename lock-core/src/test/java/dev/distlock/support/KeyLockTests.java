@@ -142,6 +142,28 @@ class KeyLockTests {
 	}
 
 	@Test
+	void lockSetsInterruptsAsideUntilItHoldsTheLockAndThenRestoresTheFlag() throws Exception {
+		KeyLock lock = KeyLock.of(this.template, "view-uninterruptible");
+		KeyLock elsewhere = KeyLock.of(this.otherJvm, "view-uninterruptible");
+		lock.lock();
+		CompletableFuture<Boolean> interruptedWhenHeld = new CompletableFuture<>();
+		Thread waiter = new Thread(() -> {
+			elsewhere.lock();
+			interruptedWhenHeld.complete(Thread.currentThread().isInterrupted() && elsewhere.isHeldByCurrentThread());
+			elsewhere.unlock();
+		});
+		waiter.start();
+		Await.parked(waiter);
+		waiter.interrupt();
+		Await.until("the waiter waits again after the interrupt", Duration.ofSeconds(10),
+				() -> waiter.getState() == Thread.State.TIMED_WAITING);
+		assertThat(interruptedWhenHeld).as("still waiting while the lock is held").isNotDone();
+		lock.unlock();
+		assertThat(interruptedWhenHeld.get(10, TimeUnit.SECONDS)).isTrue();
+		waiter.join(10_000);
+	}
+
+	@Test
 	void aLeaseLostWhileHeldFailsReentryAndTheLastUnlock() {
 		KeyLock lock = KeyLock.of(this.template, "view-lost",
 				LockOptions.builder().leaseTime(Duration.ofMillis(300)).autoRenew(false).build());

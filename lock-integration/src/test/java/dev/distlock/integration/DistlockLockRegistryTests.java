@@ -3,11 +3,13 @@ package dev.distlock.integration;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 
+import dev.distlock.LockBackendException;
 import dev.distlock.LockOptions;
 import dev.distlock.redis.RedisLockProvider;
 import dev.distlock.support.DefaultLockTemplate;
@@ -37,6 +39,8 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class DistlockLockRegistryTests {
+
+	private static final long HEART_BEAT_MILLIS = 200;
 
 	private static RedisServer server;
 
@@ -73,8 +77,18 @@ class DistlockLockRegistryTests {
 		this.closeables.add(factory::destroy);
 		RenewalScheduler scheduler = new RenewalScheduler();
 		this.closeables.add(scheduler);
-		DefaultLockTemplate template = new DefaultLockTemplate(new RedisLockProvider(factory, "lock:", false),
-				scheduler,
+		RedisLockProvider store = new RedisLockProvider(factory, "lock:", false);
+		// A cold connection on a loaded machine can take longer than one store timeout.
+		Conditions.await("Redis answers", Duration.ofSeconds(30), () -> {
+			try {
+				store.tryLock("warm-up-" + UUID.randomUUID(), Duration.ofMillis(1));
+				return true;
+			}
+			catch (LockBackendException ex) {
+				return false;
+			}
+		});
+		DefaultLockTemplate template = new DefaultLockTemplate(store, scheduler,
 				LockOptions.builder()
 					.waitTime(Duration.ofSeconds(5))
 					.leaseTime(Duration.ofSeconds(30))
@@ -86,33 +100,36 @@ class DistlockLockRegistryTests {
 
 	@Test
 	void oneLeaderAtATimeAcrossTwoInstancesAndTheOtherTakesOverWhenItStops() {
-		AtomicInteger leaders = new AtomicInteger();
+		String role = "leader-" + UUID.randomUUID();
 		List<String> events = new CopyOnWriteArrayList<>();
-		List<Integer> concurrentLeaders = new CopyOnWriteArrayList<>();
-		LockRegistryLeaderInitiator first = initiator(instance(), "first", leaders, concurrentLeaders, events);
-		LockRegistryLeaderInitiator second = initiator(instance(), "second", leaders, concurrentLeaders, events);
+		LockRegistryLeaderInitiator first = initiator(instance(), "first", role, events);
+		LockRegistryLeaderInitiator second = initiator(instance(), "second", role, events);
 		first.start();
 		second.start();
-		Conditions.await("a leader is elected", Duration.ofSeconds(20), () -> leaders.get() == 1);
+		Conditions.await("a leader is elected", Duration.ofSeconds(20), () -> !events.isEmpty());
+		// Over ten heartbeats, every one of which re-locks the leader's lock: one leader.
+		long end = System.nanoTime() + Duration.ofMillis(HEART_BEAT_MILLIS * 10).toNanos();
+		while (System.nanoTime() - end < 0) {
+			assertThat(first.getContext().isLeader() && second.getContext().isLeader()).as("two leaders").isFalse();
+			LockSupport.parkNanos(Duration.ofMillis(HEART_BEAT_MILLIS / 4).toNanos());
+		}
 		String leader = events.get(0).substring("granted ".length());
 		LockRegistryLeaderInitiator leading = leader.equals("first") ? first : second;
 		String follower = leader.equals("first") ? "second" : "first";
-		assertThat(leading.getContext().isLeader()).isTrue();
+		assertThat(events).containsExactly("granted " + leader);
 		leading.stop();
 		Conditions.await(follower + " takes over", Duration.ofSeconds(20),
 				() -> events.contains("granted " + follower));
-		assertThat(events).containsSubsequence("granted " + leader, "revoked " + leader, "granted " + follower);
-		assertThat(concurrentLeaders).as("leaders at once, after each grant").containsOnly(1);
+		Conditions.await(leader + " is told", Duration.ofSeconds(20), () -> events.contains("revoked " + leader));
 		(leading == first ? second : first).stop();
 	}
 
 	@Test
 	void aLeaderWhoseLeaseIsLostIsRevoked() {
-		AtomicInteger leaders = new AtomicInteger();
 		List<String> events = new CopyOnWriteArrayList<>();
 		LockRegistryLeaderInitiator initiator = initiator(
 				instance(LockOptions.builder().leaseTime(Duration.ofSeconds(1)).autoRenew(false).build()), "short",
-				leaders, new CopyOnWriteArrayList<>(), events);
+				"leader-" + UUID.randomUUID(), events);
 		initiator.start();
 		Conditions.await("leader", Duration.ofSeconds(20), () -> events.contains("granted short"));
 		Conditions.await("leadership revoked once the lease is lost", Duration.ofSeconds(20),
@@ -152,25 +169,23 @@ class DistlockLockRegistryTests {
 		assertThatExceptionOfType(IllegalMonitorStateException.class).isThrownBy(lock::unlock);
 	}
 
-	private LockRegistryLeaderInitiator initiator(DistlockLockRegistry registry, String id, AtomicInteger leaders,
-			List<Integer> concurrentLeaders, List<String> events) {
+	private LockRegistryLeaderInitiator initiator(DistlockLockRegistry registry, String id, String role,
+			List<String> events) {
 		LockRegistryLeaderInitiator initiator = new LockRegistryLeaderInitiator(registry,
-				new DefaultCandidate(id, "distlock-leader") {
+				new DefaultCandidate(id, role) {
 
 					@Override
 					public void onGranted(Context context) {
 						events.add("granted " + id);
-						concurrentLeaders.add(leaders.incrementAndGet());
 					}
 
 					@Override
 					public void onRevoked(Context context) {
-						leaders.decrementAndGet();
 						events.add("revoked " + id);
 					}
 
 				});
-		initiator.setHeartBeatMillis(200);
+		initiator.setHeartBeatMillis(HEART_BEAT_MILLIS);
 		initiator.setBusyWaitMillis(50);
 		this.closeables.add(initiator::destroy);
 		return initiator;

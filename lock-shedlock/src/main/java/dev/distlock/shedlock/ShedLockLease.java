@@ -1,6 +1,8 @@
 package dev.distlock.shedlock;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 
 import dev.distlock.Lease;
 import dev.distlock.LockContext;
@@ -26,6 +28,13 @@ final class ShedLockLease implements Lease {
 
 	private LockContext.@Nullable Scope scope;
 
+	/**
+	 * The leases whose scope this thread OPENED and has not closed: a lock taken but
+	 * never unlocked on its thread stays in that thread's context only until it is no
+	 * longer held and the thread locks again.
+	 */
+	private static final ThreadLocal<List<ShedLockLease>> OPENED = ThreadLocal.withInitial(ArrayList::new);
+
 	ShedLockLease(String name, LockHandle handle) {
 		this.name = name;
 		this.handle = handle;
@@ -42,9 +51,19 @@ final class ShedLockLease implements Lease {
 		this.deadlineNanos = sentNanos + LockHandle.validityNanos(lease);
 	}
 
-	/** Makes this lease {@link LockContext#current()} on the locking thread. */
+	/**
+	 * Makes this lease {@link LockContext#current()} on the locking thread, after closing
+	 * the scopes this thread left open for leases no longer held.
+	 */
 	void openScope() {
+		List<ShedLockLease> leases = OPENED.get();
+		for (ShedLockLease stale : List.copyOf(leases)) {
+			if (!stale.isHeld()) {
+				stale.closeScope();
+			}
+		}
 		this.scope = LockContext.open(this);
+		leases.add(this);
 	}
 
 	/**
@@ -53,10 +72,22 @@ final class ShedLockLease implements Lease {
 	 */
 	void end() {
 		this.ended = true;
+		if (Thread.currentThread() == this.opener) {
+			closeScope();
+		}
+	}
+
+	/** Closes this lease's scope; on the opening thread only. */
+	private void closeScope() {
 		LockContext.Scope open = this.scope;
-		if (open != null && Thread.currentThread() == this.opener) {
+		if (open != null) {
 			this.scope = null;
 			open.close();
+			List<ShedLockLease> leases = OPENED.get();
+			leases.remove(this);
+			if (leases.isEmpty()) {
+				OPENED.remove();
+			}
 		}
 	}
 

@@ -60,7 +60,7 @@ class DistlockShedLockProviderTests {
 		assertThat(seen).extracting(Lease::key).containsOnly("nightly");
 		assertThat(tokens).isSorted().doesNotHaveDuplicates();
 		assertThat(seen).noneMatch(Lease::isHeld);
-		assertThat(LockContext.current()).isEmpty();
+		assertThat(LockContext.held()).as("scopes closed by unlock").doesNotContainAnyElementsOf(seen);
 	}
 
 	@Test
@@ -75,7 +75,18 @@ class DistlockShedLockProviderTests {
 			.withMessageContaining("'report'")
 			.withMessageContaining("lockAtMostFor");
 		assertThat(InMemoryShedLockSuiteTests.isLocked(this.store, "report")).as("the other node's lock").isTrue();
-		assertThat(LockContext.current()).isEmpty();
+		assertThat(LockContext.held()).extracting(Lease::key).doesNotContain("report");
+	}
+
+	@Test
+	void aLockNeverUnlockedLeavesItsThreadsContextOnceNoLongerHeld() {
+		DistlockShedLockProvider provider = new DistlockShedLockProvider(this.store);
+		provider.lock(config("abandoned", Duration.ofMillis(100), Duration.ZERO)).orElseThrow();
+		Lease abandoned = LockContext.current().orElseThrow();
+		Conditions.await("the abandoned lock runs out", Duration.ofSeconds(10), () -> !abandoned.isHeld());
+		SimpleLock next = provider.lock(config("next", Duration.ofMinutes(1), Duration.ZERO)).orElseThrow();
+		assertThat(LockContext.held()).doesNotContain(abandoned);
+		next.unlock();
 	}
 
 	@Test

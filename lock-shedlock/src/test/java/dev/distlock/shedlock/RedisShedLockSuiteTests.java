@@ -1,6 +1,11 @@
 package dev.distlock.shedlock;
 
+import java.time.Duration;
+import java.util.UUID;
+
+import dev.distlock.LockBackendException;
 import dev.distlock.redis.RedisLockProvider;
+import dev.distlock.testsupport.Conditions;
 import dev.distlock.testsupport.RedisServer;
 import net.javacrumbs.shedlock.core.ExtensibleLockProvider;
 import net.javacrumbs.shedlock.test.support.AbstractExtensibleLockProviderIntegrationTest;
@@ -36,7 +41,18 @@ class RedisShedLockSuiteTests extends AbstractExtensibleLockProviderIntegrationT
 				new RedisStandaloneConfiguration(server.host(), server.port()));
 		connectionFactory.afterPropertiesSet();
 		connectionFactory.start();
-		provider = new DistlockShedLockProvider(new RedisLockProvider(connectionFactory, PREFIX, false));
+		RedisLockProvider store = new RedisLockProvider(connectionFactory, PREFIX, false);
+		// A cold connection on a loaded machine can take longer than one store timeout.
+		Conditions.await("Redis answers", Duration.ofSeconds(30), () -> {
+			try {
+				store.tryLock("warm-up-" + UUID.randomUUID(), Duration.ofMillis(1));
+				return true;
+			}
+			catch (LockBackendException ex) {
+				return false;
+			}
+		});
+		provider = new DistlockShedLockProvider(store);
 	}
 
 	@AfterAll
