@@ -29,4 +29,19 @@ public interface LockHandle {
 	 */
 	boolean release();
 
+	/**
+	 * How long after the command that took or renewed a lock was <em>sent</em> its owner
+	 * may count the lease as held: the lease less a margin for the store's clock running
+	 * ahead of this JVM's monotonic clock (Redis expires keys on its wall clock, which
+	 * may be slewed), 1% of the lease plus 2 ms, as the Redlock algorithm budgets for
+	 * drift, and never less than half the lease. Measuring from the send alone would
+	 * leave only the one-way latency as margin, which on loopback is tens of
+	 * microseconds.
+	 */
+	static long validityNanos(Duration leaseTime) {
+		long lease = leaseTime.toNanos();
+		long drift = lease / 100 + 2_000_000;
+		return Math.max(lease / 2, lease - drift);
+	}
+
 }

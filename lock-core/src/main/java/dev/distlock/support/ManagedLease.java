@@ -386,17 +386,9 @@ final class ManagedLease implements Lease, ScopedLease {
 		this.renewal = this.scheduler.scheduleRenewal(this, sentNanos + interval, interval / 2);
 	}
 
-	/**
-	 * How long after a command was sent the lease counts as held here: the lease less a
-	 * margin for the store's clock running ahead of this JVM's monotonic clock (Redis
-	 * expires keys on its wall clock, which may be slewed), 1% of the lease plus 2 ms, as
-	 * the Redlock algorithm budgets for drift. Measuring from the send alone leaves only
-	 * the one-way latency as margin, which on loopback is tens of microseconds.
-	 */
+	/** How long after a command was sent the lease counts as held here. */
 	static long validityNanos(Duration leaseTime) {
-		long lease = leaseTime.toNanos();
-		long drift = lease / 100 + 2_000_000;
-		return Math.max(lease / 2, lease - drift);
+		return LockHandle.validityNanos(leaseTime);
 	}
 
 	private long renewIntervalNanos() {
