@@ -1,0 +1,21 @@
+package dev.distlock.jdbc;
+
+import javax.sql.DataSource;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+
+/** Temporary: the dev server, until the launchers land. */
+final class TestDatabases {
+
+	private TestDatabases() {
+	}
+
+	static HikariDataSource postgres() {
+		HikariConfig config = new HikariConfig();
+		config.setJdbcUrl("jdbc:postgresql://127.0.0.1:54329/postgres");
+		config.setUsername("postgres");
+		return new HikariDataSource(config);
+	}
+
+}
