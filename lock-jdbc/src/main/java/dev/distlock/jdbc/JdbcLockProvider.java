@@ -406,7 +406,12 @@ public final class JdbcLockProvider implements ReleaseSignalling, BatchRenewal, 
 		};
 	}
 
-	static String checkTableName(String tableName) {
+	/**
+	 * Checks that {@code tableName} is an SQL identifier, optionally qualified by a
+	 * schema, and returns it.
+	 * @throws IllegalArgumentException naming what is wrong with it
+	 */
+	public static String checkTableName(String tableName) {
 		if (tableName == null || !TABLE_NAME.matcher(tableName).matches()) {
 			throw new IllegalArgumentException("The lock table name must be an SQL identifier (letters, digits and"
 					+ " '_', not starting with a digit, at most 63 characters), optionally qualified by a schema"

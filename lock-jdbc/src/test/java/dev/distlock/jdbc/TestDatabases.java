@@ -18,4 +18,12 @@ final class TestDatabases {
 		return new HikariDataSource(config);
 	}
 
+	static HikariDataSource mariadb() {
+		HikariConfig config = new HikariConfig();
+		config.setJdbcUrl("jdbc:mariadb://127.0.0.1:33069/distlock");
+		config.setUsername("dl");
+		config.setPassword("dl");
+		return new HikariDataSource(config);
+	}
+
 }

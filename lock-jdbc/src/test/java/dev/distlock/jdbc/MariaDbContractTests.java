@@ -1,0 +1,39 @@
+package dev.distlock.jdbc;
+
+import dev.distlock.spi.LockProvider;
+import dev.distlock.testsupport.AbstractLockProviderContractTests;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+
+/** The published contract suite on a real MariaDB server. */
+class MariaDbContractTests extends AbstractLockProviderContractTests {
+
+	private static JdbcLockProvider provider;
+
+	private static JdbcLockProvider other;
+
+	@BeforeAll
+	static void start() {
+		provider = new JdbcLockProvider(TestDatabases.mariadb(), "distributed_lock");
+		provider.createTableIfMissing();
+		provider.validateSchema();
+		other = new JdbcLockProvider(TestDatabases.mariadb(), "distributed_lock");
+	}
+
+	@AfterAll
+	static void stop() {
+		provider.close();
+		other.close();
+	}
+
+	@Override
+	protected LockProvider provider() {
+		return provider;
+	}
+
+	@Override
+	protected LockProvider otherProvider() {
+		return other;
+	}
+
+}
