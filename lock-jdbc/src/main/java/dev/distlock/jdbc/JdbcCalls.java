@@ -2,6 +2,10 @@ package dev.distlock.jdbc;
 
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.SQLNonTransientConnectionException;
+import java.sql.SQLRecoverableException;
+import java.sql.SQLTransactionRollbackException;
+import java.sql.SQLTransientConnectionException;
 import java.time.Duration;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
@@ -25,6 +29,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.core.ConnectionCallback;
 import org.springframework.jdbc.core.JdbcTemplate;
 
@@ -51,6 +56,9 @@ final class JdbcCalls implements AutoCloseable {
 
 	/** Calls in flight at most; beyond it (a hung database), calls fail at once. */
 	private static final int MAX_WORKERS = 64;
+
+	/** Attempts of one call on connections that turn out dead, within its deadline. */
+	private static final int MAX_ATTEMPTS = 16;
 
 	private final JdbcTemplate jdbc;
 
@@ -164,6 +172,45 @@ final class JdbcCalls implements AutoCloseable {
 	 * watchdog aborts the connection at {@code deadline}.
 	 */
 	<T> T execute(Work<T> work, long deadline) {
+		for (int attempt = 1;; attempt++) {
+			try {
+				return executeOnce(work, deadline);
+			}
+			catch (DataAccessException ex) {
+				if (!retryable(ex) || attempt >= MAX_ATTEMPTS || deadline - System.nanoTime() <= 0) {
+					throw ex;
+				}
+				// Connections the server or the network ended while they sat in the pool
+				// (a pool hands out a recently used one unchecked), or a deadlock victim:
+				// again on another connection. The store's statements are safe to re-run.
+			}
+		}
+	}
+
+	/**
+	 * A connection that failed (SQL state class 08, PostgreSQL's 57P01 "terminating
+	 * connection due to administrator command" and its kin, or the driver says so), or a
+	 * statement rolled back as a deadlock or serialization victim (class 40).
+	 */
+	static boolean retryable(Throwable ex) {
+		for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
+			if (cause instanceof SQLNonTransientConnectionException || cause instanceof SQLRecoverableException
+					|| cause instanceof SQLTransientConnectionException
+					|| cause instanceof SQLTransactionRollbackException) {
+				return true;
+			}
+			if (cause instanceof SQLException sql && sql.getSQLState() != null && (sql.getSQLState().startsWith("08")
+					|| sql.getSQLState().startsWith("40") || sql.getSQLState().startsWith("57P"))) {
+				return true;
+			}
+			if (cause.getCause() == cause) {
+				break;
+			}
+		}
+		return false;
+	}
+
+	private <T> T executeOnce(Work<T> work, long deadline) {
 		return this.jdbc.execute((ConnectionCallback<T>) (connection) -> {
 			AtomicReference<@Nullable Connection> inUse = new AtomicReference<>(connection);
 			long delay = deadline - System.nanoTime();

@@ -1,5 +1,9 @@
 package dev.distlock.jdbc;
 
+import java.time.Duration;
+import java.util.UUID;
+
+import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockProvider;
 import dev.distlock.testsupport.AbstractLockProviderContractTests;
 import org.junit.jupiter.api.AfterAll;
@@ -18,6 +22,15 @@ class MariaDbContractTests extends AbstractLockProviderContractTests {
 		provider.createTableIfMissing();
 		provider.validateSchema();
 		other = new JdbcLockProvider(TestDatabases.mariadb(), "distributed_lock");
+		warmUp(provider, other);
+	}
+
+	/** Pools filled and threads started, so that no test's first call pays for them. */
+	static void warmUp(JdbcLockProvider... providers) {
+		for (JdbcLockProvider warm : providers) {
+			LockAttempt attempt = warm.tryLock("contract-warm-up-" + UUID.randomUUID(), Duration.ofSeconds(5));
+			((LockAttempt.Acquired) attempt).handle().release();
+		}
 	}
 
 	@AfterAll

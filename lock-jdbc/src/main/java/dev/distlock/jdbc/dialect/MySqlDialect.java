@@ -53,6 +53,7 @@ final class MySqlDialect extends JdbcLockDialect {
 			statement.setString(1, owner);
 			statement.setLong(2, leaseMicros);
 			statement.setString(3, key);
+			statement.setString(4, owner);
 			if (statement.executeUpdate() == 1) {
 				return Acquire.taken(lastInsertId(statement));
 			}
@@ -195,7 +196,7 @@ final class MySqlDialect extends JdbcLockDialect {
 			// SET runs left to right: the fence is computed from its old value.
 			this.takeFree = "UPDATE " + table + " SET owner = ?, fence = LAST_INSERT_ID(GREATEST(fence + 1, "
 					+ NOW_MICROS + ")), expires_at = TIMESTAMPADD(MICROSECOND, ?, " + NOW + "), waited = FALSE"
-					+ " WHERE name = ? AND (owner IS NULL OR expires_at <= " + NOW + ")";
+					+ " WHERE name = ? AND (owner IS NULL OR expires_at <= " + NOW + " OR owner = ?)";
 			this.insert = "INSERT IGNORE INTO " + table + " (name, owner, fence, expires_at, waited) VALUES (?, ?,"
 					+ " LAST_INSERT_ID(" + NOW_MICROS + "), TIMESTAMPADD(MICROSECOND, ?, " + NOW + "), FALSE)";
 			this.remaining = "SELECT TIMESTAMPDIFF(MICROSECOND, " + NOW + ", expires_at) FROM " + table

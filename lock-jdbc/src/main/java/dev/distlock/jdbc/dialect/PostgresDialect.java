@@ -175,7 +175,8 @@ final class PostgresDialect extends JdbcLockDialect {
 					+ ", clock_timestamp() + ? * interval '1 microsecond') ON CONFLICT (name) DO UPDATE SET"
 					+ " owner = EXCLUDED.owner, fence = GREATEST(l.fence + 1, EXCLUDED.fence),"
 					+ " expires_at = EXCLUDED.expires_at, waited = FALSE"
-					+ " WHERE l.owner IS NULL OR l.expires_at <= clock_timestamp() RETURNING l.fence";
+					+ " WHERE l.owner IS NULL OR l.expires_at <= clock_timestamp() OR l.owner = EXCLUDED.owner"
+					+ " RETURNING l.fence";
 			String remainingMicros = "(extract(epoch FROM expires_at - clock_timestamp()) * 1000000)::bigint";
 			this.remaining = "SELECT " + remainingMicros + " FROM " + table + " WHERE name = ?";
 			this.markWaited = "UPDATE " + table + " SET waited = TRUE WHERE name = ? RETURNING " + remainingMicros;
