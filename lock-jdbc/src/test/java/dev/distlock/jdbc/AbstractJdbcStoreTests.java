@@ -47,6 +47,9 @@ abstract class AbstractJdbcStoreTests {
 
 	static final Duration LONG = Duration.ofSeconds(30);
 
+	/** This class's own table on the shared server. */
+	static final String TABLE = "store_lock";
+
 	HikariDataSource dataSource;
 
 	HikariDataSource otherDataSource;
@@ -58,7 +61,7 @@ abstract class AbstractJdbcStoreTests {
 	/** A pool with Hikari's default settings on the server under test. */
 	abstract HikariDataSource newDataSource();
 
-	/** SQL that moves every lease of the table {@code distributed_lock} two days back. */
+	/** SQL that moves every lease of {@link #TABLE} two days back. */
 	abstract String ageAllRowsSql();
 
 	/**
@@ -70,9 +73,9 @@ abstract class AbstractJdbcStoreTests {
 	void start() {
 		this.dataSource = newDataSource();
 		this.otherDataSource = newDataSource();
-		this.provider = new JdbcLockProvider(this.dataSource, "distributed_lock");
+		this.provider = new JdbcLockProvider(this.dataSource, TABLE);
 		this.provider.createTableIfMissing();
-		this.other = new JdbcLockProvider(this.otherDataSource, "distributed_lock");
+		this.other = new JdbcLockProvider(this.otherDataSource, TABLE);
 	}
 
 	@AfterEach
@@ -167,8 +170,9 @@ abstract class AbstractJdbcStoreTests {
 		assertThat(second.release()).isTrue();
 		new JdbcTemplate(this.dataSource).update(ageAllRowsSql());
 		assertThat(this.provider.sweep()).isPositive();
-		assertThat(new JdbcTemplate(this.dataSource)
-			.queryForObject("SELECT COUNT(*) FROM distributed_lock WHERE name = ?", Integer.class, key)).isZero();
+		assertThat(new JdbcTemplate(this.dataSource).queryForObject("SELECT COUNT(*) FROM " + TABLE + " WHERE name = ?",
+				Integer.class, key))
+			.isZero();
 		LockHandle third = acquired(this.provider.tryLock(key, LONG));
 		assertThat(third.fencingToken()).isGreaterThan(second.fencingToken());
 		assertThat(third.release()).isTrue();
@@ -183,8 +187,9 @@ abstract class AbstractJdbcStoreTests {
 		acquired(this.provider.tryLock(released, LONG)).release();
 		this.provider.sweep();
 		assertThat(this.other.tryLock(key, LONG)).isInstanceOf(LockAttempt.Busy.class);
-		assertThat(new JdbcTemplate(this.dataSource)
-			.queryForObject("SELECT COUNT(*) FROM distributed_lock WHERE name = ?", Integer.class, released)).isOne();
+		assertThat(new JdbcTemplate(this.dataSource).queryForObject("SELECT COUNT(*) FROM " + TABLE + " WHERE name = ?",
+				Integer.class, released))
+			.isOne();
 		assertThat(held.release()).isTrue();
 	}
 

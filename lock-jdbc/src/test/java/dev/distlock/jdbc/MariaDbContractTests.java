@@ -18,10 +18,10 @@ class MariaDbContractTests extends AbstractLockProviderContractTests {
 
 	@BeforeAll
 	static void start() {
-		provider = new JdbcLockProvider(TestDatabases.mariadb(), "distributed_lock");
+		provider = new JdbcLockProvider(TestDatabases.mariadb(), "contract_lock");
 		provider.createTableIfMissing();
 		provider.validateSchema();
-		other = new JdbcLockProvider(TestDatabases.mariadb(), "distributed_lock");
+		other = new JdbcLockProvider(TestDatabases.mariadb(), "contract_lock");
 		warmUp(provider, other);
 	}
 

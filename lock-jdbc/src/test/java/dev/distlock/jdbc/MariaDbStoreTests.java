@@ -14,7 +14,7 @@ class MariaDbStoreTests extends AbstractJdbcStoreTests {
 
 	@Override
 	String ageAllRowsSql() {
-		return "UPDATE distributed_lock SET expires_at = expires_at - INTERVAL 2 DAY WHERE owner IS NULL"
+		return "UPDATE " + TABLE + " SET expires_at = expires_at - INTERVAL 2 DAY WHERE owner IS NULL"
 				+ " OR expires_at < UTC_TIMESTAMP(6)";
 	}
 
@@ -36,7 +36,7 @@ class MariaDbStoreTests extends AbstractJdbcStoreTests {
 
 	@Override
 	String remainingMillisSql() {
-		return "SELECT TIMESTAMPDIFF(MICROSECOND, UTC_TIMESTAMP(6), expires_at) DIV 1000 FROM distributed_lock"
+		return "SELECT TIMESTAMPDIFF(MICROSECOND, UTC_TIMESTAMP(6), expires_at) DIV 1000 FROM " + TABLE
 				+ " WHERE name = ?";
 	}
 

@@ -18,10 +18,10 @@ class PostgresContractTests extends AbstractLockProviderContractTests {
 
 	@BeforeAll
 	static void start() {
-		provider = new JdbcLockProvider(TestDatabases.postgres(), "distributed_lock");
+		provider = new JdbcLockProvider(TestDatabases.postgres(), "contract_lock");
 		provider.createTableIfMissing();
 		provider.validateSchema();
-		other = new JdbcLockProvider(TestDatabases.postgres(), "distributed_lock");
+		other = new JdbcLockProvider(TestDatabases.postgres(), "contract_lock");
 		warmUp(provider, other);
 	}
 

@@ -14,7 +14,7 @@ class PostgresStoreTests extends AbstractJdbcStoreTests {
 
 	@Override
 	String ageAllRowsSql() {
-		return "UPDATE distributed_lock SET expires_at = expires_at - interval '2 days' WHERE owner IS NULL"
+		return "UPDATE " + TABLE + " SET expires_at = expires_at - interval '2 days' WHERE owner IS NULL"
 				+ " OR expires_at < clock_timestamp()";
 	}
 
@@ -26,7 +26,7 @@ class PostgresStoreTests extends AbstractJdbcStoreTests {
 
 	@Override
 	String remainingMillisSql() {
-		return "SELECT (extract(epoch FROM expires_at - clock_timestamp()) * 1000)::bigint FROM distributed_lock"
+		return "SELECT (extract(epoch FROM expires_at - clock_timestamp()) * 1000)::bigint FROM " + TABLE
 				+ " WHERE name = ?";
 	}
 

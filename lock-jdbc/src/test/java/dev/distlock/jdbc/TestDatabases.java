@@ -4,6 +4,7 @@ import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.distlock.testsupport.PostgresServer;
 
 /** Temporary: the dev server, until the launchers land. */
 final class TestDatabases {
@@ -12,10 +13,7 @@ final class TestDatabases {
 	}
 
 	static HikariDataSource postgres() {
-		HikariConfig config = new HikariConfig();
-		config.setJdbcUrl("jdbc:postgresql://127.0.0.1:54329/postgres");
-		config.setUsername("postgres");
-		return new HikariDataSource(config);
+		return PostgresServer.shared().newDataSource();
 	}
 
 	static HikariDataSource mariadb() {
