@@ -1,4 +1,4 @@
-package dev.distlock.fuzz;
+package dev.distlock.testsupport;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -11,12 +11,16 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
  * Another JVM running a {@code main} class from the test class path, as a second
  * application instance would. Its standard output and error are collected line by line;
- * tests wait for a line with a given prefix.
+ * tests wait for a line with a given prefix, write lines to its standard input, stop and
+ * resume it ({@link #signal}: {@code SIGSTOP}, {@code SIGCONT}) or kill it with
+ * {@code SIGKILL} ({@link #kill}). Children log warnings only, if they use Logback.
+ * Signals use the {@code kill} command, so they work on Linux and macOS hosts.
  */
 public final class ChildJvm implements AutoCloseable {
 
@@ -37,6 +41,14 @@ public final class ChildJvm implements AutoCloseable {
 		reader.start();
 	}
 
+	/**
+	 * Starts {@code mainClass} in a new JVM with the test class path, passing
+	 * {@code settings} as {@code key=value} arguments ({@link WorkerArgs}).
+	 */
+	public static ChildJvm start(Class<?> mainClass, Map<String, String> settings) {
+		return start(mainClass, WorkerArgs.of(settings));
+	}
+
 	/** Starts {@code mainClass} in a new JVM with the test class path. */
 	public static ChildJvm start(Class<?> mainClass, String... args) {
 		String java = ProcessHandle.current()
@@ -44,7 +56,7 @@ public final class ChildJvm implements AutoCloseable {
 			.command()
 			.orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
 		List<String> command = new ArrayList<>(List.of(java, "-Xmx256m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-				"-Dlogback.configurationFile=dev/distlock/fuzz/child-logback.xml", "-cp",
+				"-Dlogback.configurationFile=dev/distlock/testsupport/child-logback.xml", "-cp",
 				System.getProperty("java.class.path"), mainClass.getName()));
 		command.addAll(List.of(args));
 		try {

@@ -1,4 +1,4 @@
-package dev.distlock.fault;
+package dev.distlock.testsupport.fault;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -17,39 +17,37 @@ import dev.distlock.LeaseLostException;
 import dev.distlock.LockAcquisitionException;
 import dev.distlock.LockBackendException;
 import dev.distlock.LockOptions;
-import dev.distlock.fault.Op.Outcome;
-import dev.distlock.redis.RedisLockProvider;
+import dev.distlock.spi.LockProvider;
 import dev.distlock.support.DefaultLockTemplate;
 import dev.distlock.support.LeaseLossListener;
 import dev.distlock.support.RenewalScheduler;
-
-import org.springframework.data.redis.connection.RedisConnectionFactory;
+import dev.distlock.testsupport.ProviderFactory;
+import dev.distlock.testsupport.fault.Op.Outcome;
 
 /**
  * The workload of a fault run, alike in every JVM: threads that lock one of a few keys,
  * enter the {@link FencedResource} with the lease's token, pause, write the value read
  * plus one, leave and release; each operation is recorded as an {@link Op}. The threads
  * run until the end time and never stop on an error, so a fault shows in the outcomes.
- * With {@code fair}, every acquisition queues in Redis ({@code fair(true)}).
+ * Locks are taken through a {@link DefaultLockTemplate} over the provider a
+ * {@link ProviderFactory} makes, with auto-renew, a wait of two leases, and, with
+ * {@code fair}, every acquisition queued in the store ({@code fair(true)}).
  */
-final class Workload implements AutoCloseable {
+public final class Workload implements AutoCloseable {
 
 	/**
 	 * How many lock keys the threads share ({@code distlock.faults.keys}, 3 by default).
 	 */
-	static final int KEYS = Integer.getInteger("distlock.faults.keys", 3);
+	public static final int KEYS = Integer.getInteger("distlock.faults.keys", 3);
 
-	static final String PREFIX = "lock:";
-
-	/**
-	 * The longest one store call may keep a caller: the provider's default, which the
-	 * workload keeps.
-	 */
-	static final Duration STORE_TIMEOUT = RedisLockProvider.DEFAULT_STORE_TIMEOUT;
+	/** How long a provider may take to answer its first call. */
+	private static final Duration WARM_UP = Duration.ofSeconds(30);
 
 	private final RenewalScheduler scheduler = new RenewalScheduler();
 
-	private final RedisLockProvider provider;
+	private final ProviderFactory store;
+
+	private final LockProvider provider;
 
 	private final DefaultLockTemplate template;
 
@@ -69,10 +67,19 @@ final class Workload implements AutoCloseable {
 
 	private final List<Thread> threads = new ArrayList<>();
 
-	Workload(int jvm, RedisConnectionFactory locks, FencedResource resource, Duration lease, boolean fair) {
+	/**
+	 * A workload over the provider {@code store} creates from {@code settings}, once it
+	 * answers ({@link ProviderFactory#awaitAnswers}); closing the workload closes
+	 * {@code store}.
+	 * @param jvm the number recorded in each {@link Op}: 0 in the test JVM
+	 */
+	public Workload(int jvm, ProviderFactory store, Map<String, String> settings, FencedResource resource,
+			Duration lease, boolean fair) {
 		this.jvm = jvm;
 		this.resource = resource;
-		this.provider = new RedisLockProvider(locks, PREFIX, false);
+		this.store = store;
+		this.provider = store.create(settings);
+		ProviderFactory.awaitAnswers(this.provider, WARM_UP);
 		this.options = LockOptions.builder()
 			.waitTime(waitTime(lease))
 			.leaseTime(lease)
@@ -85,16 +92,25 @@ final class Workload implements AutoCloseable {
 	}
 
 	/** How long an acquire waits for a busy lock: two leases. */
-	static Duration waitTime(Duration lease) {
+	public static Duration waitTime(Duration lease) {
 		return lease.multipliedBy(2);
 	}
 
-	static String key(int index) {
+	/** The lock key of index {@code index}, and the resource's key for it. */
+	public static String key(int index) {
 		return "fault:" + index;
 	}
 
+	/**
+	 * The longest one call of the provider may keep a caller
+	 * ({@link LockProvider#callTimeout()}).
+	 */
+	public Duration storeTimeout() {
+		return this.provider.callTimeout();
+	}
+
 	/** Starts {@code count} threads that work until {@code endNanos}. */
-	void start(int count, long endNanos, long seed) {
+	public void start(int count, long endNanos, long seed) {
 		for (int i = 0; i < count; i++) {
 			Random random = new Random(seed * 31 + i);
 			Thread thread = new Thread(() -> {
@@ -108,11 +124,13 @@ final class Workload implements AutoCloseable {
 		}
 	}
 
-	List<Thread> threads() {
+	/** The worker threads, for faults that interrupt them. */
+	public List<Thread> threads() {
 		return this.threads;
 	}
 
-	void join(Duration timeout) throws InterruptedException {
+	/** Waits for the threads to finish; an error naming a thread that did not. */
+	public void join(Duration timeout) throws InterruptedException {
 		long deadline = System.nanoTime() + timeout.toNanos();
 		for (Thread thread : this.threads) {
 			thread.join(Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
@@ -123,24 +141,26 @@ final class Workload implements AutoCloseable {
 		}
 	}
 
-	List<Op> ops() {
+	/** The operations recorded so far. */
+	public List<Op> ops() {
 		synchronized (this.ops) {
 			return List.copyOf(this.ops);
 		}
 	}
 
-	Map<String, AtomicLong> errors() {
+	/** Unexpected exceptions by message: a bug in the library or the harness. */
+	public Map<String, AtomicLong> errors() {
 		return this.errors;
 	}
 
 	/**
 	 * What this JVM still holds after its threads finished: held locks, waiting keys,
-	 * renewals and deadline checks pending, keys with a release subscriber. All 0 when
-	 * nothing leaked.
+	 * renewals and deadline checks pending, and what the provider holds
+	 * ({@link ProviderFactory#leftOver()}). All 0 when nothing leaked.
 	 */
-	Leaks leaks() {
+	public Leaks leaks() {
 		return new Leaks(this.template.heldLocks(), this.template.queuedKeys(), this.scheduler.pendingTasks(),
-				this.scheduler.pendingDeadlineChecks(), this.provider.subscribedKeys());
+				this.scheduler.pendingDeadlineChecks(), this.store.leftOver());
 	}
 
 	private Op once(Random random) {
@@ -251,7 +271,10 @@ final class Workload implements AutoCloseable {
 
 	/** Backend errors are expected under faults; a sample of each kind is kept. */
 	private void note(String step, RuntimeException ex) {
-		Throwable root = org.springframework.core.NestedExceptionUtils.getMostSpecificCause(ex);
+		Throwable root = ex;
+		while (root.getCause() != null && root.getCause() != root) {
+			root = root.getCause();
+		}
 		String message = ex.getMessage() + " (" + root.getClass().getSimpleName() + ")";
 		this.backendErrors
 			.computeIfAbsent(step + ": " + message.substring(0, Math.min(120, message.length())),
@@ -259,7 +282,8 @@ final class Workload implements AutoCloseable {
 			.incrementAndGet();
 	}
 
-	Map<String, AtomicLong> backendErrors() {
+	/** Store failures by message: expected under faults, kept as a sample. */
+	public Map<String, AtomicLong> backendErrors() {
 		return this.backendErrors;
 	}
 
@@ -272,22 +296,34 @@ final class Workload implements AutoCloseable {
 	public void close() {
 		this.template.close();
 		this.scheduler.close();
-		this.provider.close();
+		this.store.close();
 	}
 
-	/** What one JVM left behind; see {@link Workload#leaks()}. */
-	record Leaks(int heldLocks, int waitingKeys, int renewals, int deadlineChecks, int subscribedKeys) {
+	/**
+	 * What one JVM left behind; see {@link Workload#leaks()}.
+	 *
+	 * @param heldLocks locks the template still holds
+	 * @param waitingKeys keys with a local wait queue
+	 * @param renewals renewals still scheduled
+	 * @param deadlineChecks lease deadline checks still scheduled
+	 * @param providerLeftOver what the provider holds
+	 * ({@link ProviderFactory#leftOver()})
+	 */
+	public record Leaks(int heldLocks, int waitingKeys, int renewals, int deadlineChecks, int providerLeftOver) {
 
-		int total() {
-			return this.heldLocks + this.waitingKeys + this.renewals + this.deadlineChecks + this.subscribedKeys;
+		/** Everything left, added up. */
+		public int total() {
+			return this.heldLocks + this.waitingKeys + this.renewals + this.deadlineChecks + this.providerLeftOver;
 		}
 
-		String line() {
+		/** The leaks as one line of text, for {@link #parse}. */
+		public String line() {
 			return "LEAKS " + this.heldLocks + " " + this.waitingKeys + " " + this.renewals + " " + this.deadlineChecks
-					+ " " + this.subscribedKeys;
+					+ " " + this.providerLeftOver;
 		}
 
-		static Leaks parse(String line) {
+		/** Reads a {@link #line()} back. */
+		public static Leaks parse(String line) {
 			String[] f = line.substring("LEAKS ".length()).split(" ");
 			return new Leaks(Integer.parseInt(f[0]), Integer.parseInt(f[1]), Integer.parseInt(f[2]),
 					Integer.parseInt(f[3]), Integer.parseInt(f[4]));

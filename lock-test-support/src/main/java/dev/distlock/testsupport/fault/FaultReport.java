@@ -1,4 +1,4 @@
-package dev.distlock.fault;
+package dev.distlock.testsupport.fault;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -9,7 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.PriorityQueue;
 
-import dev.distlock.fault.Op.Outcome;
+import dev.distlock.testsupport.fault.Op.Outcome;
 
 /**
  * The checkers of a fault run, over the operations every JVM recorded, and the table row
@@ -24,25 +24,45 @@ import dev.distlock.fault.Op.Outcome;
  *
  * <p>
  * Where the lock connections keep the client's defaults, so that only the store timeout
+ * (the provider's {@link dev.distlock.spi.LockProvider#callTimeout() call timeout})
  * bounds a call, every call is checked against that bound: an acquire ends within its
  * wait time plus one store timeout, a release within one store timeout (each with
- * {@link #SLACK} for a busy host). And an acquire that began after Redis was stopped and
- * ended before it ran again, late enough that a store call would have been found hung,
- * must end as a backend error: a wait timeout there means a store that did not answer was
- * reported as a busy lock.
+ * {@link #SLACK} for a busy host). And an acquire that began after the store was stopped
+ * and ended before it ran again, late enough that a store call would have been found
+ * hung, must end as a backend error: a wait timeout there means a store that did not
+ * answer was reported as a busy lock.
+ *
+ * <p>
+ * Lost updates are the accepted writes the resource counted less its final value, per
+ * key; leaks are added up by the run ({@link Workload.Leaks} of each JVM and
+ * {@link FaultTarget#leftInStore}). A count of -1 means "not checked" for this fault.
+ * {@link #header()} and {@link #row()} make the Markdown table of a suite.
+ *
+ * @param fault the fault class's name
+ * @param inModel whether it lies inside the fault model ({@link FaultScenario#inModel()})
  */
-record FaultReport(FaultClass fault, long seed, long seconds, long operations, Map<Outcome, Long> outcomes,
-		long overlaps, long crowdedEntries, long staleHolders, long staleHoldersSignalled, long staleWritesRejected,
-		long staleWritesAccepted, long wronglyFenced, long lostUpdates, long leaks, String leakDetail,
-		long[] recoveryMillis, long faultsInjected, List<String> errors, List<String> unsignalled, long callsOverBound,
-		long busyWhileHung, List<String> boundViolations) {
+public record FaultReport(String fault, boolean inModel, long seed, long seconds, long operations,
+		Map<Outcome, Long> outcomes, long overlaps, long crowdedEntries, long staleHolders, long staleHoldersSignalled,
+		long staleWritesRejected, long staleWritesAccepted, long wronglyFenced, long lostUpdates, long leaks,
+		String leakDetail, long[] recoveryMillis, long faultsInjected, List<String> errors, List<String> unsignalled,
+		long callsOverBound, long busyWhileHung, List<String> boundViolations) {
 
 	/** What a busy host may add to a call's bound. */
-	static final Duration SLACK = Duration.ofSeconds(2);
+	public static final Duration SLACK = Duration.ofSeconds(2);
 
-	static FaultReport check(FaultClass fault, long seed, long seconds, List<Op> ops, long[] acceptedPerKey,
-			long[] valuePerKey, long leaks, String leakDetail, List<Long> healTimes, long faultsInjected,
-			List<String> errors, List<long[]> hangs) {
+	/**
+	 * Checks everything one run recorded.
+	 * @param fault the fault class run
+	 * @param lease the workload's lease time
+	 * @param storeTimeout the provider's call timeout
+	 * @param acceptedPerKey writes the resource accepted, per key index
+	 * @param valuePerKey the resource's final value, per key index
+	 * @param healTimes when each fault was healed, for the recovery times
+	 * @param hangs start and end of each time the store was hung
+	 */
+	public static FaultReport check(FaultScenario<?> fault, Duration lease, Duration storeTimeout, long seed,
+			long seconds, List<Op> ops, long[] acceptedPerKey, long[] valuePerKey, long leaks, String leakDetail,
+			List<Long> healTimes, long faultsInjected, List<String> errors, List<long[]> hangs) {
 		Map<Outcome, Long> outcomes = new EnumMap<>(Outcome.class);
 		for (Outcome outcome : Outcome.values()) {
 			outcomes.put(outcome, 0L);
@@ -55,7 +75,8 @@ record FaultReport(FaultClass fault, long seed, long seconds, long operations, M
 		long staleAccepted = 0;
 		long wronglyFenced = 0;
 		List<String> unsignalled = new ArrayList<>();
-		for (int key = 0; key < Workload.KEYS; key++) {
+		int keys = acceptedPerKey.length;
+		for (int key = 0; key < keys; key++) {
 			int k = key;
 			List<Op> held = new ArrayList<>(ops.stream().filter((op) -> op.key() == k && op.held()).toList());
 			held.sort(Comparator.comparingLong(Op::acquired));
@@ -68,11 +89,10 @@ record FaultReport(FaultClass fault, long seed, long seconds, long operations, M
 				if (!active.isEmpty()) {
 					overlaps++;
 					for (Op holder : active) {
-						// Of two overlapping holders, the one with the smaller token held
-						// the
-						// lock first in Redis: the other could only take it once that
-						// one's
-						// had gone. (Its acquire reply may still have come back later.)
+						// Of two overlapping holders, the one with the smaller token
+						// held the lock first in the store: the other could only take
+						// it once that one's had gone. (Its acquire reply may still
+						// have come back later.)
 						Op older = (holder.token() < op.token()) ? holder : op;
 						Op newer = (older == holder) ? op : holder;
 						if (stale.add(older) && !older.lossSignalled() && unsignalled.size() < 5) {
@@ -128,25 +148,25 @@ record FaultReport(FaultClass fault, long seed, long seconds, long operations, M
 		}
 		long crowded = ops.stream().filter((op) -> op.occupancy() > 1).count();
 		long lostUpdates = 0;
-		for (int key = 0; key < Workload.KEYS; key++) {
+		for (int key = 0; key < keys; key++) {
 			lostUpdates += acceptedPerKey[key] - valuePerKey[key];
 		}
 		long[] recovery = recovery(ops, healTimes);
 		List<String> boundViolations = new ArrayList<>();
-		long overBound = fault.clientDefaults() ? callsOverBound(ops, boundViolations) : -1;
-		long busyWhileHung = fault.clientDefaults() ? busyWhileHung(ops, hangs, boundViolations) : -1;
-		return new FaultReport(fault, seed, seconds, ops.size(), outcomes, overlaps, crowded, staleHolders, signalled,
-				staleRejected, staleAccepted, wronglyFenced, lostUpdates, leaks, leakDetail, recovery, faultsInjected,
-				errors, unsignalled, overBound, busyWhileHung, boundViolations);
+		long overBound = fault.clientDefaults() ? callsOverBound(ops, lease, storeTimeout, boundViolations) : -1;
+		long busyWhileHung = fault.clientDefaults() ? busyWhileHung(ops, hangs, storeTimeout, boundViolations) : -1;
+		return new FaultReport(fault.name(), fault.inModel(), seed, seconds, ops.size(), outcomes, overlaps, crowded,
+				staleHolders, signalled, staleRejected, staleAccepted, wronglyFenced, lostUpdates, leaks, leakDetail,
+				recovery, faultsInjected, errors, unsignalled, overBound, busyWhileHung, boundViolations);
 	}
 
 	/**
 	 * Acquires and releases that outlasted their bound; the first few go to
 	 * {@code samples}.
 	 */
-	private static long callsOverBound(List<Op> ops, List<String> samples) {
-		long acquireBound = Workload.waitTime(FaultRun.LEASE).plus(Workload.STORE_TIMEOUT).plus(SLACK).toNanos();
-		long releaseBound = Workload.STORE_TIMEOUT.plus(SLACK).toNanos();
+	private static long callsOverBound(List<Op> ops, Duration lease, Duration storeTimeout, List<String> samples) {
+		long acquireBound = Workload.waitTime(lease).plus(storeTimeout).plus(SLACK).toNanos();
+		long releaseBound = storeTimeout.plus(SLACK).toNanos();
 		long over = 0;
 		for (Op op : ops) {
 			if (op.acquireNanos() > acquireBound) {
@@ -162,12 +182,12 @@ record FaultReport(FaultClass fault, long seed, long seconds, long operations, M
 	}
 
 	/**
-	 * Acquires reported as wait timeouts that began after Redis was stopped and ended
+	 * Acquires reported as wait timeouts that began after the store was stopped and ended
 	 * while it still was, at least a store timeout into the stop (by then the store was
 	 * found hung, whoever asked first).
 	 */
-	private static long busyWhileHung(List<Op> ops, List<long[]> hangs, List<String> samples) {
-		long storeTimeout = Workload.STORE_TIMEOUT.toNanos();
+	private static long busyWhileHung(List<Op> ops, List<long[]> hangs, Duration timeout, List<String> samples) {
+		long storeTimeout = timeout.toNanos();
 		long busy = 0;
 		for (Op op : ops) {
 			if (op.outcome() != Outcome.TIMEOUT) {
@@ -212,15 +232,18 @@ record FaultReport(FaultClass fault, long seed, long seconds, long operations, M
 		}).filter((millis) -> millis >= 0).sorted().toArray();
 	}
 
-	long count(Outcome outcome) {
+	/** Operations that ended with {@code outcome}. */
+	public long count(Outcome outcome) {
 		return this.outcomes.get(outcome);
 	}
 
-	long failed() {
+	/** Operations that did not end {@link Outcome#OK}. */
+	public long failed() {
 		return this.operations - count(Outcome.OK);
 	}
 
-	static String header() {
+	/** The Markdown table's header, for {@link #row()}. */
+	public static String header() {
 		return "| fault | model | ops | ok | timeout | interrupted | backend | lost | refused | rejected | error "
 				+ "| overlaps | crowded | stale holders signalled | stale writes rejected / accepted | wrongly fenced "
 				+ "| lost updates | leaks | calls over bound / busy while hung "
@@ -229,11 +252,12 @@ record FaultReport(FaultClass fault, long seed, long seconds, long operations, M
 				+ "| ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: |";
 	}
 
-	String row() {
-		return "| " + this.fault.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-') + " | "
-				+ (this.fault.inModel() ? "in" : "outside") + " | " + this.operations + " | " + count(Outcome.OK)
-				+ " | " + count(Outcome.TIMEOUT) + " | " + count(Outcome.INTERRUPTED) + " | " + count(Outcome.BACKEND)
-				+ " | " + count(Outcome.LOST) + " | " + count(Outcome.REFUSED) + " | " + count(Outcome.REJECTED) + " | "
+	/** The run as one row of the Markdown table. */
+	public String row() {
+		return "| " + this.fault.toLowerCase(java.util.Locale.ROOT).replace('_', '-') + " | "
+				+ (this.inModel ? "in" : "outside") + " | " + this.operations + " | " + count(Outcome.OK) + " | "
+				+ count(Outcome.TIMEOUT) + " | " + count(Outcome.INTERRUPTED) + " | " + count(Outcome.BACKEND) + " | "
+				+ count(Outcome.LOST) + " | " + count(Outcome.REFUSED) + " | " + count(Outcome.REJECTED) + " | "
 				+ count(Outcome.ERROR) + " | " + this.overlaps + " | " + this.crowdedEntries + " | "
 				+ this.staleHoldersSignalled + " / " + this.staleHolders + " | " + this.staleWritesRejected + " / "
 				+ this.staleWritesAccepted + " | " + this.wronglyFenced + " | " + this.lostUpdates + " | " + this.leaks

@@ -1,4 +1,4 @@
-package dev.distlock.fuzz;
+package dev.distlock.testsupport.fuzz;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -12,36 +12,35 @@ import dev.distlock.LockAcquisitionException;
 import dev.distlock.LockOptions;
 import dev.distlock.LockTemplate;
 
-import org.springframework.data.redis.core.StringRedisTemplate;
-
 /**
- * The fuzz workload, run alike in the test JVM and in {@link FuzzWorker}: threads that,
- * under the lock, read a shared counter, pause, and write it back incremented. Two
- * holders at once lose an increment, which an atomic counter would hide; an occupancy
- * marker ({@code INCR} on entry must return 1) counts the overlaps directly. One thread
- * per JVM once holds the lock for longer than its lease, so that only renewal keeps
- * others out.
+ * The fuzz workload, run alike in the test JVM and in {@link FuzzWorker}, over any store:
+ * threads that, under the lock, read a {@link SharedCounter}, pause, and write it back
+ * incremented. Two holders at once lose an increment, which an atomic counter would hide;
+ * an occupancy marker (entering must find nobody else inside) counts the overlaps
+ * directly. One thread per JVM once holds the lock for longer than its lease, so that
+ * only renewal keeps others out. The final counter must equal the sum of
+ * {@link Result#successes()} over every JVM.
  */
-final class FuzzLoop {
+public final class FuzzLoop {
 
-	static final String LOCK = "fuzz";
+	/** The lock's key. */
+	public static final String LOCK = "fuzz";
 
-	static final String COUNTER = "fuzz:counter";
+	/** The lease: shorter than the slow hold. */
+	public static final Duration LEASE = Duration.ofMillis(600);
 
-	static final String INSIDE = "fuzz:inside";
+	/** How long the slow thread holds the lock, once. */
+	public static final Duration SLOW_HOLD = Duration.ofMillis(1000);
 
-	static final Duration LEASE = Duration.ofMillis(600);
-
-	static final Duration SLOW_HOLD = Duration.ofMillis(1000);
-
-	static final LockOptions OPTIONS = LockOptions.builder()
+	/** Every thread's options: wait up to 10 s, renew automatically. */
+	public static final LockOptions OPTIONS = LockOptions.builder()
 		.waitTime(Duration.ofSeconds(10))
 		.leaseTime(LEASE)
 		.autoRenew(true)
 		.retryInterval(Duration.ofMillis(20))
 		.build();
 
-	private final StringRedisTemplate redis;
+	private final SharedCounter counter;
 
 	private final LongAdder successes = new LongAdder();
 
@@ -55,17 +54,17 @@ final class FuzzLoop {
 
 	private final AtomicReference<Throwable> firstError = new AtomicReference<>();
 
-	private FuzzLoop(StringRedisTemplate redis) {
-		this.redis = redis;
+	private FuzzLoop(SharedCounter counter) {
+		this.counter = counter;
 	}
 
 	/**
 	 * Runs {@code threads} threads for {@code duration}, thread {@code i} locking through
 	 * {@code templates[i % size]}.
 	 */
-	static Result run(List<? extends LockTemplate> templates, StringRedisTemplate redis, int threads, Duration duration)
-			throws InterruptedException {
-		FuzzLoop loop = new FuzzLoop(redis);
+	public static Result run(List<? extends LockTemplate> templates, SharedCounter counter, int threads,
+			Duration duration) throws InterruptedException {
+		FuzzLoop loop = new FuzzLoop(counter);
 		long start = System.nanoTime();
 		long end = start + duration.toNanos();
 		long slowAt = start + duration.toNanos() / 3;
@@ -112,18 +111,17 @@ final class FuzzLoop {
 	}
 
 	private void increment(Duration pause) {
-		Long occupants = this.redis.opsForValue().increment(INSIDE);
+		long occupants = this.counter.enter();
 		try {
-			if (occupants == null || occupants != 1) {
+			if (occupants != 1) {
 				this.overlaps.increment();
 			}
-			String value = this.redis.opsForValue().get(COUNTER);
-			long current = (value != null) ? Long.parseLong(value) : 0;
+			long current = this.counter.read();
 			pause(pause);
-			this.redis.opsForValue().set(COUNTER, Long.toString(current + 1));
+			this.counter.write(current + 1);
 		}
 		finally {
-			this.redis.opsForValue().decrement(INSIDE);
+			this.counter.exit();
 		}
 	}
 
@@ -141,17 +139,29 @@ final class FuzzLoop {
 		}
 	}
 
-	/** What one JVM counted; printed by {@link FuzzWorker} as one line. */
-	record Result(long successes, long overlaps, long lost, long timeouts, long errors, String firstError) {
+	/**
+	 * What one JVM counted; printed by {@link FuzzWorker} as one line.
+	 *
+	 * @param successes increments that reported success
+	 * @param overlaps entries that found another holder inside
+	 * @param lost holders told their lease was lost
+	 * @param timeouts acquires that timed out
+	 * @param errors anything else
+	 * @param firstError the first loss or error, or {@code none}
+	 */
+	public record Result(long successes, long overlaps, long lost, long timeouts, long errors, String firstError) {
 
-		static final String PREFIX = "RESULT ";
+		/** The prefix of a {@link #line()}. */
+		public static final String PREFIX = "RESULT ";
 
-		String line() {
+		/** The result as one line of text, for {@link #parse}. */
+		public String line() {
 			return PREFIX + this.successes + " " + this.overlaps + " " + this.lost + " " + this.timeouts + " "
 					+ this.errors + " " + this.firstError;
 		}
 
-		static Result parse(String line) {
+		/** Reads a {@link #line()} back. */
+		public static Result parse(String line) {
 			String[] parts = line.substring(PREFIX.length()).split(" ", 6);
 			return new Result(Long.parseLong(parts[0]), Long.parseLong(parts[1]), Long.parseLong(parts[2]),
 					Long.parseLong(parts[3]), Long.parseLong(parts[4]), parts[5]);

@@ -1,9 +1,11 @@
-package dev.distlock.fault;
+package dev.distlock.testsupport.fault;
 
 /**
  * One lock operation of the workload as its worker saw it, with times on the monotonic
  * clock ({@link System#nanoTime()}, comparable across the JVMs of one Linux host). A time
- * is 0 where the step was not reached.
+ * is 0 where the step was not reached. {@link Workload} records them; {@link FaultReport}
+ * checks them. One line of text per operation ({@link #line()}, {@link #parse}) carries
+ * them from a worker JVM to the test JVM.
  *
  * @param jvm 0 for the test JVM, 1 for the worker JVM
  * @param key index of the lock key
@@ -23,10 +25,12 @@ package dev.distlock.fault;
  * @param ended when the operation's last lock call returned or threw: the acquire's if it
  * failed, the release's otherwise
  */
-record Op(int jvm, int key, long token, long started, long acquired, long entered, long occupancy, long writeSent,
-		int written, long releasing, int fencedOut, Outcome outcome, boolean lossSignalled, long ended) {
+public record Op(int jvm, int key, long token, long started, long acquired, long entered, long occupancy,
+		long writeSent, int written, long releasing, int fencedOut, Outcome outcome, boolean lossSignalled,
+		long ended) {
 
-	enum Outcome {
+	/** How an operation ended. */
+	public enum Outcome {
 
 		/** Entered, wrote, released. */
 		OK,
@@ -34,7 +38,7 @@ record Op(int jvm, int key, long token, long started, long acquired, long entere
 		TIMEOUT,
 		/** Interrupted while waiting or holding. */
 		INTERRUPTED,
-		/** Redis failed or could not be reached. */
+		/** The store failed or could not be reached. */
 		BACKEND,
 		/** The lease was lost while held, and the holder was told. */
 		LOST,
@@ -47,27 +51,30 @@ record Op(int jvm, int key, long token, long started, long acquired, long entere
 
 	}
 
-	boolean held() {
+	/** Whether the lock was acquired. */
+	public boolean held() {
 		return this.acquired != 0;
 	}
 
 	/** How long the acquire call took, held or not. */
-	long acquireNanos() {
+	public long acquireNanos() {
 		return (held() ? this.acquired : this.ended) - this.started;
 	}
 
 	/** How long the release call took; 0 if the lock was not acquired. */
-	long releaseNanos() {
+	public long releaseNanos() {
 		return held() ? this.ended - this.releasing : 0;
 	}
 
-	String line() {
+	/** The operation as one line of text, for {@link #parse}. */
+	public String line() {
 		return this.jvm + " " + this.key + " " + this.token + " " + this.started + " " + this.acquired + " "
 				+ this.entered + " " + this.occupancy + " " + this.writeSent + " " + this.written + " " + this.releasing
 				+ " " + this.fencedOut + " " + this.outcome + " " + this.lossSignalled + " " + this.ended;
 	}
 
-	static Op parse(String line) {
+	/** Reads a {@link #line()} back. */
+	public static Op parse(String line) {
 		String[] f = line.split(" ");
 		return new Op(Integer.parseInt(f[0]), Integer.parseInt(f[1]), Long.parseLong(f[2]), Long.parseLong(f[3]),
 				Long.parseLong(f[4]), Long.parseLong(f[5]), Long.parseLong(f[6]), Long.parseLong(f[7]),
