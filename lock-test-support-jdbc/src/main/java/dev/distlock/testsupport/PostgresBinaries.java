@@ -12,6 +12,8 @@ import java.util.List;
 import java.util.Optional;
 import java.util.stream.Stream;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Where the PostgreSQL server binaries ({@code initdb}, {@code postgres}) come from, in
  * this order: the folder named by the {@code DISTLOCK_POSTGRES_BIN} system property or
@@ -31,9 +33,9 @@ public final class PostgresBinaries {
 
 	private static final Path DEBIAN_ROOT = Path.of("/usr/lib/postgresql");
 
-	private static volatile PostgresBinaries resolved;
+	private static volatile @Nullable PostgresBinaries resolved;
 
-	private static volatile PostgresBinaries bundled;
+	private static volatile @Nullable PostgresBinaries bundled;
 
 	private final Path bin;
 
