@@ -3,10 +3,11 @@ package dev.distlock.fault;
 import java.time.Duration;
 import java.util.List;
 import java.util.Random;
-import java.util.function.Supplier;
 
+import dev.distlock.redis.RedisLockProvider;
 import dev.distlock.testsupport.Conditions;
-import dev.distlock.testsupport.FaultLog;
+import dev.distlock.testsupport.fault.FaultScenario;
+import dev.distlock.testsupport.fault.FaultSchedule;
 
 import org.springframework.data.redis.core.RedisCallback;
 
@@ -17,17 +18,17 @@ import org.springframework.data.redis.core.RedisCallback;
  * {@code kill -9} with {@code appendfsync always}. Inside it, no two holders may overlap;
  * outside it, every overlap must be caught by fencing and signalled as a lease loss.
  */
-enum FaultClass {
+enum FaultClass implements FaultScenario<FaultLayout> {
 
 	/** No fault: the baseline. */
 	NONE(true) {
 		@Override
-		boolean redisFails() {
+		public boolean storeFails() {
 			return false;
 		}
 
 		@Override
-		void inject(Run run) {
+		public void inject(FaultSchedule<FaultLayout> run) {
 			run.sleepUntilEnd();
 		}
 	},
@@ -35,7 +36,7 @@ enum FaultClass {
 	/** {@code kill -9} of Redis with {@code appendfsync always}, then a restart. */
 	REDIS_KILL_AOF(true, "--appendonly", "yes", "--appendfsync", "always") {
 		@Override
-		void inject(Run run) {
+		public void inject(FaultSchedule<FaultLayout> run) {
 			killAndRestart(run);
 		}
 	},
@@ -43,7 +44,7 @@ enum FaultClass {
 	/** {@code kill -9} of Redis without persistence: every lock is forgotten. */
 	REDIS_KILL_NO_PERSISTENCE(false) {
 		@Override
-		void inject(Run run) {
+		public void inject(FaultSchedule<FaultLayout> run) {
 			killAndRestart(run);
 		}
 	},
@@ -51,10 +52,10 @@ enum FaultClass {
 	/** Redis stopped with SIGSTOP for less than half a lease. */
 	REDIS_STOP_SHORT(true) {
 		@Override
-		void inject(Run run) {
+		public void inject(FaultSchedule<FaultLayout> run) {
 			while (run.pause(1000, 2500)) {
-				run.stall("SIGSTOP redis", run.log.millisBetween(100, run.leaseMillis() / 2 - 100),
-						run.layout.master()::pause, run.layout.master()::resume);
+				run.stall("SIGSTOP redis", run.log().millisBetween(100, run.leaseMillis() / 2 - 100),
+						run.target().master()::pause, run.target().master()::resume);
 			}
 		}
 	},
@@ -62,10 +63,10 @@ enum FaultClass {
 	/** Redis stopped with SIGSTOP for twice the lease: every lease runs out meanwhile. */
 	REDIS_STOP_LONG(false) {
 		@Override
-		void inject(Run run) {
+		public void inject(FaultSchedule<FaultLayout> run) {
 			while (run.pause(1500, 3000)) {
-				run.stall("SIGSTOP redis", 2 * run.leaseMillis(), run.layout.master()::pause,
-						run.layout.master()::resume);
+				run.stall("SIGSTOP redis", 2 * run.leaseMillis(), run.target().master()::pause,
+						run.target().master()::resume);
 			}
 		}
 	},
@@ -80,28 +81,28 @@ enum FaultClass {
 	 */
 	STORE_HUNG(false) {
 		@Override
-		boolean clientDefaults() {
+		public boolean clientDefaults() {
 			return true;
 		}
 
 		@Override
-		void inject(Run run) {
-			long storeTimeout = Workload.STORE_TIMEOUT.toMillis();
+		public void inject(FaultSchedule<FaultLayout> run) {
+			long storeTimeout = RedisLockProvider.DEFAULT_STORE_TIMEOUT.toMillis();
 			while (run.pause(1500, 2500)) {
 				// Two store timeouts or more, so that a call waiting out the whole stop
 				// shows past its bound and slack; cut short near the end, for the workers
 				// to see Redis answer again.
-				long left = (run.endNanos - System.nanoTime()) / 1_000_000 - run.leaseMillis();
-				long hang = Math.min(run.log.millisBetween(2 * storeTimeout, 8000), left);
+				long left = (run.endNanos() - System.nanoTime()) / 1_000_000 - run.leaseMillis();
+				long hang = Math.min(run.log().millisBetween(2 * storeTimeout, 8000), left);
 				if (hang < storeTimeout + 1000) {
 					return;
 				}
 				run.stall("SIGSTOP redis, calls hung", hang, () -> {
-					run.layout.master().pause();
+					run.target().master().pause();
 					run.hangStarted();
 				}, () -> {
 					run.hangEnded();
-					run.layout.master().resume();
+					run.target().master().resume();
 				});
 			}
 		}
@@ -110,7 +111,7 @@ enum FaultClass {
 	/** The worker JVM stopped with SIGSTOP for twice the lease, holding or waiting. */
 	HOLDER_STOP(false) {
 		@Override
-		void inject(Run run) {
+		public void inject(FaultSchedule<FaultLayout> run) {
 			while (run.pause(1000, 2500)) {
 				run.stall("SIGSTOP worker JVM", 2 * run.leaseMillis(), () -> run.signalWorker("STOP"),
 						() -> run.signalWorker("CONT"));
@@ -121,11 +122,11 @@ enum FaultClass {
 	/** {@code CLIENT PAUSE ... WRITE} for less than half a lease. */
 	CLIENT_PAUSE_WRITE(true) {
 		@Override
-		void inject(Run run) {
+		public void inject(FaultSchedule<FaultLayout> run) {
 			while (run.pause(500, 2000)) {
-				long stall = run.log.millisBetween(100, run.leaseMillis() / 2 - 100);
+				long stall = run.log().millisBetween(100, run.leaseMillis() / 2 - 100);
 				run.stall("CLIENT PAUSE WRITE", stall,
-						() -> run.layout.master().command("CLIENT", "PAUSE", Long.toString(stall), "WRITE"), () -> {
+						() -> run.target().master().command("CLIENT", "PAUSE", Long.toString(stall), "WRITE"), () -> {
 						});
 			}
 		}
@@ -134,12 +135,12 @@ enum FaultClass {
 	/** {@code CLIENT KILL} of every command connection or every subscriber. */
 	CLIENT_KILL(true) {
 		@Override
-		void inject(Run run) {
+		public void inject(FaultSchedule<FaultLayout> run) {
 			while (run.pause(200, 1500)) {
-				String type = run.log.random().nextBoolean() ? "normal" : "pubsub";
-				run.log.injected("CLIENT KILL TYPE " + type);
-				run.layout.master().command("CLIENT", "KILL", "TYPE", type);
-				run.log.healed("connections killed");
+				String type = run.log().random().nextBoolean() ? "normal" : "pubsub";
+				run.log().injected("CLIENT KILL TYPE " + type);
+				run.target().master().command("CLIENT", "KILL", "TYPE", type);
+				run.log().healed("connections killed");
 			}
 		}
 	},
@@ -147,14 +148,14 @@ enum FaultClass {
 	/** Replies delayed by up to a sixth of the lease. */
 	PROXY_LATENCY(true) {
 		@Override
-		void inject(Run run) {
+		public void inject(FaultSchedule<FaultLayout> run) {
 			while (run.pause(300, 1500)) {
-				long delay = run.log.millisBetween(1, run.leaseMillis() / 6);
-				run.log.injected("replies delayed " + delay + "ms");
-				run.layout.clients.delayReplies(Duration.ofMillis(delay));
-				run.sleep(run.log.millisBetween(500, 2000));
-				run.layout.clients.heal();
-				run.log.healed("no delay");
+				long delay = run.log().millisBetween(1, run.leaseMillis() / 6);
+				run.log().injected("replies delayed " + delay + "ms");
+				run.target().clients.delayReplies(Duration.ofMillis(delay));
+				run.sleep(run.log().millisBetween(500, 2000));
+				run.target().clients.heal();
+				run.log().healed("no delay");
 			}
 		}
 	},
@@ -162,10 +163,10 @@ enum FaultClass {
 	/** A partition between clients and Redis, shorter than half a lease. */
 	PROXY_PARTITION(true) {
 		@Override
-		void inject(Run run) {
+		public void inject(FaultSchedule<FaultLayout> run) {
 			while (run.pause(500, 2000)) {
-				run.stall("partition", run.log.millisBetween(50, run.leaseMillis() / 2 - 100),
-						run.layout.clients::blackhole, run.layout.clients::heal);
+				run.stall("partition", run.log().millisBetween(50, run.leaseMillis() / 2 - 100),
+						run.target().clients::blackhole, run.target().clients::heal);
 			}
 		}
 	},
@@ -173,11 +174,11 @@ enum FaultClass {
 	/** Every client connection reset. */
 	PROXY_RESET(true) {
 		@Override
-		void inject(Run run) {
+		public void inject(FaultSchedule<FaultLayout> run) {
 			while (run.pause(200, 1500)) {
-				run.log.injected("connections reset");
-				run.layout.clients.disconnectAll();
-				run.log.healed("connections reset");
+				run.log().injected("connections reset");
+				run.target().clients.disconnectAll();
+				run.log().healed("connections reset");
 			}
 		}
 	},
@@ -188,14 +189,14 @@ enum FaultClass {
 	 */
 	PROXY_LOST_REPLY(true) {
 		@Override
-		void inject(Run run) {
+		public void inject(FaultSchedule<FaultLayout> run) {
 			while (run.pause(200, 1200)) {
-				long before = run.layout.clients.droppedReplies();
-				run.log.injected("next reply dropped");
-				run.layout.clients.dropNextReplyAndReset();
+				long before = run.target().clients.droppedReplies();
+				run.log().injected("next reply dropped");
+				run.target().clients.dropNextReplyAndReset();
 				Conditions.await("a reply was dropped", Duration.ofSeconds(5),
-						() -> run.layout.clients.droppedReplies() > before || run.ended());
-				run.log.healed("reply lost, its connection reset");
+						() -> run.target().clients.droppedReplies() > before || run.ended());
+				run.log().healed("reply lost, its connection reset");
 			}
 		}
 	},
@@ -206,20 +207,20 @@ enum FaultClass {
 	 */
 	FAILOVER_LOST_WRITES(false) {
 		@Override
-		FaultLayout layout() {
+		public FaultLayout start() {
 			return FaultLayout.replicated();
 		}
 
 		@Override
-		void inject(Run run) {
+		public void inject(FaultSchedule<FaultLayout> run) {
 			while (run.pause(1000, 2500)) {
-				run.layout.awaitReplicaInSync(Duration.ofSeconds(10));
-				run.log.injected("replication frozen");
-				run.layout.freezeReplication();
-				run.sleep(run.log.millisBetween(200, 800));
-				run.log.injected("failover to the replica");
-				run.layout.failover();
-				run.log.healed("clients on the new master");
+				run.target().awaitReplicaInSync(Duration.ofSeconds(10));
+				run.log().injected("replication frozen");
+				run.target().freezeReplication();
+				run.sleep(run.log().millisBetween(200, 800));
+				run.log().injected("failover to the replica");
+				run.target().failover();
+				run.log().healed("clients on the new master");
 			}
 		}
 	},
@@ -230,15 +231,15 @@ enum FaultClass {
 	 */
 	EVICTION(false) {
 		@Override
-		void inject(Run run) {
-			run.layout.master().command("CONFIG", "SET", "maxmemory-policy", "allkeys-random");
+		public void inject(FaultSchedule<FaultLayout> run) {
+			run.target().master().command("CONFIG", "SET", "maxmemory-policy", "allkeys-random");
 			while (run.pause(1000, 2500)) {
-				long used = Long.parseLong(run.memoryInfo("used_memory"));
-				run.log.injected("maxmemory " + (used + 100_000) + " and 2000 keys of 1 KB");
-				run.layout.master().command("CONFIG", "SET", "maxmemory", Long.toString(used + 100_000));
+				long used = Long.parseLong(memoryInfo(run, "used_memory"));
+				run.log().injected("maxmemory " + (used + 100_000) + " and 2000 keys of 1 KB");
+				run.target().master().command("CONFIG", "SET", "maxmemory", Long.toString(used + 100_000));
 				String filler = "x".repeat(1024);
 				try {
-					run.layout.admin().executePipelined((RedisCallback<Object>) (connection) -> {
+					run.target().admin().executePipelined((RedisCallback<Object>) (connection) -> {
 						for (int i = 0; i < 2000; i++) {
 							connection.stringCommands()
 								.set(("filler:" + i).getBytes(), filler.getBytes(),
@@ -252,8 +253,8 @@ enum FaultClass {
 				catch (org.springframework.data.redis.connection.RedisPipelineException ex) {
 					// some fillers were refused with OOM: memory is as full as it gets
 				}
-				run.layout.master().command("CONFIG", "SET", "maxmemory", "0");
-				run.log.healed("maxmemory off, evicted_keys " + run.memoryInfo("evicted_keys"));
+				run.target().master().command("CONFIG", "SET", "maxmemory", "0");
+				run.log().healed("maxmemory off, evicted_keys " + memoryInfo(run, "evicted_keys"));
 			}
 		}
 	},
@@ -261,24 +262,24 @@ enum FaultClass {
 	/** Random interrupts of the test JVM's workers, waiting or holding. */
 	INTERRUPTS(true) {
 		@Override
-		boolean redisFails() {
+		public boolean storeFails() {
 			return false;
 		}
 
 		@Override
-		void inject(Run run) {
-			Random random = run.log.random();
+		public void inject(FaultSchedule<FaultLayout> run) {
+			Random random = run.log().random();
 			while (run.pause(300, 1000)) {
-				run.log.injected("interrupt burst");
-				long burstEnd = System.nanoTime() + Duration.ofMillis(run.log.millisBetween(300, 1000)).toNanos();
+				run.log().injected("interrupt burst");
+				long burstEnd = System.nanoTime() + Duration.ofMillis(run.log().millisBetween(300, 1000)).toNanos();
 				int sent = 0;
 				while (System.nanoTime() - burstEnd < 0 && !run.ended()) {
-					List<Thread> threads = run.workerThreads.get();
+					List<Thread> threads = run.workerThreads();
 					threads.get(random.nextInt(threads.size())).interrupt();
 					sent++;
 					run.sleep(random.nextInt(10) + 1);
 				}
-				run.log.healed(sent + " interrupts sent");
+				run.log().healed(sent + " interrupts sent");
 			}
 		}
 	},
@@ -323,7 +324,8 @@ enum FaultClass {
 		this.plain = plain;
 	}
 
-	boolean inModel() {
+	@Override
+	public boolean inModel() {
 		return this.inModel;
 	}
 
@@ -333,156 +335,56 @@ enum FaultClass {
 	 * workload's calls are then bounded by the store timeout alone, and the run checks
 	 * that bound on every call.
 	 */
-	boolean clientDefaults() {
+	@Override
+	public boolean clientDefaults() {
 		return (this.plain != null) && this.plain.clientDefaults();
 	}
 
 	/** Whether the workers acquire with {@code fair(true)}. */
-	boolean fair() {
+	@Override
+	public boolean fair() {
 		return this.plain != null;
 	}
 
-	FaultLayout layout() {
-		return (this.plain != null) ? this.plain.layout() : FaultLayout.single(this.serverArgs);
+	@Override
+	public FaultLayout start() {
+		return (this.plain != null) ? this.plain.start() : FaultLayout.single(this.serverArgs);
 	}
 
 	/**
 	 * Whether the fault makes Redis fail or time out; where it does not, every backend
 	 * error is the library's own.
 	 */
-	boolean redisFails() {
-		return this.plain == null || this.plain.redisFails();
+	@Override
+	public boolean storeFails() {
+		return this.plain == null || this.plain.storeFails();
 	}
 
 	/**
 	 * Injects faults from the run's seeded schedule until the run ends, healing each. A
 	 * fair variant injects those of its plain class; every plain class overrides this.
 	 */
-	void inject(Run run) {
+	public void inject(FaultSchedule<FaultLayout> run) {
 		if (this.plain == null) {
 			throw new IllegalStateException(name() + " injects no faults of its own");
 		}
 		this.plain.inject(run);
 	}
 
-	private static void killAndRestart(Run run) {
+	private static void killAndRestart(FaultSchedule<FaultLayout> run) {
 		while (run.pause(1000, 3000)) {
-			run.log.injected("kill -9 redis");
-			run.layout.restartMaster();
-			run.log.healed("redis restarted");
+			run.log().injected("kill -9 redis");
+			run.target().restartMaster();
+			run.log().healed("redis restarted");
 		}
 	}
 
-	/** What an injector works with. */
-	static final class Run {
-
-		final FaultLayout layout;
-
-		final FaultLog log;
-
-		final long endNanos;
-
-		final Duration lease;
-
-		final Supplier<List<Thread>> workerThreads;
-
-		private final WorkerSignal worker;
-
-		/**
-		 * Start and end of each time Redis was stopped, as {@code long[2]}; kept by the
-		 * injector's thread.
-		 */
-		private final List<long[]> hangs = new java.util.ArrayList<>();
-
-		private long hangStart;
-
-		Run(FaultLayout layout, FaultLog log, long endNanos, Duration lease, Supplier<List<Thread>> workerThreads,
-				WorkerSignal worker) {
-			this.layout = layout;
-			this.log = log;
-			this.endNanos = endNanos;
-			this.lease = lease;
-			this.workerThreads = workerThreads;
-			this.worker = worker;
-		}
-
-		long leaseMillis() {
-			return this.lease.toMillis();
-		}
-
-		boolean ended() {
-			return System.nanoTime() - this.endNanos >= 0;
-		}
-
-		/**
-		 * Waits a random gap from the schedule; false when the run ends first (leaving
-		 * time for one more fault to finish before the workers stop).
-		 */
-		boolean pause(long minMillis, long maxMillis) {
-			sleep(this.log.millisBetween(minMillis, maxMillis));
-			return System.nanoTime() + 3 * this.lease.toNanos() - this.endNanos < 0;
-		}
-
-		/**
-		 * One fault that lasts: logged, started, left for {@code millis}, ended, logged
-		 * as healed.
-		 */
-		void stall(String what, long millis, Runnable start, Runnable end) {
-			this.log.injected(what + " for " + millis + "ms");
-			start.run();
-			sleep(millis);
-			end.run();
-			this.log.healed(what + " over");
-		}
-
-		void sleepUntilEnd() {
-			sleep(Math.max(0, (this.endNanos - System.nanoTime()) / 1_000_000));
-		}
-
-		/** The schedule's gaps and fault lengths: time passing is the point here. */
-		void sleep(long millis) {
-			try {
-				Thread.sleep(millis);
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-				throw new IllegalStateException("Fault injector interrupted", ex);
-			}
-		}
-
-		/** Redis has just been stopped: calls sent from now on hang. */
-		void hangStarted() {
-			this.hangStart = System.nanoTime();
-		}
-
-		/** Redis is about to answer again. */
-		void hangEnded() {
-			this.hangs.add(new long[] { this.hangStart, System.nanoTime() });
-		}
-
-		/** The times Redis was stopped, for {@link FaultReport}. */
-		List<long[]> hangs() {
-			return this.hangs;
-		}
-
-		void signalWorker(String signal) {
-			this.worker.signal(signal);
-		}
-
-		String memoryInfo(String field) {
-			java.util.Properties info = this.layout.admin()
-				.execute((RedisCallback<java.util.Properties>) (connection) -> connection.serverCommands()
-					.info(field.startsWith("evicted") ? "stats" : "memory"));
-			return (info != null) ? info.getProperty(field, "?") : "?";
-		}
-
-	}
-
-	@FunctionalInterface
-	interface WorkerSignal {
-
-		void signal(String signal);
-
+	private static String memoryInfo(FaultSchedule<FaultLayout> run, String field) {
+		java.util.Properties info = run.target()
+			.admin()
+			.execute((RedisCallback<java.util.Properties>) (connection) -> connection.serverCommands()
+				.info(field.startsWith("evicted") ? "stats" : "memory"));
+		return (info != null) ? info.getProperty(field, "?") : "?";
 	}
 
 }

@@ -1,15 +1,27 @@
 package dev.distlock.fault;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 
+import dev.distlock.redis.RedisFixture;
+import dev.distlock.redis.RedisProviderFactory;
 import dev.distlock.redis.TestRedis;
 import dev.distlock.testsupport.Conditions;
 import dev.distlock.testsupport.FaultProxy;
+import dev.distlock.testsupport.RedisResources;
 import dev.distlock.testsupport.RedisServer;
+import dev.distlock.testsupport.fault.FaultTarget;
+import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.output.ArrayOutput;
 
+import org.springframework.data.redis.connection.RedisConnection;
+import org.springframework.data.redis.connection.lettuce.LettuceConnection;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
@@ -20,7 +32,7 @@ import org.springframework.data.redis.core.StringRedisTemplate;
  * link (for lost-write failovers), and the resource server, which no fault touches. The
  * harness talks to the lock servers directly, past the proxies.
  */
-final class FaultLayout implements AutoCloseable {
+final class FaultLayout implements FaultTarget, RedisFixture {
 
 	final RedisServer resource;
 
@@ -76,6 +88,51 @@ final class FaultLayout implements AutoCloseable {
 		this.master.kill();
 		this.toClose.add(this.master);
 		this.master = this.master.restart();
+	}
+
+	/** The clients' proxy and the resource server. */
+	@Override
+	public Map<String, String> settings() {
+		Map<String, String> settings = new LinkedHashMap<>(RedisResources.settings(this.resource));
+		settings.put(RedisProviderFactory.HOST, this.clients.host());
+		settings.put(RedisProviderFactory.PORT, Integer.toString(this.clients.port()));
+		return settings;
+	}
+
+	/**
+	 * Lock keys and fair queue keys still in Redis once every holder and waiter is gone
+	 * and a lease has passed (a key whose holder lost its connection expires after its
+	 * lease; a queue whose last waiter died expires after twice the queue timeout, under
+	 * the lease plus the margin here), plus subscribers left on the release channel.
+	 */
+	@Override
+	public int leftInStore(Duration lease, StringBuilder detail) {
+		long deadline = System.nanoTime() + lease.plusSeconds(3).toNanos();
+		Set<String> keys;
+		long subscribers;
+		do {
+			keys = this.admin.keys(TestRedis.PREFIX + "*");
+			keys.remove(TestRedis.PREFIX);
+			// fair queues and waiter deadlines: "{slot tag}lock:<key>:queue" and so on
+			keys.addAll(this.admin.keys("{*}" + TestRedis.PREFIX + "*"));
+			subscribers = subscribers(this.admin);
+			if (keys.isEmpty() && subscribers == 0) {
+				return 0;
+			}
+			Thread.onSpinWait();
+		}
+		while (System.nanoTime() - deadline < 0);
+		detail.append(", in Redis ").append(keys).append(" and ").append(subscribers).append(" subscribers");
+		return keys.size() + (int) subscribers;
+	}
+
+	private static long subscribers(StringRedisTemplate admin) {
+		try (RedisConnection connection = admin.getRequiredConnectionFactory().getConnection()) {
+			Object reply = ((LettuceConnection) connection).execute("PUBSUB",
+					new ArrayOutput<>(ByteArrayCodec.INSTANCE), "NUMSUB".getBytes(StandardCharsets.UTF_8),
+					(TestRedis.PREFIX + "released").getBytes(StandardCharsets.UTF_8));
+			return (reply instanceof List<?> list && list.size() == 2) ? ((Number) list.get(1)).longValue() : 0;
+		}
 	}
 
 	/**

@@ -8,6 +8,9 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
+import dev.distlock.testsupport.fault.FaultReport;
+import dev.distlock.testsupport.fault.FaultRun;
+import dev.distlock.testsupport.fault.Op;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -71,7 +74,7 @@ class FaultSuiteTests {
 			assertThat(report.callsOverBound()).as(why).isZero();
 			assertThat(report.busyWhileHung()).as(why).isZero();
 		}
-		if (!fault.redisFails()) {
+		if (!fault.storeFails()) {
 			assertThat(report.count(Op.Outcome.BACKEND)).as(why).isZero();
 		}
 		if (fault.inModel()) {

@@ -1,102 +1,19 @@
 package dev.distlock.fuzz;
 
-import java.time.Duration;
-import java.util.List;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
-
-import dev.distlock.Lease;
-import dev.distlock.LockOptions;
-import dev.distlock.redis.TestRedis;
-import dev.distlock.support.DefaultLockTemplate;
-import dev.distlock.support.RenewalScheduler;
-import dev.distlock.testsupport.RedisServer;
-import org.junit.jupiter.api.Test;
-
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
-import org.springframework.data.redis.core.StringRedisTemplate;
-
-import static org.assertj.core.api.Assertions.assertThat;
+import dev.distlock.redis.RedisStoreFixture;
+import dev.distlock.testsupport.StoreFixture;
+import dev.distlock.testsupport.fuzz.AbstractHolderPausedTests;
 
 /**
- * A holder JVM stopped ({@code SIGSTOP}, as a long GC pause or a frozen VM would) for
- * twice its lease. No Redis lock can keep a second holder out then; what distlock
- * promises is that the second holder gets a greater fencing token, that the fenced
- * resource rejects every write of the first holder from then on, and that the first
- * holder learns of the loss within one renewal interval of resuming.
+ * A Redis lock's holder JVM stopped with {@code SIGSTOP} for twice its lease is fenced
+ * off and learns of the loss within one renewal interval of resuming; see
+ * {@link AbstractHolderPausedTests}.
  */
-class HolderPausedTests {
+class HolderPausedTests extends AbstractHolderPausedTests {
 
-	private static final Duration LEASE = Duration.ofMillis(1500);
-
-	private static final String KEY = "paused-holder";
-
-	@Test
-	void aHolderPausedPastItsLeaseIsFencedOffAndLearnsOfTheLossWithinOneRenewalInterval() throws Exception {
-		try (RedisServer redis = RedisServer.start()) {
-			LettuceConnectionFactory connectionFactory = TestRedis.connectionFactory(redis);
-			RenewalScheduler scheduler = new RenewalScheduler();
-			try (ChildJvm holder = ChildJvm.start(PausedHolder.class, String.valueOf(redis.port()), KEY,
-					String.valueOf(LEASE.toMillis()))) {
-				FencedRegister register = new FencedRegister(new StringRedisTemplate(connectionFactory));
-				DefaultLockTemplate second = TestRedis.template(connectionFactory, scheduler);
-				long firstToken = Long.parseLong(holder.awaitLine("HELD ", Duration.ofSeconds(30)).substring(5));
-				awaitAcceptedWrite(register, firstToken);
-
-				holder.signal("STOP");
-				long stoppedAt = System.nanoTime();
-				LockOptions wait = LockOptions.builder()
-					.waitTime(LEASE.multipliedBy(2))
-					.leaseTime(Duration.ofSeconds(30))
-					.autoRenew(true)
-					.build();
-				try (Lease lease = second.acquire(KEY, wait)) {
-					assertThat(lease.fencingToken()).isGreaterThan(firstToken);
-					assertThat(register.write(lease.fencingToken(), "second holder")).isTrue();
-					// The fault is a pause of twice the lease; the first holder stays
-					// stopped until then.
-					LockSupport.parkNanos(stoppedAt + LEASE.multipliedBy(2).toNanos() - System.nanoTime());
-					long resumedAt = System.nanoTime();
-					holder.signal("CONT");
-					String lost = holder.awaitLine("LOST ", Duration.ofSeconds(10));
-					long detectionMillis = TimeUnit.NANOSECONDS
-						.toMillis(Long.parseLong(lost.split(" ")[1]) - resumedAt);
-					String[] done = holder.awaitLine("DONE ", Duration.ofSeconds(10)).split(" ");
-					long acceptedAfterLoss = Long.parseLong(done[1]);
-					long rejectedByHolder = Long.parseLong(done[2]);
-					List<Long> accepted = register.acceptedTokens();
-					long staleAccepted = accepted.subList(accepted.indexOf(lease.fencingToken()), accepted.size())
-						.stream()
-						.filter((token) -> token < lease.fencingToken())
-						.count();
-					System.out.printf(
-							"Paused holder: loss known %d ms after SIGCONT (renewal interval %d ms);"
-									+ " stale writes rejected %d, accepted %d (%s)%n",
-							detectionMillis, LEASE.toMillis() / 3, register.rejected(), staleAccepted, lost);
-					assertThat(detectionMillis).as("loss detection after SIGCONT, ms")
-						.isLessThanOrEqualTo(LEASE.toMillis() / 3);
-					assertThat(staleAccepted).as("stale writes accepted").isZero();
-					assertThat(acceptedAfterLoss).as("writes of the first holder accepted after the loss").isZero();
-					assertThat(rejectedByHolder).as("stale writes rejected").isPositive();
-					assertThat(register.value()).isEqualTo("second holder");
-					assertThat(lease.isHeld()).isTrue();
-				}
-				assertThat(holder.awaitExit(Duration.ofSeconds(10))).isZero();
-				assertThat(holder.output()).contains("RELEASE LeaseLostException");
-			}
-			finally {
-				scheduler.close();
-				connectionFactory.destroy();
-			}
-		}
-	}
-
-	private static void awaitAcceptedWrite(FencedRegister register, long token) {
-		long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-		while (!register.acceptedTokens().contains(token)) {
-			assertThat(System.nanoTime() - deadline).as("first holder's write accepted within 10s").isNegative();
-			LockSupport.parkNanos(1_000_000);
-		}
+	@Override
+	protected StoreFixture startStore() {
+		return new RedisStoreFixture();
 	}
 
 }

@@ -5,6 +5,7 @@ import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.UUID;
 
+import dev.distlock.testsupport.ChildJvm;
 import dev.distlock.testsupport.RedisServer;
 import org.h2.tools.Server;
 import org.junit.jupiter.api.Test;

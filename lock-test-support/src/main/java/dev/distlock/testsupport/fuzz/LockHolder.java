@@ -1,0 +1,63 @@
+package dev.distlock.testsupport.fuzz;
+
+import java.time.Duration;
+import java.util.Map;
+
+import dev.distlock.Lease;
+import dev.distlock.LockOptions;
+import dev.distlock.support.DefaultLockTemplate;
+import dev.distlock.support.RenewalScheduler;
+import dev.distlock.testsupport.ProviderFactory;
+import dev.distlock.testsupport.StoreFixture;
+import dev.distlock.testsupport.WorkerArgs;
+
+/**
+ * A holder JVM for any store, to be killed: takes a lock with auto-renew on, prints
+ * {@code HELD <token>}, and keeps holding it until killed ({@code kill -9} through
+ * {@link dev.distlock.testsupport.ChildJvm#kill()}) or its standard input ends.
+ * <p>
+ * Arguments are {@code key=value} ({@link WorkerArgs}): {@code provider}, {@link #KEY},
+ * {@link #LEASE_MILLIS}, and the store's own settings.
+ */
+public final class LockHolder {
+
+	/** Setting: the lock's key. */
+	public static final String KEY = "holder.key";
+
+	/** Setting: the lease time in milliseconds. */
+	public static final String LEASE_MILLIS = "holder.lease-millis";
+
+	private LockHolder() {
+	}
+
+	/**
+	 * The command line of a holder JVM ({@link LockHolder} or {@link PausedHolder}) on
+	 * {@code store}, holding {@code key} with {@code lease}.
+	 */
+	public static Map<String, String> settings(StoreFixture store, String key, Duration lease) {
+		Map<String, String> settings = store.childSettings();
+		settings.put(KEY, key);
+		settings.put(LEASE_MILLIS, String.valueOf(lease.toMillis()));
+		return settings;
+	}
+
+	public static void main(String[] args) throws Exception {
+		Map<String, String> settings = WorkerArgs.parse(args);
+		String key = WorkerArgs.require(settings, KEY);
+		Duration leaseTime = Duration.ofMillis(WorkerArgs.number(settings, LEASE_MILLIS));
+		ProviderFactory store = WorkerArgs.instance(settings, WorkerArgs.PROVIDER, ProviderFactory.class);
+		RenewalScheduler scheduler = new RenewalScheduler();
+		DefaultLockTemplate template = Templates.of(Templates.answering(store, settings), scheduler);
+		Lease lease = template.acquire(key,
+				LockOptions.builder().waitTime(Duration.ofSeconds(5)).leaseTime(leaseTime).autoRenew(true).build());
+		System.out.println("HELD " + lease.fencingToken());
+		System.out.flush();
+		while (System.in.read() != -1) {
+			// hold until killed
+		}
+		lease.release();
+		scheduler.close();
+		store.close();
+	}
+
+}

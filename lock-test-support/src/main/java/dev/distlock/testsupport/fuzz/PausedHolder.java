@@ -1,0 +1,85 @@
+package dev.distlock.testsupport.fuzz;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import dev.distlock.Lease;
+import dev.distlock.LockOptions;
+import dev.distlock.support.DefaultLockTemplate;
+import dev.distlock.support.RenewalScheduler;
+import dev.distlock.testsupport.ProviderFactory;
+import dev.distlock.testsupport.ResourceFactory;
+import dev.distlock.testsupport.WorkerArgs;
+
+/**
+ * A holder JVM for any store, to be stopped with {@code SIGSTOP}: takes a lock with
+ * auto-renew on, prints {@code HELD <token>}, then writes to the {@link FencedRegister}
+ * with its token every few milliseconds without ever asking whether it still holds the
+ * lock: the worst case of a holder whose pause fell between its check and its write. When
+ * the loss is reported it prints {@code LOST <System.nanoTime()>} (the monotonic clock,
+ * which on Linux is shared by every process of the host), writes a few more times, and
+ * prints {@code DONE <accepted after the loss> <rejected>}.
+ * <p>
+ * Arguments are {@code key=value} ({@link WorkerArgs}): {@code provider},
+ * {@code resources}, {@link LockHolder#KEY}, {@link LockHolder#LEASE_MILLIS}, and the
+ * store's and resource's own settings.
+ */
+public final class PausedHolder {
+
+	private PausedHolder() {
+	}
+
+	public static void main(String[] args) throws Exception {
+		Map<String, String> settings = WorkerArgs.parse(args);
+		String key = WorkerArgs.require(settings, LockHolder.KEY);
+		Duration leaseTime = Duration.ofMillis(WorkerArgs.number(settings, LockHolder.LEASE_MILLIS));
+		ProviderFactory store = WorkerArgs.instance(settings, WorkerArgs.PROVIDER, ProviderFactory.class);
+		ResourceFactory resources = WorkerArgs.instance(settings, WorkerArgs.RESOURCES, ResourceFactory.class);
+		RenewalScheduler scheduler = new RenewalScheduler();
+		AtomicLong lostAt = new AtomicLong();
+		LockOptions options = LockOptions.builder()
+			.waitTime(Duration.ofSeconds(5))
+			.leaseTime(leaseTime)
+			.autoRenew(true)
+			.retryInterval(Duration.ofMillis(20))
+			.build();
+		DefaultLockTemplate template = new DefaultLockTemplate(Templates.answering(store, settings), scheduler, options,
+				(lease, reason, holder) -> {
+					lostAt.set(System.nanoTime());
+					System.out.println("LOST " + lostAt.get() + " " + reason);
+				}, true);
+		FencedRegister register = resources.fencedRegister(settings);
+		Lease lease = template.acquire(key, options);
+		System.out.println("HELD " + lease.fencingToken());
+		int acceptedAfterLoss = 0;
+		int rejected = 0;
+		int writesAfterLoss = 0;
+		while (writesAfterLoss < 5) {
+			boolean lost = lostAt.get() != 0;
+			boolean accepted = register.write(lease.fencingToken(), "first holder");
+			if (!accepted) {
+				rejected++;
+			}
+			if (lost) {
+				writesAfterLoss++;
+				acceptedAfterLoss += accepted ? 1 : 0;
+			}
+			TimeUnit.MILLISECONDS.sleep(5);
+		}
+		System.out.println("DONE " + acceptedAfterLoss + " " + rejected);
+		System.out.flush();
+		try {
+			lease.release();
+		}
+		catch (RuntimeException ex) {
+			System.out.println("RELEASE " + ex.getClass().getSimpleName());
+		}
+		scheduler.close();
+		register.close();
+		store.close();
+		System.exit(0);
+	}
+
+}
