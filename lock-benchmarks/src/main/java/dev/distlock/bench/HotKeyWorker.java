@@ -56,15 +56,21 @@ final class HotKeyWorker {
 	}
 
 	/**
-	 * Arguments: library, Redis port, threads, start (System.nanoTime), millis, output
-	 * file.
+	 * Arguments: library, Redis port or JDBC URL, threads, start
+	 * ({@code System.nanoTime}, or {@code -} to print {@code READY} once warmed up and
+	 * read it from standard input), millis, output file.
 	 */
 	public static void main(String[] args) throws Exception {
-		try (Lib lib = Lib.create(args[0], Integer.parseInt(args[1]))) {
+		try (Lib lib = JdbcLib.isJdbc(args[0]) ? JdbcLib.create(args[0], args[1])
+				: Lib.create(args[0], Integer.parseInt(args[1]))) {
 			lib.lock("warm-up-child").unlock();
 			System.out.println("READY");
 			System.out.flush();
-			Events events = run(lib, "hot", Integer.parseInt(args[2]), 1000, Long.parseLong(args[3]),
+			long start = "-".equals(args[3])
+					? Long.parseLong(
+							new java.io.BufferedReader(new java.io.InputStreamReader(System.in)).readLine().trim())
+					: Long.parseLong(args[3]);
+			Events events = run(lib, "hot", Integer.parseInt(args[2]), 1000, start,
 					Duration.ofMillis(Long.parseLong(args[4])));
 			events.write(Path.of(args[5]));
 		}
