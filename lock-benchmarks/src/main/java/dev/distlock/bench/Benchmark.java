@@ -183,27 +183,9 @@ public final class Benchmark {
 	}
 
 	private Events.Summary twoJvms(String name, int threads) throws Exception {
-		Path file = Files.createTempFile("distlock-bench", ".events");
-		long start = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-		Process child = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-				"-Xmx512m", "-cp", System.getProperty("java.class.path"), HotKeyWorker.class.getName(), name,
-				Integer.toString(this.port), Integer.toString(threads), Long.toString(start),
-				Long.toString(WINDOW.toMillis()), file.toString())
-			.redirectErrorStream(true)
-			.redirectOutput(ProcessBuilder.Redirect.DISCARD)
-			.start();
 		try (Lib lib = Lib.create(name, this.port)) {
 			lib.lock("warm-up").unlock();
-			Events events = HotKeyWorker.run(lib, "hot", threads, 0, start, WINDOW);
-			if (!child.waitFor(120, TimeUnit.SECONDS) || child.exitValue() != 0) {
-				throw new IllegalStateException("The second JVM for " + name + " failed");
-			}
-			events.read(file);
-			return events.summarize();
-		}
-		finally {
-			child.destroyForcibly();
-			Files.deleteIfExists(file);
+			return HotKeyWorker.twoJvms(lib, Integer.toString(this.port), threads, WINDOW);
 		}
 	}
 

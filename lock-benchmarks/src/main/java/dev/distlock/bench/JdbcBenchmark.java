@@ -1,11 +1,6 @@
 package dev.distlock.bench;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.io.OutputStreamWriter;
-import java.io.Writer;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -54,6 +49,7 @@ public final class JdbcBenchmark {
 
 	public static void main(String[] args) throws Exception {
 		Path output = Path.of((args.length > 0) ? args[0] : "RESULTS.md");
+		long began = System.nanoTime();
 		StringBuilder section = new StringBuilder(BEGIN).append("\n\n# JDBC stores\n\n")
 			.append("Run on ")
 			.append(LocalDate.now())
@@ -92,7 +88,8 @@ public final class JdbcBenchmark {
 		}
 		Files.writeString(output, kept + section);
 		System.out.println(section);
-		System.out.println("Written to " + output.toAbsolutePath());
+		System.out.println("Written to " + output.toAbsolutePath() + " in "
+				+ TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - began) + " s");
 		System.exit(0);
 	}
 
@@ -152,58 +149,11 @@ public final class JdbcBenchmark {
 				null, null);
 	}
 
-	/**
-	 * The second JVM warms up, says READY, and is then given the start moment, so that
-	 * both start together without a fixed lead for its JVM start.
-	 */
 	private Events.Summary twoJvms(String name, int threads) throws Exception {
-		Path file = Files.createTempFile("distlock-bench", ".events");
-		Process child = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-				"-Xmx512m", "-cp", System.getProperty("java.class.path"), HotKeyWorker.class.getName(), name,
-				this.server.jdbcUrl(), Integer.toString(threads), "-", Long.toString(WINDOW.toMillis()),
-				file.toString())
-			.redirectError(ProcessBuilder.Redirect.DISCARD)
-			.start();
 		try (Lib lib = JdbcLib.create(name, this.server.jdbcUrl())) {
 			lib.lock("warm-up").unlock();
-			awaitReady(child, name);
-			long start = System.nanoTime() + 200_000_000L;
-			try (Writer toChild = new OutputStreamWriter(child.getOutputStream(), StandardCharsets.UTF_8)) {
-				toChild.write(start + "\n");
-			}
-			Events events = HotKeyWorker.run(lib, "hot", threads, 0, start, WINDOW);
-			if (!child.waitFor(120, TimeUnit.SECONDS) || child.exitValue() != 0) {
-				throw new IllegalStateException("The second JVM for " + name + " failed");
-			}
-			events.read(file);
-			return events.summarize();
+			return HotKeyWorker.twoJvms(lib, this.server.jdbcUrl(), threads, WINDOW);
 		}
-		finally {
-			child.destroyForcibly();
-			Files.deleteIfExists(file);
-		}
-	}
-
-	private static void awaitReady(Process child, String name) throws IOException {
-		BufferedReader in = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
-		String line;
-		while ((line = in.readLine()) != null) {
-			if (line.equals("READY")) {
-				// the rest of its output is not read: drain it so the child never blocks
-				Thread drain = new Thread(() -> {
-					try {
-						child.getInputStream().transferTo(java.io.OutputStream.nullOutputStream());
-					}
-					catch (IOException ex) {
-						// the child went away
-					}
-				}, "bench-child-output");
-				drain.setDaemon(true);
-				drain.start();
-				return;
-			}
-		}
-		throw new IllegalStateException("The second JVM for " + name + " exited before it was ready");
 	}
 
 	/** J4: statements per uncontended cycle, as the server counted them. */

@@ -82,12 +82,7 @@ final class JdbcLib {
 			this.provider = new JdbcLockProvider(dataSource, "distlock_bench");
 			this.provider.createTableIfMissing();
 			this.template = new DefaultLockTemplate(this.provider, this.scheduler,
-					LockOptions.builder()
-						.waitTime(Duration.ofSeconds(60))
-						.leaseTime(Duration.ofSeconds(30))
-						.autoRenew(true)
-						.retryInterval(Duration.ofMillis(100))
-						.build());
+					Lib.Distlock.options(Duration.ofSeconds(30)));
 		}
 
 		@Override

@@ -6,9 +6,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 import javax.sql.DataSource;
 
@@ -126,6 +131,45 @@ abstract class AbstractDatabaseServer implements DatabaseServer {
 		catch (SQLException ex) {
 			throw new IllegalStateException(kind() + " on port " + this.port + ": " + ex.getMessage(), ex);
 		}
+	}
+
+	/** The first column of the first row of {@code sql}, run by the launcher. */
+	final String queryString(String sql) {
+		return admin((connection) -> {
+			try (Statement statement = connection.createStatement(); ResultSet result = statement.executeQuery(sql)) {
+				result.next();
+				return result.getString(1);
+			}
+		});
+	}
+
+	/** Runs {@code sql} (no result), as the launcher. */
+	final void execute(String sql) {
+		admin((connection) -> {
+			try (Statement statement = connection.createStatement()) {
+				statement.execute(sql);
+			}
+			return null;
+		});
+	}
+
+	/**
+	 * The rows of {@code sql}, whose one parameter is {@link #databaseName()}, as text to
+	 * a number (summed when a text comes twice).
+	 */
+	final Map<String, Long> countsFor(String sql) {
+		return admin((connection) -> {
+			Map<String, Long> counts = new LinkedHashMap<>();
+			try (PreparedStatement statement = connection.prepareStatement(sql)) {
+				statement.setString(1, databaseName());
+				try (ResultSet result = statement.executeQuery()) {
+					while (result.next()) {
+						counts.merge(result.getString(1), result.getLong(2), Long::sum);
+					}
+				}
+			}
+			return counts;
+		});
 	}
 
 	@Override

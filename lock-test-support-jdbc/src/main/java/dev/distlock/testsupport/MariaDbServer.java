@@ -9,7 +9,6 @@ import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -151,13 +150,7 @@ public final class MariaDbServer extends AbstractDatabaseServer {
 
 	@Override
 	public String version() {
-		return admin((connection) -> {
-			try (Statement statement = connection.createStatement();
-					ResultSet result = statement.executeQuery("SELECT VERSION()")) {
-				result.next();
-				return result.getString(1);
-			}
-		});
+		return queryString("SELECT VERSION()");
 	}
 
 	@Override
@@ -202,30 +195,13 @@ public final class MariaDbServer extends AbstractDatabaseServer {
 
 	@Override
 	public Map<String, Long> statements() {
-		return admin((connection) -> {
-			Map<String, Long> counts = new LinkedHashMap<>();
-			try (PreparedStatement statement = connection.prepareStatement(
-					"SELECT DIGEST_TEXT, COUNT_STAR FROM performance_schema.events_statements_summary_by_digest"
-							+ " WHERE SCHEMA_NAME = ? AND DIGEST_TEXT IS NOT NULL ORDER BY COUNT_STAR DESC")) {
-				statement.setString(1, databaseName());
-				try (ResultSet result = statement.executeQuery()) {
-					while (result.next()) {
-						counts.merge(result.getString(1), result.getLong(2), Long::sum);
-					}
-				}
-			}
-			return counts;
-		});
+		return countsFor("SELECT DIGEST_TEXT, COUNT_STAR FROM performance_schema.events_statements_summary_by_digest"
+				+ " WHERE SCHEMA_NAME = ? AND DIGEST_TEXT IS NOT NULL ORDER BY COUNT_STAR DESC");
 	}
 
 	@Override
 	public void resetStatements() {
-		admin((connection) -> {
-			try (Statement statement = connection.createStatement()) {
-				statement.execute("TRUNCATE TABLE performance_schema.events_statements_summary_by_digest");
-			}
-			return null;
-		});
+		execute("TRUNCATE TABLE performance_schema.events_statements_summary_by_digest");
 	}
 
 	private static final class Shared {

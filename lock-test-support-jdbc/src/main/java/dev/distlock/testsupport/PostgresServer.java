@@ -6,7 +6,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -189,13 +188,7 @@ public final class PostgresServer extends AbstractDatabaseServer {
 
 	@Override
 	public String version() {
-		return admin((connection) -> {
-			try (Statement statement = connection.createStatement();
-					ResultSet result = statement.executeQuery("SHOW server_version")) {
-				result.next();
-				return result.getString(1);
-			}
-		});
+		return queryString("SHOW server_version");
 	}
 
 	@Override
@@ -237,20 +230,8 @@ public final class PostgresServer extends AbstractDatabaseServer {
 	}
 
 	private Map<String, Long> statistics() {
-		return admin((connection) -> {
-			Map<String, Long> counts = new LinkedHashMap<>();
-			try (PreparedStatement statement = connection.prepareStatement(
-					"SELECT s.query, s.calls FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid"
-							+ " WHERE d.datname = ? ORDER BY s.calls DESC")) {
-				statement.setString(1, databaseName());
-				try (ResultSet result = statement.executeQuery()) {
-					while (result.next()) {
-						counts.merge(result.getString(1), result.getLong(2), Long::sum);
-					}
-				}
-			}
-			return counts;
-		});
+		return countsFor("SELECT s.query, s.calls FROM pg_stat_statements s JOIN pg_database d ON d.oid = s.dbid"
+				+ " WHERE d.datname = ? ORDER BY s.calls DESC");
 	}
 
 	private Map<String, Long> loggedStatements() {
@@ -280,12 +261,7 @@ public final class PostgresServer extends AbstractDatabaseServer {
 			}
 			return;
 		}
-		admin((connection) -> {
-			try (Statement statement = connection.createStatement()) {
-				statement.execute("SELECT pg_stat_statements_reset()");
-			}
-			return null;
-		});
+		execute("SELECT pg_stat_statements_reset()");
 	}
 
 	private static final class Shared {
