@@ -18,6 +18,7 @@ import java.util.function.Consumer;
 
 import dev.distlock.LockTemplate;
 import dev.distlock.testsupport.RedisServer;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.context.ConfigurableApplicationContext;
 
@@ -48,7 +49,7 @@ public final class Benchmark {
 			Benchmark benchmark = new Benchmark(redis.port());
 			benchmark.header(redis);
 			benchmark.run();
-			Files.writeString(output, benchmark.report);
+			Files.writeString(output, benchmark.report + JdbcBenchmark.keptSection(output));
 			System.out.println(benchmark.report);
 			System.out.println("Written to " + output.toAbsolutePath());
 		}
@@ -116,7 +117,7 @@ public final class Benchmark {
 		table(title, "cycles/s", results, true);
 	}
 
-	private static long cycles(Lib lib, int threads, Duration window) throws InterruptedException {
+	static long cycles(Lib lib, int threads, Duration window) throws InterruptedException {
 		LongAdder count = new LongAdder();
 		long end = System.nanoTime() + window.toNanos();
 		List<Thread> workers = new ArrayList<>();
@@ -182,27 +183,9 @@ public final class Benchmark {
 	}
 
 	private Events.Summary twoJvms(String name, int threads) throws Exception {
-		Path file = Files.createTempFile("distlock-bench", ".events");
-		long start = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-		Process child = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-				"-Xmx512m", "-cp", System.getProperty("java.class.path"), HotKeyWorker.class.getName(), name,
-				Integer.toString(this.port), Integer.toString(threads), Long.toString(start),
-				Long.toString(WINDOW.toMillis()), file.toString())
-			.redirectErrorStream(true)
-			.redirectOutput(ProcessBuilder.Redirect.DISCARD)
-			.start();
 		try (Lib lib = Lib.create(name, this.port)) {
 			lib.lock("warm-up").unlock();
-			Events events = HotKeyWorker.run(lib, "hot", threads, 0, start, WINDOW);
-			if (!child.waitFor(120, TimeUnit.SECONDS) || child.exitValue() != 0) {
-				throw new IllegalStateException("The second JVM for " + name + " failed");
-			}
-			events.read(file);
-			return events.summarize();
-		}
-		finally {
-			child.destroyForcibly();
-			Files.deleteIfExists(file);
+			return HotKeyWorker.twoJvms(lib, Integer.toString(this.port), threads, WINDOW);
 		}
 	}
 
@@ -365,35 +348,50 @@ public final class Benchmark {
 	}
 
 	private void table(String title, String unit, Map<String, double[]> results, boolean ratios) {
-		this.report.append("## ").append(title).append("\n\n");
-		if (ratios) {
-			this.report.append("| library | min | median | max | median / raw-lettuce | distlock / this |\n")
-				.append("| --- | --- | --- | --- | --- | --- |\n");
+		table(this.report, title, unit, results, ratios ? "raw-lettuce" : null, ratios ? "distlock" : null);
+	}
+
+	/**
+	 * Appends a min / median / max table; with a {@code baseline}, the ratio of each
+	 * median to the baseline's; with a {@code reference}, the reference's median to each.
+	 */
+	static void table(StringBuilder report, String title, String unit, Map<String, double[]> results,
+			@Nullable String baseline, @Nullable String reference) {
+		report.append("## ").append(title).append("\n\n").append("| library | min | median | max |");
+		StringBuilder rule = new StringBuilder("| --- | --- | --- | --- |");
+		if (baseline != null) {
+			report.append(" median / ").append(baseline).append(" |");
+			rule.append(" --- |");
 		}
-		else {
-			this.report.append("| library | min | median | max |\n| --- | --- | --- | --- |\n");
+		if (reference != null) {
+			report.append(' ').append(reference).append(" / this |");
+			rule.append(" --- |");
 		}
-		double raw = results.containsKey("raw-lettuce") ? median(results.get("raw-lettuce")) : Double.NaN;
-		double distlock = results.containsKey("distlock") ? median(results.get("distlock")) : Double.NaN;
+		report.append('\n').append(rule).append('\n');
+		double base = (baseline != null && results.containsKey(baseline)) ? median(results.get(baseline)) : Double.NaN;
+		double ref = (reference != null && results.containsKey(reference)) ? median(results.get(reference))
+				: Double.NaN;
 		results.forEach((name, values) -> {
 			double[] sorted = values.clone();
 			Arrays.sort(sorted);
-			this.report.append(String.format(Locale.ROOT, "| %s | %s | %s | %s |", name, format(sorted[0]),
+			report.append(String.format(Locale.ROOT, "| %s | %s | %s | %s |", name, format(sorted[0]),
 					format(median(values)), format(sorted[sorted.length - 1])));
-			if (ratios) {
-				this.report.append(
-						String.format(Locale.ROOT, " %.2f | %.2f |", median(values) / raw, distlock / median(values)));
+			if (baseline != null) {
+				report.append(String.format(Locale.ROOT, " %.2f |", median(values) / base));
 			}
-			this.report.append('\n');
+			if (reference != null) {
+				report.append(String.format(Locale.ROOT, " %.2f |", ref / median(values)));
+			}
+			report.append('\n');
 		});
-		this.report.append("\n(").append(unit).append(")\n\n");
+		report.append("\n(").append(unit).append(")\n\n");
 	}
 
-	private static String format(double value) {
+	static String format(double value) {
 		return (value >= 100) ? String.format(Locale.ROOT, "%,.0f", value) : String.format(Locale.ROOT, "%.3f", value);
 	}
 
-	private static double median(double[] values) {
+	static double median(double[] values) {
 		double[] sorted = values.clone();
 		Arrays.sort(sorted);
 		return sorted[sorted.length / 2];

@@ -1,9 +1,18 @@
 package dev.distlock.bench;
 
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.io.OutputStreamWriter;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -56,15 +65,77 @@ final class HotKeyWorker {
 	}
 
 	/**
-	 * Arguments: library, Redis port, threads, start (System.nanoTime), millis, output
-	 * file.
+	 * Runs {@code threads} threads on key {@code hot} here and as many in a second JVM of
+	 * library {@code lib.name()} on {@code target} (a Redis port or a JDBC URL). The
+	 * second JVM warms up, says {@code READY}, and is then given the start moment, so
+	 * both start together with no fixed lead for its JVM start. {@code lib} is warmed up
+	 * already.
+	 */
+	static Events.Summary twoJvms(Lib lib, String target, int threads, Duration window) throws Exception {
+		Path file = Files.createTempFile("distlock-bench", ".events");
+		Process child = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+				"-Xmx512m", "-cp", System.getProperty("java.class.path"), HotKeyWorker.class.getName(), lib.name(),
+				target, Integer.toString(threads), "-", Long.toString(window.toMillis()), file.toString())
+			.redirectError(ProcessBuilder.Redirect.DISCARD)
+			.start();
+		try {
+			awaitReady(child, lib.name());
+			long start = System.nanoTime() + 200_000_000L;
+			try (Writer toChild = new OutputStreamWriter(child.getOutputStream(), StandardCharsets.UTF_8)) {
+				toChild.write(start + "\n");
+			}
+			Events events = run(lib, "hot", threads, 0, start, window);
+			if (!child.waitFor(120, TimeUnit.SECONDS) || child.exitValue() != 0) {
+				throw new IllegalStateException("The second JVM for " + lib.name() + " failed");
+			}
+			events.read(file);
+			return events.summarize();
+		}
+		finally {
+			child.destroyForcibly();
+			Files.deleteIfExists(file);
+		}
+	}
+
+	private static void awaitReady(Process child, String name) throws IOException {
+		BufferedReader in = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
+		String line;
+		while ((line = in.readLine()) != null) {
+			if (line.equals("READY")) {
+				// the rest of its output is not read: drained so that the child never
+				// blocks
+				Thread drain = new Thread(() -> {
+					try {
+						child.getInputStream().transferTo(OutputStream.nullOutputStream());
+					}
+					catch (IOException ex) {
+						// the child went away
+					}
+				}, "bench-child-output");
+				drain.setDaemon(true);
+				drain.start();
+				return;
+			}
+		}
+		throw new IllegalStateException("The second JVM for " + name + " exited before it was ready");
+	}
+
+	/**
+	 * Arguments: library, Redis port or JDBC URL, threads, start
+	 * ({@code System.nanoTime}, or {@code -} to print {@code READY} once warmed up and
+	 * read it from standard input), millis, output file.
 	 */
 	public static void main(String[] args) throws Exception {
-		try (Lib lib = Lib.create(args[0], Integer.parseInt(args[1]))) {
+		try (Lib lib = JdbcLib.isJdbc(args[0]) ? JdbcLib.create(args[0], args[1])
+				: Lib.create(args[0], Integer.parseInt(args[1]))) {
 			lib.lock("warm-up-child").unlock();
 			System.out.println("READY");
 			System.out.flush();
-			Events events = run(lib, "hot", Integer.parseInt(args[2]), 1000, Long.parseLong(args[3]),
+			long start = "-".equals(args[3])
+					? Long.parseLong(
+							new java.io.BufferedReader(new java.io.InputStreamReader(System.in)).readLine().trim())
+					: Long.parseLong(args[3]);
+			Events events = run(lib, "hot", Integer.parseInt(args[2]), 1000, start,
 					Duration.ofMillis(Long.parseLong(args[4])));
 			events.write(Path.of(args[5]));
 		}

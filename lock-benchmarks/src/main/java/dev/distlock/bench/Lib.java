@@ -143,13 +143,20 @@ interface Lib extends AutoCloseable {
 		Distlock(int port, Duration lease) {
 			this.factory = connectionFactory(port);
 			this.provider = new RedisLockProvider(this.factory, "distlock:", false);
-			this.template = new DefaultLockTemplate(this.provider, this.scheduler,
-					LockOptions.builder()
-						.waitTime(Duration.ofSeconds(60))
-						.leaseTime(lease)
-						.autoRenew(true)
-						.retryInterval(Duration.ofMillis(100))
-						.build());
+			this.template = new DefaultLockTemplate(this.provider, this.scheduler, options(lease));
+		}
+
+		/**
+		 * The options every distlock runner takes: 60 s wait, renewed lease, 100 ms
+		 * retry.
+		 */
+		static LockOptions options(Duration lease) {
+			return LockOptions.builder()
+				.waitTime(Duration.ofSeconds(60))
+				.leaseTime(lease)
+				.autoRenew(true)
+				.retryInterval(Duration.ofMillis(100))
+				.build();
 		}
 
 		@Override

@@ -250,12 +250,14 @@ public abstract class AbstractLockProviderContractTests {
 	}
 
 	/**
-	 * A store that signals releases ({@link ReleaseSignalling}) tells a subscriber of the
-	 * key when its holder releases it, so that waiters need not poll.
+	 * A store that signals releases ({@link ReleaseSignalling}, with signals other than
+	 * {@link ReleaseSignals#NONE}) tells a subscriber of the key when its holder releases
+	 * it, so that waiters need not poll.
 	 */
 	@Test
 	void aReleaseIsSignalledToTheKeysSubscribers() {
-		assumeTrue(provider() instanceof ReleaseSignalling, "the store does not signal releases");
+		assumeTrue(provider() instanceof ReleaseSignalling signalling
+				&& signalling.releaseSignals() != ReleaseSignals.NONE, "the store does not signal releases");
 		ReleaseSignalling waiting = (ReleaseSignalling) otherProvider();
 		String key = key();
 		LockHandle held = acquired(provider().tryLock(key, LONG_LEASE));

@@ -1,0 +1,560 @@
+package dev.distlock.jdbc;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.DatabaseMetaData;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Pattern;
+
+import javax.sql.DataSource;
+
+import dev.distlock.LockBackendException;
+import dev.distlock.jdbc.dialect.JdbcLockDialect;
+import dev.distlock.spi.BatchRenewal;
+import dev.distlock.spi.LockAttempt;
+import dev.distlock.spi.LockHandle;
+import dev.distlock.spi.ReleaseSignalling;
+import dev.distlock.spi.ReleaseSignals;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Locks as rows of one table (default {@code distributed_lock}) in PostgreSQL, MariaDB or
+ * MySQL, over the application's {@link DataSource}.
+ *
+ * <p>
+ * A row holds the key, its current owner, its fence and when its lease runs out, on the
+ * database's clock (never the JVM's). Every acquisition gets a fresh owner
+ * ({@code <instance uuid>:<sequence>}); every change of owner raises the fence to
+ * {@code max(fence + 1, database clock in microseconds)}, and rows stay when released, so
+ * a key's fencing tokens only rise, also across a sweep of idle rows. Renewal and release
+ * check owner and fence: a handle whose lease ran out can neither renew nor free the next
+ * owner's lock. Acquire, renew and release are one statement each on PostgreSQL and on
+ * MariaDB/MySQL once a key has its row; held leases are renewed by one statement per
+ * renewal tick ({@link BatchRenewal}).
+ *
+ * <p>
+ * Each statement runs in autocommit on a connection borrowed for it alone, on a thread of
+ * the provider's, never in the caller's transaction; every call returns or throws
+ * {@link LockBackendException} within {@link #callTimeout()} whatever the pool's timeouts
+ * (see {@link JdbcCalls}). On PostgreSQL waiters are woken by {@code NOTIFY} on release;
+ * on MariaDB and MySQL they poll with jittered backoff.
+ *
+ * <p>
+ * Rows whose lease ran out more than {@linkplain Builder#sweepAfter a day} ago are
+ * deleted by a background sweep, once an hour. A key swept and taken again starts its
+ * fence at the database's clock, above every token issued before, as long as that clock
+ * never steps back by more than the sweep age.
+ */
+public final class JdbcLockProvider implements ReleaseSignalling, BatchRenewal, AutoCloseable {
+
+	private static final Log logger = LogFactory.getLog(JdbcLockProvider.class);
+
+	/** The table when none is named. */
+	public static final String DEFAULT_TABLE_NAME = "distributed_lock";
+
+	/** The bound of one call when none is configured. */
+	public static final Duration DEFAULT_STORE_TIMEOUT = Duration.ofSeconds(3);
+
+	/** How long a row stays after its lease ran out, when not configured. */
+	public static final Duration DEFAULT_SWEEP_AFTER = Duration.ofDays(1);
+
+	/** The longest key: the table's {@code name} column is {@code VARCHAR(255)}. */
+	public static final int MAX_KEY_LENGTH = 255;
+
+	private static final Pattern TABLE_NAME = Pattern
+		.compile("[A-Za-z_][A-Za-z0-9_]{0,62}(\\.[A-Za-z_][A-Za-z0-9_]{0,62})?");
+
+	/** Leases renewed per statement. */
+	private static final int RENEW_BATCH = 500;
+
+	private static final List<String> COLUMNS = List.of("name", "owner", "fence", "expires_at", "waited");
+
+	private final DataSource dataSource;
+
+	private final DataSource listenerDataSource;
+
+	private final String tableName;
+
+	private final Duration sweepAfter;
+
+	private volatile @Nullable JdbcLockDialect dialect;
+
+	private final JdbcCalls calls;
+
+	private final String instanceId = UUID.randomUUID().toString();
+
+	private final AtomicLong sequence = new AtomicLong();
+
+	private volatile @Nullable PostgresReleaseSignals signals;
+
+	private final Object signalsLock = new Object();
+
+	private volatile boolean closed;
+
+	/**
+	 * A provider over {@code dataSource} with the lock table {@code tableName}, the
+	 * database detected from the connection's metadata, and default settings (3 s per
+	 * call, idle rows swept after a day).
+	 */
+	public JdbcLockProvider(DataSource dataSource, String tableName) {
+		this(builder(dataSource).tableName(tableName));
+	}
+
+	private JdbcLockProvider(Builder builder) {
+		this.dataSource = builder.dataSource;
+		this.listenerDataSource = (builder.listenerDataSource != null) ? builder.listenerDataSource
+				: builder.dataSource;
+		this.tableName = checkTableName(builder.tableName);
+		this.sweepAfter = positive("sweepAfter", builder.sweepAfter);
+		this.dialect = builder.dialect;
+		String database = (builder.dialect != null) ? label(builder.dialect) : "The database";
+		this.calls = new JdbcCalls(builder.dataSource, positive("storeTimeout", builder.storeTimeout), database);
+		long sweepEvery = Math.min(TimeUnit.HOURS.toNanos(1), this.sweepAfter.toNanos());
+		this.calls.scheduler()
+			.scheduleWithFixedDelay(this::sweepQuietly, ThreadLocalRandom.current().nextLong(sweepEvery), sweepEvery,
+					TimeUnit.NANOSECONDS);
+	}
+
+	/** A builder for a provider over {@code dataSource}. */
+	public static Builder builder(DataSource dataSource) {
+		return new Builder(dataSource);
+	}
+
+	@Override
+	public String storeName() {
+		return "jdbc";
+	}
+
+	/** Every call returns within the store timeout. */
+	@Override
+	public Duration callTimeout() {
+		return this.calls.timeout();
+	}
+
+	/** The lock table's name. */
+	public String tableName() {
+		return this.tableName;
+	}
+
+	/** The dialect, detected from the database at the first call if not given. */
+	public JdbcLockDialect dialect() {
+		JdbcLockDialect known = this.dialect;
+		if (known != null) {
+			return known;
+		}
+		return this.calls.call("(none)", "detect the database of", this::dialect, null);
+	}
+
+	private JdbcLockDialect dialect(Connection connection) throws SQLException {
+		JdbcLockDialect known = this.dialect;
+		if (known == null) {
+			known = JdbcLockDialect.detect(connection.getMetaData());
+			this.dialect = known;
+		}
+		return known;
+	}
+
+	/**
+	 * On PostgreSQL, waiters are woken by {@code NOTIFY} when a lock they wait for is
+	 * released, over one listening connection per provider (see
+	 * {@link PostgresReleaseSignals}); elsewhere there are no signals, and waiters poll
+	 * with jittered backoff.
+	 */
+	@Override
+	public ReleaseSignals releaseSignals() {
+		if (dialect().releaseChannel(this.tableName) == null) {
+			return ReleaseSignals.NONE;
+		}
+		PostgresReleaseSignals current = this.signals;
+		if (current == null) {
+			synchronized (this.signalsLock) {
+				current = this.signals;
+				if (current == null) {
+					current = new PostgresReleaseSignals(this.listenerDataSource,
+							dialect().releaseChannel(this.tableName));
+					if (this.closed) {
+						current.close();
+					}
+					this.signals = current;
+				}
+			}
+		}
+		return current;
+	}
+
+	/** Keys that a waiter of this JVM listens for; 0 when nobody waits. */
+	public int subscribedKeys() {
+		PostgresReleaseSignals current = this.signals;
+		return (current != null) ? current.subscribedKeys() : 0;
+	}
+
+	@Override
+	public LockAttempt tryLock(String key, Duration leaseTime) {
+		return tryLock(key, leaseTime, false);
+	}
+
+	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * One statement takes a free or expired row (an update and then an insert for a key's
+	 * first acquisition on MariaDB and MySQL); a busy answer costs one more, which reads
+	 * the holder's remaining lease and, when {@code waiting}, marks the row so that its
+	 * release is signalled.
+	 */
+	@Override
+	public LockAttempt tryLock(String key, Duration leaseTime, boolean waiting) {
+		checkKey(key);
+		long leaseMicros = micros(leaseTime);
+		String owner = this.instanceId + ":" + this.sequence.incrementAndGet();
+		JdbcLockDialect.Acquire acquire = this.calls.call(key, "acquire", (connection) -> dialect(connection)
+			.acquire(connection, this.tableName, key, owner, leaseMicros, waiting), (late) -> {
+				if (late == null || late.acquired()) {
+					undo(key, owner);
+				}
+			});
+		if (acquire.acquired()) {
+			return new LockAttempt.Acquired(new JdbcLockHandle(key, owner, acquire.fence()));
+		}
+		return new LockAttempt.Busy(Duration.ofNanos(TimeUnit.MICROSECONDS.toNanos(acquire.remainingMicros())));
+	}
+
+	/**
+	 * An acquisition whose caller gave up (its reply came late, or never) may have taken
+	 * the lock for an owner nobody knows: freed by that owner, in the background.
+	 */
+	private void undo(String key, String owner) {
+		this.calls.background(
+				"undo an acquisition of lock '" + key + "' whose caller gave up; it expires after"
+						+ " its lease if it was taken",
+				(connection) -> dialect(connection).undo(connection, this.tableName, key, owner));
+	}
+
+	/**
+	 * One statement per {@value #RENEW_BATCH} leases; a failed statement fails the leases
+	 * it carried only.
+	 */
+	@Override
+	public void renewAll(List<LockHandle> handles, List<Duration> leaseTimes, RenewalResults results) {
+		for (int from = 0; from < handles.size(); from += RENEW_BATCH) {
+			int to = Math.min(handles.size(), from + RENEW_BATCH);
+			List<JdbcLockDialect.Lease> leases = new ArrayList<>(to - from);
+			for (int i = from; i < to; i++) {
+				JdbcLockHandle handle = (JdbcLockHandle) handles.get(i);
+				leases
+					.add(new JdbcLockDialect.Lease(handle.key, handle.owner, handle.fence, micros(leaseTimes.get(i))));
+			}
+			boolean[] renewed;
+			try {
+				renewed = this.calls.call(leases.get(0).key(), "renew " + leases.size() + " locks incl.",
+						(connection) -> dialect(connection).renewAll(connection, this.tableName, leases), null);
+			}
+			catch (LockBackendException ex) {
+				for (int i = from; i < to; i++) {
+					results.failed(i, ex);
+				}
+				continue;
+			}
+			for (int i = from; i < to; i++) {
+				results.renewed(i, renewed[i - from]);
+			}
+		}
+	}
+
+	/**
+	 * Checks that the lock table exists with the columns this store uses.
+	 * @throws IllegalStateException naming what is missing and where the DDL is
+	 */
+	public void validateSchema() {
+		List<String> missing = this.calls.call("(none)", "check the table of", this::missingColumns, null);
+		if (!missing.isEmpty()) {
+			JdbcLockDialect known = dialect();
+			String what = missing.equals(COLUMNS) ? "the table '" + this.tableName + "' does not exist"
+					: "the table '" + this.tableName + "' lacks the column(s) " + String.join(", ", missing);
+			throw new IllegalStateException("distlock's JDBC store cannot use " + label(known) + ": " + what
+					+ ". Create it with the DDL in lock-jdbc's jar at classpath:" + known.schemaResource()
+					+ " (renaming the table if you chose another name), or set"
+					+ " distributed-lock.jdbc.initialize-schema=always to have it created at startup.");
+		}
+	}
+
+	private List<String> missingColumns(Connection connection) throws SQLException {
+		try (Statement statement = connection.createStatement()) {
+			statement.executeQuery("SELECT " + String.join(", ", COLUMNS) + " FROM " + this.tableName + " WHERE 1 = 0")
+				.close();
+			return List.of();
+		}
+		catch (SQLException ex) {
+			// PostgreSQL needs no rollback in autocommit; the statement failed alone.
+		}
+		Set<String> present = new LinkedHashSet<>();
+		DatabaseMetaData metaData = connection.getMetaData();
+		String schema = null;
+		String table = this.tableName;
+		int dot = table.indexOf('.');
+		if (dot > 0) {
+			schema = table.substring(0, dot);
+			table = table.substring(dot + 1);
+		}
+		for (String name : new String[] { table, table.toLowerCase(Locale.ROOT), table.toUpperCase(Locale.ROOT) }) {
+			try (ResultSet columns = metaData.getColumns(connection.getCatalog(), schema, name, null)) {
+				while (columns.next()) {
+					present.add(columns.getString("COLUMN_NAME").toLowerCase(Locale.ROOT));
+				}
+			}
+			if (!present.isEmpty()) {
+				break;
+			}
+		}
+		List<String> missing = new ArrayList<>();
+		for (String column : COLUMNS) {
+			if (!present.contains(column)) {
+				missing.add(column);
+			}
+		}
+		return missing.isEmpty() ? COLUMNS : missing;
+	}
+
+	/**
+	 * Creates the lock table if it does not exist, with the DDL shipped for this database
+	 * ({@code classpath:dev/distlock/jdbc/schema-<database>.sql}) under this provider's
+	 * table name.
+	 */
+	public void createTableIfMissing() {
+		this.calls.call("(none)", "create the table of", (connection) -> {
+			String ddl = ddl(dialect(connection)).replace(DEFAULT_TABLE_NAME, this.tableName);
+			try (Statement statement = connection.createStatement()) {
+				statement.execute(ddl);
+			}
+			return null;
+		}, null);
+	}
+
+	private static String ddl(JdbcLockDialect dialect) {
+		try (InputStream in = JdbcLockProvider.class.getClassLoader().getResourceAsStream(dialect.schemaResource())) {
+			if (in == null) {
+				throw new IllegalStateException("Missing " + dialect.schemaResource() + " in lock-jdbc's jar");
+			}
+			StringBuilder sql = new StringBuilder();
+			for (String line : new String(in.readAllBytes(), StandardCharsets.UTF_8).split("\n")) {
+				if (!line.startsWith("--")) {
+					sql.append(line).append('\n');
+				}
+			}
+			String statement = sql.toString().trim();
+			return statement.endsWith(";") ? statement.substring(0, statement.length() - 1) : statement;
+		}
+		catch (IOException ex) {
+			throw new IllegalStateException("Cannot read " + dialect.schemaResource(), ex);
+		}
+	}
+
+	/**
+	 * Deletes rows whose lease ran out more than the sweep age ago; runs by itself once
+	 * an hour (at most once per sweep age).
+	 * @return the number of rows deleted
+	 */
+	public int sweep() {
+		long idleMicros = micros(this.sweepAfter);
+		return this.calls.call("(none)", "sweep idle rows of",
+				(connection) -> dialect(connection).sweep(connection, this.tableName, idleMicros), null);
+	}
+
+	private void sweepQuietly() {
+		try {
+			int swept = sweep();
+			if (swept > 0 && logger.isDebugEnabled()) {
+				logger.debug("Swept " + swept + " idle lock rows from " + this.tableName);
+			}
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Could not sweep idle lock rows; trying again later", ex);
+		}
+	}
+
+	/** Stops the listener, the sweep and the worker threads. */
+	@Override
+	public void close() {
+		this.closed = true;
+		PostgresReleaseSignals current = this.signals;
+		if (current != null) {
+			current.close();
+		}
+		this.calls.close();
+	}
+
+	private static String label(JdbcLockDialect dialect) {
+		return switch (dialect.name()) {
+			case "postgresql" -> "PostgreSQL";
+			case "mariadb" -> "MariaDB";
+			default -> "MySQL";
+		};
+	}
+
+	/**
+	 * Checks that {@code tableName} is an SQL identifier, optionally qualified by a
+	 * schema, and returns it.
+	 * @throws IllegalArgumentException naming what is wrong with it
+	 */
+	public static String checkTableName(String tableName) {
+		if (tableName == null || !TABLE_NAME.matcher(tableName).matches()) {
+			throw new IllegalArgumentException("The lock table name must be an SQL identifier (letters, digits and"
+					+ " '_', not starting with a digit, at most 63 characters), optionally qualified by a schema"
+					+ " ('schema.table'), but was '" + tableName + "'");
+		}
+		return tableName;
+	}
+
+	private static void checkKey(String key) {
+		if (key.length() > MAX_KEY_LENGTH) {
+			throw new IllegalArgumentException("The JDBC store takes lock keys of at most " + MAX_KEY_LENGTH
+					+ " characters (the table's name column), but got one of " + key.length() + ": '"
+					+ key.substring(0, 40) + "...'");
+		}
+	}
+
+	private static Duration positive(String what, Duration duration) {
+		if (duration.isNegative() || duration.isZero()) {
+			throw new IllegalArgumentException(what + " must be positive but was " + duration);
+		}
+		return duration;
+	}
+
+	private static long micros(Duration duration) {
+		return Math.max(1, TimeUnit.NANOSECONDS.toMicros(duration.toNanos()));
+	}
+
+	final class JdbcLockHandle implements LockHandle {
+
+		private final String key;
+
+		final String owner;
+
+		final long fence;
+
+		JdbcLockHandle(String key, String owner, long fence) {
+			this.key = key;
+			this.owner = owner;
+			this.fence = fence;
+		}
+
+		@Override
+		public String key() {
+			return this.key;
+		}
+
+		@Override
+		public long fencingToken() {
+			return this.fence;
+		}
+
+		@Override
+		public boolean renew(Duration leaseTime) {
+			JdbcLockDialect.Lease lease = new JdbcLockDialect.Lease(this.key, this.owner, this.fence,
+					micros(leaseTime));
+			return calls.call(this.key, "renew",
+					(connection) -> dialect(connection).renew(connection, tableName, lease), null);
+		}
+
+		@Override
+		public boolean release() {
+			return calls.call(this.key, "release", (connection) -> {
+				JdbcLockDialect known = dialect(connection);
+				return known.release(connection, tableName, this.key, this.owner, this.fence,
+						known.releaseChannel(tableName));
+			}, null);
+		}
+
+		@Override
+		public String toString() {
+			return "JdbcLockHandle[" + this.key + ", owner=" + this.owner + ", token=" + this.fence + "]";
+		}
+
+	}
+
+	/**
+	 * Settings of a {@link JdbcLockProvider}; every one has a default but the data
+	 * source.
+	 */
+	public static final class Builder {
+
+		private final DataSource dataSource;
+
+		private @Nullable DataSource listenerDataSource;
+
+		private String tableName = DEFAULT_TABLE_NAME;
+
+		private Duration storeTimeout = DEFAULT_STORE_TIMEOUT;
+
+		private Duration sweepAfter = DEFAULT_SWEEP_AFTER;
+
+		private @Nullable JdbcLockDialect dialect;
+
+		private Builder(DataSource dataSource) {
+			this.dataSource = dataSource;
+		}
+
+		/** The lock table; {@code distributed_lock} by default. */
+		public Builder tableName(String tableName) {
+			this.tableName = tableName;
+			return this;
+		}
+
+		/**
+		 * The longest any call may take, whatever the pool's timeouts; 3 s by default.
+		 */
+		public Builder storeTimeout(Duration storeTimeout) {
+			this.storeTimeout = storeTimeout;
+			return this;
+		}
+
+		/**
+		 * How long a row stays after its lease ran out before the sweep deletes it; a day
+		 * by default. The database's clock must never step back by more than this, or a
+		 * swept key could issue a token lower than one it issued before.
+		 */
+		public Builder sweepAfter(Duration sweepAfter) {
+			this.sweepAfter = sweepAfter;
+			return this;
+		}
+
+		/**
+		 * The dialect, instead of detecting it (say, MySQL's SQL on a MariaDB server).
+		 */
+		public Builder dialect(JdbcLockDialect dialect) {
+			this.dialect = dialect;
+			return this;
+		}
+
+		/**
+		 * Where the PostgreSQL release listener gets its one connection: a data source
+		 * outside the pool (a plain driver connection), so waiting never holds a pooled
+		 * connection; the provider's data source by default.
+		 */
+		public Builder listenerDataSource(DataSource listenerDataSource) {
+			this.listenerDataSource = listenerDataSource;
+			return this;
+		}
+
+		public JdbcLockProvider build() {
+			return new JdbcLockProvider(this);
+		}
+
+	}
+
+}

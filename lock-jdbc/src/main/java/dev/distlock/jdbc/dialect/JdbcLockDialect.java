@@ -1,0 +1,161 @@
+package dev.distlock.jdbc.dialect;
+
+import java.sql.Connection;
+import java.sql.DatabaseMetaData;
+import java.sql.SQLException;
+import java.util.List;
+import java.util.Locale;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The SQL of the lock table for one database. Every statement reads the database's clock,
+ * never the JVM's; every statement that changes a held lock checks its owner and fence;
+ * the fence of a key only rises (to at least the database's clock in microseconds, so
+ * that a row swept while idle and created again starts above every token it issued
+ * before).
+ *
+ * <p>
+ * Each operation runs as one statement in autocommit on the connection it is given,
+ * except where a database cannot do it in one: on MariaDB and MySQL the first acquisition
+ * of a key (no row yet) inserts after an update that found nothing, and an attempt that
+ * finds the lock busy reads the holder's remaining lease.
+ */
+public abstract sealed class JdbcLockDialect permits PostgresDialect, MySqlDialect {
+
+	/** PostgreSQL 12 or later. */
+	public static final JdbcLockDialect POSTGRESQL = new PostgresDialect();
+
+	/** MariaDB 10.6 or later. */
+	public static final JdbcLockDialect MARIADB = new MySqlDialect("mariadb");
+
+	/**
+	 * MySQL 8 or later. Its SQL is the MariaDB dialect's, and is tested against MariaDB
+	 * only: no MySQL server runs in this project's build.
+	 */
+	public static final JdbcLockDialect MYSQL = new MySqlDialect("mysql");
+
+	private final String name;
+
+	JdbcLockDialect(String name) {
+		this.name = name;
+	}
+
+	/**
+	 * The dialect of the database behind {@code metaData}, from its product name.
+	 * @throws IllegalStateException for a database that has none
+	 */
+	public static JdbcLockDialect detect(DatabaseMetaData metaData) throws SQLException {
+		String product = metaData.getDatabaseProductName();
+		String version = metaData.getDatabaseProductVersion();
+		String both = (product + " " + version).toLowerCase(Locale.ROOT);
+		if (both.contains("postgresql")) {
+			return POSTGRESQL;
+		}
+		// MySQL's driver calls a MariaDB server "MySQL", but its version says MariaDB.
+		if (both.contains("mariadb")) {
+			return MARIADB;
+		}
+		if (both.contains("mysql")) {
+			return MYSQL;
+		}
+		throw new IllegalStateException("distlock's JDBC store supports PostgreSQL, MariaDB and MySQL, but the"
+				+ " DataSource connects to " + product + " " + version);
+	}
+
+	/**
+	 * The name of the database, as in the DDL file's name ({@code schema-<name>.sql}).
+	 */
+	public String name() {
+		return this.name;
+	}
+
+	/** The class path of the DDL that creates the lock table, named distributed_lock. */
+	public String schemaResource() {
+		return "dev/distlock/jdbc/schema-" + this.name + ".sql";
+	}
+
+	/**
+	 * Takes the lock on {@code key} for {@code owner} if it is free or its lease ran out;
+	 * otherwise reports the holder's remaining lease, and marks the row as waited on if
+	 * {@code waiting}, so that its release is signalled.
+	 */
+	public abstract Acquire acquire(Connection connection, String table, String key, String owner, long leaseMicros,
+			boolean waiting) throws SQLException;
+
+	/**
+	 * Extends the lease if {@code owner} with {@code fence} holds it and it has not run
+	 * out.
+	 */
+	public abstract boolean renew(Connection connection, String table, Lease lease) throws SQLException;
+
+	/**
+	 * Renews each lease held by its owner and fence that has not run out, in one
+	 * statement where the database allows it.
+	 * @return for each lease, whether it was renewed
+	 */
+	public abstract boolean[] renewAll(Connection connection, String table, List<Lease> leases) throws SQLException;
+
+	/**
+	 * Frees the lock if {@code owner} with {@code fence} holds it and its lease has not
+	 * run out; the row, and its fence, stay. Signals waiters on {@code channel} if the
+	 * row was waited on and the database can signal.
+	 */
+	public abstract boolean release(Connection connection, String table, String key, String owner, long fence,
+			@Nullable String channel) throws SQLException;
+
+	/**
+	 * Frees the lock if {@code owner} holds it, whatever its lease: undoes an acquisition
+	 * whose outcome the caller never learnt (the owner is unique to it).
+	 */
+	public abstract boolean undo(Connection connection, String table, String key, String owner) throws SQLException;
+
+	/**
+	 * Deletes rows whose lease ran out more than {@code idleMicros} ago. A key taken
+	 * again later starts its fence at the database's clock, above every token issued
+	 * before.
+	 * @return the number of rows deleted
+	 */
+	public abstract int sweep(Connection connection, String table, long idleMicros) throws SQLException;
+
+	/**
+	 * The channel on which releases of waited-on locks are signalled, or null if this
+	 * database has no such signal (waiters then poll).
+	 */
+	public @Nullable String releaseChannel(String table) {
+		return null;
+	}
+
+	/** The database's clock, in microseconds since the epoch. */
+	public abstract long clockMicros(Connection connection) throws SQLException;
+
+	@Override
+	public String toString() {
+		return this.name;
+	}
+
+	/**
+	 * The outcome of an acquire.
+	 *
+	 * @param acquired whether the lock was taken
+	 * @param fence the fencing token when taken
+	 * @param remainingMicros when busy, the holder's remaining lease (at least 1)
+	 */
+	public record Acquire(boolean acquired, long fence, long remainingMicros) {
+
+		static Acquire taken(long fence) {
+			return new Acquire(true, fence, 0);
+		}
+
+		static Acquire busy(long remainingMicros) {
+			return new Acquire(false, 0, Math.max(1, remainingMicros));
+		}
+
+	}
+
+	/** One held lease, as a renewal names it. */
+	public record Lease(String key, String owner, long fence, long leaseMicros) {
+
+	}
+
+}

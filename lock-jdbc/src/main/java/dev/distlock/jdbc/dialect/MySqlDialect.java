@@ -1,0 +1,212 @@
+package dev.distlock.jdbc.dialect;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * MariaDB and MySQL 8. Neither has {@code UPDATE ... RETURNING} (MySQL has no
+ * {@code RETURNING} at all), so acquire is an {@code UPDATE} of a free or expired row
+ * that hands the new fence back through {@code LAST_INSERT_ID(expr)} (read from the
+ * reply's OK packet by the driver, with no second statement); a key with no row yet is
+ * inserted with {@code INSERT IGNORE} (a second statement, once per key). Time is
+ * {@code UTC_TIMESTAMP(6)} stored in {@code DATETIME(6)}, so no session time zone takes
+ * part; the clock in microseconds is {@code TIMESTAMPDIFF} from the epoch, not
+ * {@code UNIX_TIMESTAMP}, which reads its argument in the session's zone.
+ *
+ * <p>
+ * A batch renewal is one multi-table {@code UPDATE}; only when it renews fewer rows than
+ * asked does a {@code SELECT} find out which. These databases have no release signal:
+ * waiters poll, with jittered backoff.
+ */
+final class MySqlDialect extends JdbcLockDialect {
+
+	private static final String NOW = "UTC_TIMESTAMP(6)";
+
+	private static final String NOW_MICROS = "TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', " + NOW + ")";
+
+	private static final String HELD = " WHERE name = ? AND owner = ? AND fence = ? AND expires_at > " + NOW;
+
+	private final Map<String, Sql> sql = new ConcurrentHashMap<>();
+
+	MySqlDialect(String name) {
+		super(name);
+	}
+
+	private Sql sql(String table) {
+		return this.sql.computeIfAbsent(table, Sql::new);
+	}
+
+	@Override
+	public Acquire acquire(Connection connection, String table, String key, String owner, long leaseMicros,
+			boolean waiting) throws SQLException {
+		Sql sql = sql(table);
+		try (PreparedStatement statement = connection.prepareStatement(sql.takeFree, Statement.RETURN_GENERATED_KEYS)) {
+			statement.setString(1, owner);
+			statement.setLong(2, leaseMicros);
+			statement.setString(3, key);
+			statement.setString(4, owner);
+			if (statement.executeUpdate() == 1) {
+				return Acquire.taken(lastInsertId(statement));
+			}
+		}
+		try (PreparedStatement statement = connection.prepareStatement(sql.insert, Statement.RETURN_GENERATED_KEYS)) {
+			statement.setString(1, key);
+			statement.setString(2, owner);
+			statement.setLong(3, leaseMicros);
+			if (statement.executeUpdate() == 1) {
+				return Acquire.taken(lastInsertId(statement));
+			}
+		}
+		try (PreparedStatement statement = connection.prepareStatement(sql.remaining)) {
+			statement.setString(1, key);
+			try (ResultSet result = statement.executeQuery()) {
+				return Acquire.busy(result.next() ? result.getLong(1) : 1);
+			}
+		}
+	}
+
+	private static long lastInsertId(Statement statement) throws SQLException {
+		try (ResultSet keys = statement.getGeneratedKeys()) {
+			if (keys.next()) {
+				long fence = keys.getLong(1);
+				if (fence > 0) {
+					return fence;
+				}
+			}
+		}
+		throw new SQLException("The driver returned no LAST_INSERT_ID() for the new fence");
+	}
+
+	@Override
+	public boolean renew(Connection connection, String table, Lease lease) throws SQLException {
+		try (PreparedStatement statement = connection.prepareStatement(sql(table).renew)) {
+			statement.setLong(1, lease.leaseMicros());
+			statement.setString(2, lease.key());
+			statement.setString(3, lease.owner());
+			statement.setLong(4, lease.fence());
+			return statement.executeUpdate() == 1;
+		}
+	}
+
+	@Override
+	public boolean[] renewAll(Connection connection, String table, List<Lease> leases) throws SQLException {
+		StringBuilder rows = new StringBuilder();
+		for (int i = 0; i < leases.size(); i++) {
+			rows.append(
+					(i == 0) ? "SELECT ? AS name, ? AS owner, ? AS fence, ? AS lease" : " UNION ALL SELECT ?, ?, ?, ?");
+		}
+		String update = "UPDATE " + table + " l JOIN (" + rows + ") v ON l.name = v.name AND l.owner = v.owner"
+				+ " AND l.fence = v.fence SET l.expires_at = TIMESTAMPADD(MICROSECOND, v.lease, " + NOW + ")"
+				+ " WHERE l.expires_at > " + NOW;
+		int updated;
+		try (PreparedStatement statement = connection.prepareStatement(update)) {
+			int p = 1;
+			for (Lease lease : leases) {
+				statement.setString(p++, lease.key());
+				statement.setString(p++, lease.owner());
+				statement.setLong(p++, lease.fence());
+				statement.setLong(p++, lease.leaseMicros());
+			}
+			updated = statement.executeUpdate();
+		}
+		boolean[] renewed = new boolean[leases.size()];
+		if (updated == leases.size()) {
+			Arrays.fill(renewed, true);
+			return renewed;
+		}
+		// Some were not ours any more: the renewed ones are those still held now.
+		for (int i = 0; i < leases.size(); i++) {
+			Lease lease = leases.get(i);
+			try (PreparedStatement statement = connection.prepareStatement("SELECT 1 FROM " + table + HELD)) {
+				statement.setString(1, lease.key());
+				statement.setString(2, lease.owner());
+				statement.setLong(3, lease.fence());
+				try (ResultSet result = statement.executeQuery()) {
+					renewed[i] = result.next();
+				}
+			}
+		}
+		return renewed;
+	}
+
+	@Override
+	public boolean release(Connection connection, String table, String key, String owner, long fence,
+			@Nullable String channel) throws SQLException {
+		try (PreparedStatement statement = connection.prepareStatement(sql(table).release)) {
+			statement.setString(1, key);
+			statement.setString(2, owner);
+			statement.setLong(3, fence);
+			return statement.executeUpdate() == 1;
+		}
+	}
+
+	@Override
+	public boolean undo(Connection connection, String table, String key, String owner) throws SQLException {
+		try (PreparedStatement statement = connection.prepareStatement(sql(table).undo)) {
+			statement.setString(1, key);
+			statement.setString(2, owner);
+			return statement.executeUpdate() == 1;
+		}
+	}
+
+	@Override
+	public int sweep(Connection connection, String table, long idleMicros) throws SQLException {
+		try (PreparedStatement statement = connection.prepareStatement(sql(table).sweep)) {
+			statement.setLong(1, idleMicros);
+			return statement.executeUpdate();
+		}
+	}
+
+	@Override
+	public long clockMicros(Connection connection) throws SQLException {
+		try (PreparedStatement statement = connection.prepareStatement("SELECT " + NOW_MICROS);
+				ResultSet result = statement.executeQuery()) {
+			result.next();
+			return result.getLong(1);
+		}
+	}
+
+	/** The statements for one table. */
+	private static final class Sql {
+
+		final String takeFree;
+
+		final String insert;
+
+		final String remaining;
+
+		final String renew;
+
+		final String release;
+
+		final String undo;
+
+		final String sweep;
+
+		Sql(String table) {
+			// SET runs left to right: the fence is computed from its old value.
+			this.takeFree = "UPDATE " + table + " SET owner = ?, fence = LAST_INSERT_ID(GREATEST(fence + 1, "
+					+ NOW_MICROS + ")), expires_at = TIMESTAMPADD(MICROSECOND, ?, " + NOW + "), waited = FALSE"
+					+ " WHERE name = ? AND (owner IS NULL OR expires_at <= " + NOW + " OR owner = ?)";
+			this.insert = "INSERT IGNORE INTO " + table + " (name, owner, fence, expires_at, waited) VALUES (?, ?,"
+					+ " LAST_INSERT_ID(" + NOW_MICROS + "), TIMESTAMPADD(MICROSECOND, ?, " + NOW + "), FALSE)";
+			this.remaining = "SELECT TIMESTAMPDIFF(MICROSECOND, " + NOW + ", expires_at) FROM " + table
+					+ " WHERE name = ?";
+			this.renew = "UPDATE " + table + " SET expires_at = TIMESTAMPADD(MICROSECOND, ?, " + NOW + ")" + HELD;
+			this.release = "UPDATE " + table + " SET owner = NULL, expires_at = " + NOW + HELD;
+			this.undo = "UPDATE " + table + " SET owner = NULL, expires_at = " + NOW + " WHERE name = ? AND owner = ?";
+			this.sweep = "DELETE FROM " + table + " WHERE expires_at < TIMESTAMPADD(MICROSECOND, -?, " + NOW + ")";
+		}
+
+	}
+
+}

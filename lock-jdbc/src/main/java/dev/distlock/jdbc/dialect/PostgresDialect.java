@@ -1,0 +1,202 @@
+package dev.distlock.jdbc.dialect;
+
+import java.sql.Array;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * PostgreSQL: every operation is one statement. Acquire is an {@code INSERT ... ON
+ * CONFLICT DO UPDATE ... WHERE} that takes a free or expired row and returns the new
+ * fence; a release of a row marked as waited on sends {@code pg_notify} in the same
+ * statement, delivered when it commits. Time is {@code clock_timestamp()}: {@code now()}
+ * would be the start of the transaction.
+ */
+final class PostgresDialect extends JdbcLockDialect {
+
+	private static final String NOW_MICROS = "(extract(epoch FROM clock_timestamp()) * 1000000)::bigint";
+
+	private final Map<String, Sql> sql = new ConcurrentHashMap<>();
+
+	PostgresDialect() {
+		super("postgresql");
+	}
+
+	private Sql sql(String table) {
+		return this.sql.computeIfAbsent(table, Sql::new);
+	}
+
+	@Override
+	public Acquire acquire(Connection connection, String table, String key, String owner, long leaseMicros,
+			boolean waiting) throws SQLException {
+		Sql sql = sql(table);
+		try (PreparedStatement statement = connection.prepareStatement(sql.acquire)) {
+			statement.setString(1, key);
+			statement.setString(2, owner);
+			statement.setLong(3, leaseMicros);
+			try (ResultSet result = statement.executeQuery()) {
+				if (result.next()) {
+					return Acquire.taken(result.getLong(1));
+				}
+			}
+		}
+		try (PreparedStatement statement = connection.prepareStatement(waiting ? sql.markWaited : sql.remaining)) {
+			statement.setString(1, key);
+			try (ResultSet result = statement.executeQuery()) {
+				// A row gone in between (swept) is free: try again at once.
+				return Acquire.busy(result.next() ? result.getLong(1) : 1);
+			}
+		}
+	}
+
+	@Override
+	public boolean renew(Connection connection, String table, Lease lease) throws SQLException {
+		try (PreparedStatement statement = connection.prepareStatement(sql(table).renew)) {
+			statement.setLong(1, lease.leaseMicros());
+			statement.setString(2, lease.key());
+			statement.setString(3, lease.owner());
+			statement.setLong(4, lease.fence());
+			return statement.executeUpdate() == 1;
+		}
+	}
+
+	@Override
+	public boolean[] renewAll(Connection connection, String table, List<Lease> leases) throws SQLException {
+		int size = leases.size();
+		String[] keys = new String[size];
+		String[] owners = new String[size];
+		Long[] fences = new Long[size];
+		Long[] micros = new Long[size];
+		for (int i = 0; i < size; i++) {
+			Lease lease = leases.get(i);
+			keys[i] = lease.key();
+			owners[i] = lease.owner();
+			fences[i] = lease.fence();
+			micros[i] = lease.leaseMicros();
+		}
+		boolean[] renewed = new boolean[size];
+		Map<String, Integer> index = new HashMap<>();
+		for (int i = 0; i < size; i++) {
+			index.put(owners[i], i);
+		}
+		try (PreparedStatement statement = connection.prepareStatement(sql(table).renewAll)) {
+			Array[] arrays = { connection.createArrayOf("text", keys), connection.createArrayOf("text", owners),
+					connection.createArrayOf("bigint", fences), connection.createArrayOf("bigint", micros) };
+			for (int i = 0; i < arrays.length; i++) {
+				statement.setArray(i + 1, arrays[i]);
+			}
+			try (ResultSet result = statement.executeQuery()) {
+				while (result.next()) {
+					Integer at = index.get(result.getString(1));
+					if (at != null) {
+						renewed[at] = true;
+					}
+				}
+			}
+		}
+		return renewed;
+	}
+
+	@Override
+	public boolean release(Connection connection, String table, String key, String owner, long fence,
+			@Nullable String channel) throws SQLException {
+		try (PreparedStatement statement = connection.prepareStatement(sql(table).release)) {
+			statement.setString(1, key);
+			statement.setString(2, owner);
+			statement.setLong(3, fence);
+			statement.setString(4, (channel != null) ? channel : releaseChannel(table));
+			try (ResultSet result = statement.executeQuery()) {
+				return result.next();
+			}
+		}
+	}
+
+	@Override
+	public boolean undo(Connection connection, String table, String key, String owner) throws SQLException {
+		try (PreparedStatement statement = connection.prepareStatement(sql(table).undo)) {
+			statement.setString(1, key);
+			statement.setString(2, owner);
+			return statement.executeUpdate() == 1;
+		}
+	}
+
+	@Override
+	public int sweep(Connection connection, String table, long idleMicros) throws SQLException {
+		try (PreparedStatement statement = connection.prepareStatement(sql(table).sweep)) {
+			statement.setLong(1, idleMicros);
+			return statement.executeUpdate();
+		}
+	}
+
+	@Override
+	public long clockMicros(Connection connection) throws SQLException {
+		try (PreparedStatement statement = connection.prepareStatement("SELECT " + NOW_MICROS);
+				ResultSet result = statement.executeQuery()) {
+			result.next();
+			return result.getLong(1);
+		}
+	}
+
+	/** distlock_ + the table's name: one channel for every key of the table. */
+	@Override
+	public String releaseChannel(String table) {
+		return "distlock_" + table.replace('.', '_').toLowerCase(Locale.ROOT);
+	}
+
+	/** The statements for one table. */
+	private static final class Sql {
+
+		final String acquire;
+
+		final String remaining;
+
+		final String markWaited;
+
+		final String renew;
+
+		final String renewAll;
+
+		final String release;
+
+		final String undo;
+
+		final String sweep;
+
+		Sql(String table) {
+			this.acquire = "INSERT INTO " + table + " AS l (name, owner, fence, expires_at) VALUES (?, ?, " + NOW_MICROS
+					+ ", clock_timestamp() + ? * interval '1 microsecond') ON CONFLICT (name) DO UPDATE SET"
+					+ " owner = EXCLUDED.owner, fence = GREATEST(l.fence + 1, EXCLUDED.fence),"
+					+ " expires_at = EXCLUDED.expires_at, waited = FALSE"
+					+ " WHERE l.owner IS NULL OR l.expires_at <= clock_timestamp() OR l.owner = EXCLUDED.owner"
+					+ " RETURNING l.fence";
+			String remainingMicros = "(extract(epoch FROM expires_at - clock_timestamp()) * 1000000)::bigint";
+			this.remaining = "SELECT " + remainingMicros + " FROM " + table + " WHERE name = ?";
+			this.markWaited = "UPDATE " + table + " SET waited = TRUE WHERE name = ? RETURNING " + remainingMicros;
+			String held = " WHERE name = ? AND owner = ? AND fence = ? AND expires_at > clock_timestamp()";
+			this.renew = "UPDATE " + table + " SET expires_at = clock_timestamp() + ? * interval '1 microsecond'"
+					+ held;
+			this.renewAll = "UPDATE " + table + " AS l SET expires_at = clock_timestamp() + v.lease * interval"
+					+ " '1 microsecond' FROM unnest(?::text[], ?::text[], ?::bigint[], ?::bigint[]) AS v(name, owner, fence, lease)"
+					+ " WHERE l.name = v.name AND l.owner = v.owner AND l.fence = v.fence"
+					+ " AND l.expires_at > clock_timestamp() RETURNING l.owner";
+			// The row keeps its fence; pg_notify is sent on commit, only if someone
+			// waits.
+			this.release = "UPDATE " + table + " SET owner = NULL, expires_at = clock_timestamp()" + held
+					+ " RETURNING CASE WHEN waited THEN pg_notify(?, name) END IS NULL";
+			this.undo = "UPDATE " + table
+					+ " SET owner = NULL, expires_at = clock_timestamp() WHERE name = ? AND owner = ?";
+			this.sweep = "DELETE FROM " + table
+					+ " WHERE expires_at < clock_timestamp() - ? * interval '1 microsecond'";
+		}
+
+	}
+
+}

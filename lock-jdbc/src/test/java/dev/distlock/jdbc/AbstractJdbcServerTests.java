@@ -1,0 +1,217 @@
+package dev.distlock.jdbc;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.distlock.LockBackendException;
+import dev.distlock.spi.BatchRenewal;
+import dev.distlock.spi.LockAttempt;
+import dev.distlock.spi.LockHandle;
+import dev.distlock.testsupport.Conditions;
+import dev.distlock.testsupport.DatabaseServer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.Timeout;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * The JDBC store against a server of its own that the tests stop, pause and restart, and
+ * whose statistics count the store's statements.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+abstract class AbstractJdbcServerTests {
+
+	static final Duration LONG = Duration.ofSeconds(30);
+
+	static final String TABLE = "fault_lock";
+
+	private DatabaseServer server;
+
+	private HikariDataSource dataSource;
+
+	private HikariDataSource otherDataSource;
+
+	private JdbcLockProvider provider;
+
+	private JdbcLockProvider other;
+
+	abstract DatabaseServer startServer();
+
+	@BeforeEach
+	void start() {
+		if (this.server == null) {
+			this.server = startServer();
+		}
+		this.dataSource = this.server.newDataSource();
+		this.otherDataSource = this.server.newDataSource();
+		this.provider = new JdbcLockProvider(this.dataSource, TABLE);
+		this.provider.createTableIfMissing();
+		this.other = new JdbcLockProvider(this.otherDataSource, TABLE);
+	}
+
+	@AfterEach
+	void stop() {
+		this.provider.close();
+		this.other.close();
+		this.dataSource.close();
+		this.otherDataSource.close();
+	}
+
+	@AfterAll
+	void closeServer() {
+		if (this.server != null) {
+			this.server.close();
+		}
+	}
+
+	static String key() {
+		return "server-" + UUID.randomUUID();
+	}
+
+	static LockHandle acquired(LockAttempt attempt) {
+		assertThat(attempt).isInstanceOf(LockAttempt.Acquired.class);
+		return ((LockAttempt.Acquired) attempt).handle();
+	}
+
+	/**
+	 * An uncontended cycle on a key that has its row costs two statements (acquire,
+	 * release), and one renewal tick one statement for all held leases, as the server's
+	 * own statistics count them.
+	 */
+	@Test
+	void statementsPerCycleAndPerRenewalTick() {
+		String key = key();
+		acquired(this.provider.tryLock(key, LONG)).release();
+		int cycles = 50;
+		this.server.resetStatements();
+		for (int i = 0; i < cycles; i++) {
+			assertThat(acquired(this.provider.tryLock(key, LONG)).release()).isTrue();
+		}
+		assertThat(this.server.statementCount(TABLE)).as("statements for %d uncontended cycles", cycles)
+			.isEqualTo(2L * cycles);
+		List<LockHandle> held = new ArrayList<>();
+		for (int i = 0; i < 20; i++) {
+			held.add(acquired(this.provider.tryLock(key(), LONG)));
+		}
+		this.server.resetStatements();
+		boolean[] renewed = new boolean[held.size()];
+		this.provider.renewAll(held, held.stream().map((h) -> LONG).toList(), new BatchRenewal.RenewalResults() {
+
+			@Override
+			public void renewed(int index, boolean ok) {
+				renewed[index] = ok;
+			}
+
+			@Override
+			public void failed(int index, RuntimeException failure) {
+				throw failure;
+			}
+
+		});
+		assertThat(this.server.statementCount(TABLE)).as("statements to renew %d leases", held.size()).isOne();
+		for (int i = 0; i < renewed.length; i++) {
+			assertThat(renewed[i]).as("lease %d renewed", i).isTrue();
+			assertThat(held.get(i).release()).isTrue();
+		}
+	}
+
+	/**
+	 * A server that stops answering (SIGSTOP) fails every call within the store timeout,
+	 * with the pool's and the driver's default timeouts (Hikari would wait 30 s for a
+	 * connection, the driver forever for a reply); once it answers again, so does the
+	 * store.
+	 */
+	@Test
+	void aHungServerFailsCallsWithinTheStoreTimeout() {
+		String key = key();
+		LockHandle held = acquired(this.provider.tryLock(key, LONG));
+		this.server.pause();
+		try {
+			for (int i = 0; i < 2; i++) {
+				long start = System.nanoTime();
+				assertThatExceptionOfType(LockBackendException.class).isThrownBy(() -> this.other.tryLock(key(), LONG))
+					.withMessageContaining("did not answer within 3000ms");
+				assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
+			}
+			long start = System.nanoTime();
+			assertThatExceptionOfType(LockBackendException.class).isThrownBy(() -> held.renew(LONG));
+			assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
+		}
+		finally {
+			this.server.resume();
+		}
+		Conditions.await("the store answers again", Duration.ofSeconds(30), () -> {
+			try {
+				return held.renew(LONG);
+			}
+			catch (LockBackendException ex) {
+				return false;
+			}
+		});
+		assertThat(this.other.tryLock(key, LONG)).isInstanceOf(LockAttempt.Busy.class);
+		assertThat(held.release()).isTrue();
+	}
+
+	/**
+	 * A database restart keeps the locks (they are rows), and the store finds its way
+	 * back through the pool's dead connections.
+	 */
+	@Test
+	void locksSurviveADatabaseRestart() {
+		String key = key();
+		LockHandle held = acquired(this.provider.tryLock(key, LONG));
+		this.server.stop();
+		this.server.restart();
+		Conditions.await("the other provider sees the lock held after the restart", Duration.ofSeconds(30), () -> {
+			try {
+				return this.other.tryLock(key, LONG) instanceof LockAttempt.Busy;
+			}
+			catch (LockBackendException ex) {
+				return false;
+			}
+		});
+		Conditions.await("the holder renews after the restart", Duration.ofSeconds(30), () -> {
+			try {
+				return held.renew(LONG);
+			}
+			catch (LockBackendException ex) {
+				return false;
+			}
+		});
+		LockHandle next;
+		assertThat(held.release()).isTrue();
+		next = acquired(this.other.tryLock(key, LONG));
+		assertThat(next.fencingToken()).isGreaterThan(held.fencingToken());
+		assertThat(next.release()).isTrue();
+	}
+
+	/** A killed server (kill -9) comes back with every committed lock. */
+	@Test
+	void locksSurviveAKilledServer() {
+		String key = key();
+		LockHandle held = acquired(this.provider.tryLock(key, LONG));
+		this.server.kill();
+		assertThatExceptionOfType(LockBackendException.class).isThrownBy(() -> this.other.tryLock(key, LONG));
+		this.server.restart();
+		Conditions.await("the other provider sees the lock held", Duration.ofSeconds(30), () -> {
+			try {
+				return this.other.tryLock(key, LONG) instanceof LockAttempt.Busy;
+			}
+			catch (LockBackendException ex) {
+				return false;
+			}
+		});
+		assertThat(held.release()).isTrue();
+	}
+
+}

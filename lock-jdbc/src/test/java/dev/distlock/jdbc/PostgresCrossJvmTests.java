@@ -1,0 +1,51 @@
+package dev.distlock.jdbc;
+
+import dev.distlock.testsupport.PostgresServer;
+import dev.distlock.testsupport.StoreFixture;
+import dev.distlock.testsupport.fuzz.AbstractCrossJvmFuzzTests;
+import dev.distlock.testsupport.fuzz.AbstractHolderKilledTests;
+import dev.distlock.testsupport.fuzz.AbstractHolderPausedTests;
+import org.junit.jupiter.api.Nested;
+
+/**
+ * The cross-JVM tests on PostgreSQL: threads plus a second JVM doing read-pause-write on
+ * a fenced register, a holder JVM killed with {@code kill -9}, a holder JVM paused past
+ * its lease.
+ */
+class PostgresCrossJvmTests {
+
+	static StoreFixture store() {
+		return new JdbcStoreFixture(PostgresServer.start());
+	}
+
+	@Nested
+	class Fuzz extends AbstractCrossJvmFuzzTests {
+
+		@Override
+		protected StoreFixture startStore() {
+			return store();
+		}
+
+	}
+
+	@Nested
+	class HolderKilled extends AbstractHolderKilledTests {
+
+		@Override
+		protected StoreFixture startStore() {
+			return store();
+		}
+
+	}
+
+	@Nested
+	class HolderPaused extends AbstractHolderPausedTests {
+
+		@Override
+		protected StoreFixture startStore() {
+			return store();
+		}
+
+	}
+
+}
