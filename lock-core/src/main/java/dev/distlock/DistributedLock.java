@@ -71,6 +71,23 @@ public @interface DistributedLock {
 	 */
 	String leaseTime() default "";
 
+	/**
+	 * The least time the lock stays taken, counted from the acquire, however soon the
+	 * method returns; same syntax as {@link #waitTime()}. Empty or {@code 0}: none. A
+	 * method that returns sooner does not keep a thread: the lock's lease in the store is
+	 * shortened to what is left of this time instead of the lock being deleted. Meant for
+	 * {@code @Scheduled} methods with {@code onFailure = SKIP}: a node whose clock is a
+	 * little behind finds the lock still taken and skips the run another node has just
+	 * done.
+	 *
+	 * <pre>
+	 * &#64;Scheduled(cron = "0 0 * * * *")
+	 * &#64;DistributedLock(key = "'hourly-report'", onFailure = OnFailure.SKIP, minHoldTime = "5m")
+	 * public void hourlyReport() { ... }
+	 * </pre>
+	 */
+	String minHoldTime() default "";
+
 	/** What happens when the lock is not acquired within the wait time. */
 	OnFailure onFailure() default OnFailure.THROW;
 
