@@ -7,6 +7,7 @@ import dev.distlock.aop.LockAutoProxyRegistrar;
 import dev.distlock.spi.Capabilities;
 import dev.distlock.spi.LockProvider;
 import dev.distlock.support.DefaultLockTemplate;
+import dev.distlock.support.LockObserver;
 import dev.distlock.support.RenewalScheduler;
 
 import org.springframework.beans.factory.ListableBeanFactory;
@@ -65,15 +66,16 @@ public final class DistributedLockAutoConfiguration {
 	 * Named so that it cannot collide with other lock libraries' {@code lockTemplate}.
 	 */
 	@Bean
-	@ConditionalOnMissingBean
+	@ConditionalOnMissingBean(LockTemplate.class)
 	@ConditionalOnBean(LockProvider.class)
-	LockTemplate distributedLockTemplate(LockProvider lockProvider, RenewalScheduler renewalScheduler,
-			LockOptionsResolver options, DistributedLockProperties properties, ApplicationEventPublisher events) {
+	DefaultLockTemplate distributedLockTemplate(LockProvider lockProvider, RenewalScheduler renewalScheduler,
+			LockOptionsResolver options, DistributedLockProperties properties, ApplicationEventPublisher events,
+			ObjectProvider<LockObserver> observers) {
 		options.checkSupportedBy(lockProvider);
 		return new DefaultLockTemplate(lockProvider, renewalScheduler, options.defaults(),
 				(lease, reason, holder) -> events
 					.publishEvent(new LockLostEvent(lease, reason, (holder != null) ? holder.getName() : "none")),
-				properties.isReleaseAfterCommit());
+				properties.isReleaseAfterCommit(), LockObserver.composite(observers.orderedStream().toList()));
 	}
 
 	@Bean
