@@ -7,6 +7,8 @@ import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
+import org.springframework.aot.hint.annotation.Reflective;
+
 /**
  * Runs the annotated method while holding a distributed lock on the evaluated
  * {@link #key()}.
@@ -28,6 +30,8 @@ import java.lang.annotation.Target;
  * <p>
  * The advice is ordered outside {@code @Transactional} on the same method, so the lock is
  * released only after the transaction has completed. May be used as a meta-annotation.
+ * Annotated methods are kept for reflection in a native image ({@link Reflective}), since
+ * the key expression reads their parameter names.
  *
  * <pre>
  * &#64;DistributedLock(key = "'order:' + #order.id", waitTime = "2s", leaseTime = "10s")
@@ -38,6 +42,7 @@ import java.lang.annotation.Target;
 @Retention(RetentionPolicy.RUNTIME)
 @Inherited
 @Documented
+@Reflective
 public @interface DistributedLock {
 
 	/**

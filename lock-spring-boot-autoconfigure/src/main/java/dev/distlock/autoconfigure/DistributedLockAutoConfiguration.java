@@ -3,6 +3,7 @@ package dev.distlock.autoconfigure;
 import dev.distlock.LockLostEvent;
 import dev.distlock.LockTemplate;
 import dev.distlock.aop.DistributedLockAdvisor;
+import dev.distlock.aop.DistributedLockRuntimeHints;
 import dev.distlock.aop.LockAutoProxyRegistrar;
 import dev.distlock.spi.Capabilities;
 import dev.distlock.spi.LockProvider;
@@ -24,6 +25,7 @@ import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
+import org.springframework.context.annotation.ImportRuntimeHints;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
 
@@ -103,6 +105,7 @@ public final class DistributedLockAutoConfiguration {
 	@Configuration(proxyBeanMethods = false)
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 	@Import(LockAutoProxyRegistrar.class)
+	@ImportRuntimeHints(DistributedLockRuntimeHints.class)
 	static class AdvisorConfiguration {
 
 		@Bean
