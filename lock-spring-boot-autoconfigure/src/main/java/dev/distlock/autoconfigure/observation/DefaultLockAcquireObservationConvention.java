@@ -28,6 +28,16 @@ public class DefaultLockAcquireObservationConvention implements LockAcquireObser
 
 	@Override
 	public KeyValues getLowCardinalityKeyValues(LockObservationContext context) {
+		return lowCardinality(context);
+	}
+
+	@Override
+	public KeyValues getHighCardinalityKeyValues(LockObservationContext context) {
+		return highCardinality(context);
+	}
+
+	/** The low-cardinality key values of both lock observations. */
+	static KeyValues lowCardinality(LockObservationContext context) {
 		return KeyValues.of(LowCardinalityKeyNames.LOCK_NAME.withValue(lockName(context)),
 				LowCardinalityKeyNames.FAIR.withValue(String.valueOf(context.isFair())),
 				LowCardinalityKeyNames.OUTCOME
@@ -35,17 +45,17 @@ public class DefaultLockAcquireObservationConvention implements LockAcquireObser
 				LowCardinalityKeyNames.EXCEPTION.withValue(exception(context)));
 	}
 
-	@Override
-	public KeyValues getHighCardinalityKeyValues(LockObservationContext context) {
+	/** The high-cardinality key values of both lock observations. */
+	static KeyValues highCardinality(LockObservationContext context) {
 		return KeyValues.of(HighCardinalityKeyNames.LOCK_KEY.withValue(context.getKey()),
 				HighCardinalityKeyNames.FENCING_TOKEN.withValue(String.valueOf(context.getFencingToken())));
 	}
 
-	static String lockName(LockObservationContext context) {
+	private static String lockName(LockObservationContext context) {
 		return (context.getLockName() != null) ? context.getLockName() : "default";
 	}
 
-	static String exception(LockObservationContext context) {
+	private static String exception(LockObservationContext context) {
 		return (context.getError() != null) ? context.getError().getClass().getSimpleName() : "none";
 	}
 

@@ -1,7 +1,5 @@
 package dev.distlock.autoconfigure.observation;
 
-import dev.distlock.autoconfigure.observation.LockObservationDocumentation.HighCardinalityKeyNames;
-import dev.distlock.autoconfigure.observation.LockObservationDocumentation.LowCardinalityKeyNames;
 import io.micrometer.common.KeyValues;
 
 /**
@@ -28,18 +26,12 @@ public class DefaultLockHoldObservationConvention implements LockHoldObservation
 
 	@Override
 	public KeyValues getLowCardinalityKeyValues(LockObservationContext context) {
-		return KeyValues.of(
-				LowCardinalityKeyNames.LOCK_NAME.withValue(DefaultLockAcquireObservationConvention.lockName(context)),
-				LowCardinalityKeyNames.FAIR.withValue(String.valueOf(context.isFair())),
-				LowCardinalityKeyNames.OUTCOME
-					.withValue((context.getOutcome() != null) ? context.getOutcome() : "unknown"),
-				LowCardinalityKeyNames.EXCEPTION.withValue(DefaultLockAcquireObservationConvention.exception(context)));
+		return DefaultLockAcquireObservationConvention.lowCardinality(context);
 	}
 
 	@Override
 	public KeyValues getHighCardinalityKeyValues(LockObservationContext context) {
-		return KeyValues.of(HighCardinalityKeyNames.LOCK_KEY.withValue(context.getKey()),
-				HighCardinalityKeyNames.FENCING_TOKEN.withValue(String.valueOf(context.getFencingToken())));
+		return DefaultLockAcquireObservationConvention.highCardinality(context);
 	}
 
 }

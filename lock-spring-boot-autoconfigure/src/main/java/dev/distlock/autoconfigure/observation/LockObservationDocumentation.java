@@ -23,16 +23,6 @@ public enum LockObservationDocumentation implements ObservationDocumentation {
 			return DefaultLockAcquireObservationConvention.class;
 		}
 
-		@Override
-		public KeyName[] getLowCardinalityKeyNames() {
-			return LowCardinalityKeyNames.values();
-		}
-
-		@Override
-		public KeyName[] getHighCardinalityKeyNames() {
-			return HighCardinalityKeyNames.values();
-		}
-
 	},
 
 	/** One hold, from the acquire until the holder releases the lock. */
@@ -43,17 +33,17 @@ public enum LockObservationDocumentation implements ObservationDocumentation {
 			return DefaultLockHoldObservationConvention.class;
 		}
 
-		@Override
-		public KeyName[] getLowCardinalityKeyNames() {
-			return LowCardinalityKeyNames.values();
-		}
-
-		@Override
-		public KeyName[] getHighCardinalityKeyNames() {
-			return HighCardinalityKeyNames.values();
-		}
-
 	};
+
+	@Override
+	public KeyName[] getLowCardinalityKeyNames() {
+		return LowCardinalityKeyNames.values();
+	}
+
+	@Override
+	public KeyName[] getHighCardinalityKeyNames() {
+		return HighCardinalityKeyNames.values();
+	}
 
 	/** Key names of low cardinality: on meters and spans. */
 	public enum LowCardinalityKeyNames implements KeyName {

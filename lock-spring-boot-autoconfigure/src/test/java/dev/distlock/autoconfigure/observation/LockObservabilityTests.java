@@ -157,11 +157,9 @@ class LockObservabilityTests {
 
 	@Test
 	void metersAndObservationsOnRealRedis() {
-		new ApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(ObservationAutoConfiguration.class, MetricsAutoConfiguration.class,
-					SimpleMetricsExportAutoConfiguration.class, CompositeMeterRegistryAutoConfiguration.class,
-					DataRedisAutoConfiguration.class, DistributedLockRedisAutoConfiguration.class))
-			.withConfiguration(LOCKS)
+		this.metered
+			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class,
+					DistributedLockRedisAutoConfiguration.class))
 			.withPropertyValues("spring.data.redis.host=127.0.0.1",
 					"spring.data.redis.port=" + RedisServer.shared().port())
 			.run((context) -> {
