@@ -5,6 +5,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
+import java.util.concurrent.locks.ReentrantLock;
 
 import dev.distlock.LockLostEvent;
 
@@ -20,22 +21,33 @@ public final class RecentLockLosses implements ApplicationListener<LockLostEvent
 
 	private final Deque<Loss> losses = new ArrayDeque<>(CAPACITY);
 
+	/** Guards {@link #losses}; no monitors, as everywhere in distlock. */
+	private final ReentrantLock lock = new ReentrantLock();
+
 	@Override
 	public void onApplicationEvent(LockLostEvent event) {
 		Loss loss = new Loss(event.getKey(), event.getFencingToken(), event.getHolderThread(), event.getReason(),
 				Instant.ofEpochMilli(event.getTimestamp()));
-		synchronized (this.losses) {
+		this.lock.lock();
+		try {
 			if (this.losses.size() == CAPACITY) {
 				this.losses.removeLast();
 			}
 			this.losses.addFirst(loss);
 		}
+		finally {
+			this.lock.unlock();
+		}
 	}
 
 	/** The losses kept, newest first. */
 	public List<Loss> losses() {
-		synchronized (this.losses) {
+		this.lock.lock();
+		try {
 			return new ArrayList<>(this.losses);
+		}
+		finally {
+			this.lock.unlock();
 		}
 	}
 

@@ -19,6 +19,7 @@ import org.junit.jupiter.api.Timeout;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.web.server.LocalServerPort;
 
@@ -35,6 +36,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 class DistributedLocksEndpointTests {
 
 	@Nested
+	@DirtiesContext
 	@SpringBootTest(classes = EndpointTestApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT,
 			properties = { "distributed-lock.store=in-memory",
 					"management.endpoints.web.exposure.include=distributedlocks,health",
@@ -66,10 +68,11 @@ class DistributedLocksEndpointTests {
 					LockOptions.builder().leaseTime(Duration.ofMillis(50)).autoRenew(false).build());
 			Conditions.await("the short lease is lost", Duration.ofSeconds(10), () -> !lost.isHeld());
 			assertThatExceptionOfType(LeaseLostException.class).isThrownBy(lost::release);
-			Conditions.await("a waiter for " + key, Duration.ofSeconds(10), () -> {
+			Conditions.await("a waiter for " + key + " and the loss", Duration.ofSeconds(10), () -> {
 				try {
-					return ((Map<String, Object>) EndpointTestApplication.locks(this.port).get("waitingThreads"))
-						.containsKey(key);
+					Map<String, Object> seen = EndpointTestApplication.locks(this.port);
+					return ((Map<String, Object>) seen.get("waitingThreads")).containsKey(key)
+							&& !((List<?>) seen.get("recentLosses")).isEmpty();
 				}
 				catch (Exception ex) {
 					throw new IllegalStateException(ex);
@@ -110,6 +113,7 @@ class DistributedLocksEndpointTests {
 	}
 
 	@Nested
+	@DirtiesContext
 	@SpringBootTest(classes = EndpointTestApplication.class, webEnvironment = WebEnvironment.RANDOM_PORT, properties = {
 			"distributed-lock.store=in-memory", "management.endpoints.web.exposure.include=distributedlocks" })
 	class ByDefault {

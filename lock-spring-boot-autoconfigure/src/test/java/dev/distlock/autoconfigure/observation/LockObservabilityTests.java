@@ -189,7 +189,7 @@ class LockObservabilityTests {
 	private static List<String> exercise(LockTemplate template, MeterRegistry meters) throws Exception {
 		String held = key();
 		String lost = key();
-		LockOptions renewing = LockOptions.builder().leaseTime(Duration.ofMillis(300)).name("stock").build();
+		LockOptions renewing = LockOptions.builder().leaseTime(Duration.ofSeconds(3)).name("stock").build();
 		Lease lease = template.acquire(held, renewing);
 		assertThat(meters.get("distributed.lock.leases.held").gauge().value()).isEqualTo(1);
 		Conditions.await("a renewal round trip", Duration.ofSeconds(10),
@@ -206,6 +206,10 @@ class LockObservabilityTests {
 				LockOptions.builder().leaseTime(Duration.ofMillis(50)).autoRenew(false).name("reports").build());
 		Conditions.await("the short lease is lost", Duration.ofSeconds(10), () -> !shortLease.isHeld());
 		assertThatExceptionOfType(LeaseLostException.class).isThrownBy(shortLease::release);
+		// The lease reads as lost as soon as its state turns; the watchdog tells the
+		// observers just after.
+		Conditions.await("the loss counted", Duration.ofSeconds(10),
+				() -> meters.find("distributed.lock.leases.lost").counter() != null);
 		assertThat(meters.get("distributed.lock.leases.lost")
 			.tags("lock.name", "reports", "reason", "expired")
 			.counter()

@@ -10,6 +10,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.context.annotation.Bean;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -20,6 +21,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * running: locks are taken in memory, and {@link LockRecorder} tells which keys a call
  * locked.
  */
+@DirtiesContext
 @SpringBootTest(classes = InMemoryLocksAnnotationTests.OrdersApplication.class,
 		properties = "distributed-lock.locks.orders.wait-time=1s")
 @AutoConfigureInMemoryLocks
