@@ -7,6 +7,8 @@ import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 
+import org.springframework.aot.hint.annotation.Reflective;
+
 /**
  * Runs the annotated method while holding a distributed lock on the evaluated
  * {@link #key()}.
@@ -28,6 +30,8 @@ import java.lang.annotation.Target;
  * <p>
  * The advice is ordered outside {@code @Transactional} on the same method, so the lock is
  * released only after the transaction has completed. May be used as a meta-annotation.
+ * Annotated methods are kept for reflection in a native image ({@link Reflective}), since
+ * the key expression reads their parameter names.
  *
  * <pre>
  * &#64;DistributedLock(key = "'order:' + #order.id", waitTime = "2s", leaseTime = "10s")
@@ -38,6 +42,7 @@ import java.lang.annotation.Target;
 @Retention(RetentionPolicy.RUNTIME)
 @Inherited
 @Documented
+@Reflective
 public @interface DistributedLock {
 
 	/**
@@ -70,6 +75,23 @@ public @interface DistributedLock {
 	 * value.
 	 */
 	String leaseTime() default "";
+
+	/**
+	 * The least time the lock stays taken, counted from the acquire, however soon the
+	 * method returns; same syntax as {@link #waitTime()}. Empty or {@code 0}: none. A
+	 * method that returns sooner does not keep a thread: the lock's lease in the store is
+	 * shortened to what is left of this time instead of the lock being deleted. Meant for
+	 * {@code @Scheduled} methods with {@code onFailure = SKIP}: a node whose clock is a
+	 * little behind finds the lock still taken and skips the run another node has just
+	 * done.
+	 *
+	 * <pre>
+	 * &#64;Scheduled(cron = "0 0 * * * *")
+	 * &#64;DistributedLock(key = "'hourly-report'", onFailure = OnFailure.SKIP, minHoldTime = "5m")
+	 * public void hourlyReport() { ... }
+	 * </pre>
+	 */
+	String minHoldTime() default "";
 
 	/** What happens when the lock is not acquired within the wait time. */
 	OnFailure onFailure() default OnFailure.THROW;

@@ -15,7 +15,7 @@ import org.jspecify.annotations.Nullable;
  */
 public final class LockOptions {
 
-	private static final LockOptions DEFAULTS = new LockOptions(null, null, null, null, null, null);
+	private static final LockOptions DEFAULTS = new LockOptions(null, null, null, null, null, null, null, null);
 
 	private final @Nullable Duration waitTime;
 
@@ -29,9 +29,16 @@ public final class LockOptions {
 
 	private final @Nullable Boolean fair;
 
+	private final @Nullable Duration minHoldTime;
+
+	private final @Nullable String name;
+
 	private LockOptions(@Nullable Duration waitTime, @Nullable Duration leaseTime, @Nullable Boolean autoRenew,
-			@Nullable Duration retryInterval, @Nullable OnLeaseLost onLeaseLost, @Nullable Boolean fair) {
+			@Nullable Duration retryInterval, @Nullable OnLeaseLost onLeaseLost, @Nullable Boolean fair,
+			@Nullable Duration minHoldTime, @Nullable String name) {
 		this.fair = fair;
+		this.minHoldTime = minHoldTime;
+		this.name = name;
 		this.waitTime = waitTime;
 		this.leaseTime = leaseTime;
 		this.autoRenew = autoRenew;
@@ -73,24 +80,42 @@ public final class LockOptions {
 		return this.retryInterval;
 	}
 
-	/**
-	 * What to do when the lease is lost while held, or {@code null} for the configured
-	 * choice.
-	 */
 	/** Whether waiters are served in queue order; null: from configuration. */
 	public @Nullable Boolean fair() {
 		return this.fair;
 	}
 
+	/**
+	 * What to do when the lease is lost while held, or {@code null} for the configured
+	 * choice.
+	 */
 	public @Nullable OnLeaseLost onLeaseLost() {
 		return this.onLeaseLost;
+	}
+
+	/**
+	 * The least time the lock stays taken, counted from the acquire, however early the
+	 * holder releases it; {@code null} or zero: none.
+	 */
+	public @Nullable Duration minHoldTime() {
+		return this.minHoldTime;
+	}
+
+	/**
+	 * The lock's name for metrics, traces and the Actuator endpoint (the annotation's
+	 * {@code name}), or {@code null} for none. Never the key: a name is one of a few
+	 * fixed labels, a key is per-call data.
+	 */
+	public @Nullable String name() {
+		return this.name;
 	}
 
 	/** These options, with every value they leave unset taken from {@code fallback}. */
 	public LockOptions orElse(LockOptions fallback) {
 		return new LockOptions(first(this.waitTime, fallback.waitTime), first(this.leaseTime, fallback.leaseTime),
 				first(this.autoRenew, fallback.autoRenew), first(this.retryInterval, fallback.retryInterval),
-				first(this.onLeaseLost, fallback.onLeaseLost), first(this.fair, fallback.fair));
+				first(this.onLeaseLost, fallback.onLeaseLost), first(this.fair, fallback.fair),
+				first(this.minHoldTime, fallback.minHoldTime), first(this.name, fallback.name));
 	}
 
 	private static <T> @Nullable T first(@Nullable T value, @Nullable T fallback) {
@@ -102,20 +127,21 @@ public final class LockOptions {
 		return (other instanceof LockOptions that) && Objects.equals(this.waitTime, that.waitTime)
 				&& Objects.equals(this.leaseTime, that.leaseTime) && Objects.equals(this.autoRenew, that.autoRenew)
 				&& Objects.equals(this.retryInterval, that.retryInterval) && this.onLeaseLost == that.onLeaseLost
-				&& Objects.equals(this.fair, that.fair);
+				&& Objects.equals(this.fair, that.fair) && Objects.equals(this.minHoldTime, that.minHoldTime)
+				&& Objects.equals(this.name, that.name);
 	}
 
 	@Override
 	public int hashCode() {
 		return Objects.hash(this.waitTime, this.leaseTime, this.autoRenew, this.retryInterval, this.onLeaseLost,
-				this.fair);
+				this.fair, this.minHoldTime, this.name);
 	}
 
 	@Override
 	public String toString() {
 		return "LockOptions[waitTime=" + this.waitTime + ", leaseTime=" + this.leaseTime + ", autoRenew="
 				+ this.autoRenew + ", retryInterval=" + this.retryInterval + ", onLeaseLost=" + this.onLeaseLost
-				+ ", fair=" + this.fair + "]";
+				+ ", fair=" + this.fair + ", minHoldTime=" + this.minHoldTime + ", name=" + this.name + "]";
 	}
 
 	/**
@@ -134,6 +160,10 @@ public final class LockOptions {
 		private @Nullable OnLeaseLost onLeaseLost;
 
 		private @Nullable Boolean fair;
+
+		private @Nullable Duration minHoldTime;
+
+		private @Nullable String name;
 
 		private Builder() {
 		}
@@ -179,9 +209,37 @@ public final class LockOptions {
 			return this;
 		}
 
+		/**
+		 * Keeps the lock taken for at least this long after it was acquired, even when
+		 * the holder releases it sooner: a release before then shortens the lease to what
+		 * is left (an owner-checked expiry in the store) instead of deleting the lock, so
+		 * no thread waits for it. For scheduled jobs with {@code onFailure = SKIP}:
+		 * another node whose clock is a little behind finds the lock still taken and
+		 * skips the run that this node has already done. Zero: none. Must not be
+		 * negative.
+		 */
+		public Builder minHoldTime(Duration minHoldTime) {
+			this.minHoldTime = check("minHoldTime", minHoldTime, true);
+			return this;
+		}
+
+		/**
+		 * A name for the lock in metrics, traces and the Actuator endpoint: one of a few
+		 * fixed labels (such as the annotation's {@code name}), never per-call data such
+		 * as the key. Must not be blank.
+		 */
+		public Builder name(String name) {
+			Objects.requireNonNull(name, "name must not be null");
+			if (name.isBlank()) {
+				throw new IllegalArgumentException("name must not be blank");
+			}
+			this.name = name;
+			return this;
+		}
+
 		public LockOptions build() {
 			return new LockOptions(this.waitTime, this.leaseTime, this.autoRenew, this.retryInterval, this.onLeaseLost,
-					this.fair);
+					this.fair, this.minHoldTime, this.name);
 		}
 
 		private static Duration check(String name, Duration value, boolean zeroAllowed) {

@@ -1,6 +1,11 @@
 package dev.distlock.support;
 
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.ExecutorService;
@@ -52,6 +57,8 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 
 	private final LeaseLossListener lossListener;
 
+	private final LockObserver observer;
+
 	private final boolean releaseAfterCommit;
 
 	/**
@@ -90,11 +97,25 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 	 */
 	public DefaultLockTemplate(LockProvider provider, RenewalScheduler scheduler, LockOptions defaults,
 			LeaseLossListener lossListener, boolean releaseAfterCommit) {
+		this(provider, scheduler, defaults, lossListener, releaseAfterCommit, LockObserver.NONE);
+	}
+
+	/**
+	 * @param defaults values for everything a call leaves unset; must set every value
+	 * @param lossListener told when a held lease is found lost
+	 * @param releaseAfterCommit whether {@link #execute} (and the annotation) called
+	 * inside an active transaction keeps the lock, renewed, until that transaction has
+	 * completed
+	 * @param observer told of every acquisition, hold and loss (metrics, traces)
+	 */
+	public DefaultLockTemplate(LockProvider provider, RenewalScheduler scheduler, LockOptions defaults,
+			LeaseLossListener lossListener, boolean releaseAfterCommit, LockObserver observer) {
 		LockSettings.of(defaults, defaults);
 		this.provider = provider;
 		this.scheduler = scheduler;
 		this.defaults = defaults;
-		this.lossListener = lossListener;
+		this.observer = observer;
+		this.lossListener = (observer == LockObserver.NONE) ? lossListener : new ObservedLoss(lossListener, observer);
 		this.releaseAfterCommit = releaseAfterCommit;
 		this.waitLoop = new WaitLoop(provider, this.held, this::hold, this::background);
 	}
@@ -107,24 +128,50 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 	@Override
 	public Lease acquire(String key, LockOptions options) {
 		LockSettings settings = LockSettings.of(options, this.defaults);
-		Lease lease = acquire(key, settings);
-		if (lease == null) {
-			throw notAcquired(key, settings);
-		}
-		return lease;
+		return observed(key, settings, false);
 	}
 
 	@Override
 	public Optional<Lease> tryAcquire(String key, LockOptions options) {
-		return Optional.ofNullable(acquire(key, LockSettings.of(options, this.defaults)));
+		return Optional.ofNullable(observed(key, LockSettings.of(options, this.defaults), true));
 	}
 
-	private @Nullable Lease acquire(String key, LockSettings settings) {
+	/**
+	 * An acquisition as the observer sees it: a re-entry is not one (it costs nothing);
+	 * {@code tryOnly} tells a skip (empty result) from a timeout (exception).
+	 */
+	private @Nullable Lease observed(String key, LockSettings settings, boolean tryOnly) {
 		checkKey(key);
 		ManagedLease scoped = reentrant(key);
 		if (scoped != null) {
 			return scoped.enter();
 		}
+		LockObserver.Acquisition acquisition = this.observer.acquiring(key, settings.name(), settings.fair());
+		ManagedLease lease;
+		try {
+			lease = acquire(key, settings);
+			if (lease == null && !tryOnly) {
+				throw notAcquired(key, settings);
+			}
+		}
+		catch (RuntimeException ex) {
+			LockObserver.AcquireOutcome outcome = (ex instanceof LockAcquisitionException)
+					? (Thread.currentThread().isInterrupted() || ex.getCause() instanceof InterruptedException)
+							? LockObserver.AcquireOutcome.INTERRUPTED : LockObserver.AcquireOutcome.TIMEOUT
+					: LockObserver.AcquireOutcome.ERROR;
+			CompositeLockObserver.safely(() -> acquisition.notAcquired(outcome, ex));
+			throw ex;
+		}
+		if (lease == null) {
+			CompositeLockObserver.safely(() -> acquisition.notAcquired(LockObserver.AcquireOutcome.SKIPPED, null));
+			return null;
+		}
+		ManagedLease acquired = lease;
+		CompositeLockObserver.safely(() -> acquired.observe(acquisition.acquired(acquired)));
+		return lease;
+	}
+
+	private @Nullable ManagedLease acquire(String key, LockSettings settings) {
 		long start = System.nanoTime();
 		long deadline = start + settings.waitTime().toNanos();
 		LocalQueue queue = join(key);
@@ -177,7 +224,7 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 	 * came from {@code acquire} on this very thread, say so: such a lease is not
 	 * re-entrant outside its scope, and the caller may have expected it to be.
 	 */
-	private LockAcquisitionException notAcquired(String key, LockSettings settings) {
+	private RuntimeException notAcquired(String key, LockSettings settings) {
 		ManagedLease local = this.held.get(key);
 		if (local == null || !local.heldNow() || !local.unscopedLeaseOfCurrentThread()) {
 			return new LockAcquisitionException(key, settings.waitTime());
@@ -280,6 +327,67 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 	/** Locks that callers of this template hold now: 0 once every lease is released. */
 	public int heldLocks() {
 		return this.held.size();
+	}
+
+	/**
+	 * What this template's callers hold now, for operators: one entry per lock, in no
+	 * particular order. A snapshot; the leases go on changing.
+	 */
+	public List<HeldLock> heldLockDetails() {
+		long now = System.nanoTime();
+		List<HeldLock> details = new ArrayList<>(this.held.size());
+		for (ManagedLease lease : this.held.values()) {
+			if (lease.heldNow()) {
+				details.add(new HeldLock(lease.key(), lease.name(), lease.handle().fencingToken(), lease.holderNames(),
+						Duration.ofNanos(Math.max(0, now - lease.acquiredAtNanos())),
+						Duration.ofNanos(Math.max(0, lease.nanosToDeadline())), lease.leaseTime()));
+			}
+		}
+		return details;
+	}
+
+	/**
+	 * Threads of this JVM acquiring or waiting, per key: the one at the gate talking to
+	 * the store and those lined up behind it. A snapshot.
+	 */
+	public Map<String, Integer> waitingThreads() {
+		Map<String, Integer> waiting = new TreeMap<>();
+		this.queues.forEach((key, queue) -> waiting.put(key, queue.users));
+		return waiting;
+	}
+
+	/**
+	 * One lock held by a caller of a template.
+	 *
+	 * @param key the key as the caller gave it
+	 * @param name the lock's name ({@link LockOptions#name()}), or null
+	 * @param fencingToken the lease's fencing token
+	 * @param holderThreads the threads running a scope of it (or the thread that acquired
+	 * it, while no other has used it)
+	 * @param heldFor since the acquire was sent
+	 * @param remainingLease until this JVM counts the lease as lost unless a renewal is
+	 * confirmed
+	 * @param leaseTime the lease time it was taken with
+	 */
+	public record HeldLock(String key, @Nullable String name, long fencingToken, List<String> holderThreads,
+			Duration heldFor, Duration remainingLease, Duration leaseTime) {
+	}
+
+	/** Tells the observer of a loss, then the listener. */
+	private record ObservedLoss(LeaseLossListener listener, LockObserver observer) implements LeaseLossListener {
+
+		@Override
+		public void leaseLost(Lease lease, String reason, @Nullable Thread holder) {
+			this.listener.leaseLost(lease, reason, holder);
+		}
+
+		@Override
+		public void leaseLost(Lease lease, LockObserver.LossReason kind, String reason, @Nullable Thread holder) {
+			CompositeLockObserver.safely(() -> this.observer.leaseLost(lease,
+					(lease instanceof ManagedLease managed) ? managed.name() : null, kind));
+			this.listener.leaseLost(lease, kind, reason, holder);
+		}
+
 	}
 
 	/**

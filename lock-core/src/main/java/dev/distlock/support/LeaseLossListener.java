@@ -23,4 +23,12 @@ public interface LeaseLossListener {
 	 */
 	void leaseLost(Lease lease, String reason, @Nullable Thread holder);
 
+	/**
+	 * What the machinery calls: {@link #leaseLost(Lease, String, Thread)} with the reason
+	 * also as one of a fixed set of values, for metrics.
+	 */
+	default void leaseLost(Lease lease, LockObserver.LossReason kind, String reason, @Nullable Thread holder) {
+		leaseLost(lease, reason, holder);
+	}
+
 }

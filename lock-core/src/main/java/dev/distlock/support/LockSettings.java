@@ -4,12 +4,13 @@ import java.time.Duration;
 
 import dev.distlock.LockOptions;
 import dev.distlock.OnLeaseLost;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Fully resolved options for one acquisition: nothing left to configuration.
  */
 record LockSettings(Duration waitTime, Duration leaseTime, boolean autoRenew, Duration retryInterval,
-		OnLeaseLost onLeaseLost, boolean fair) {
+		OnLeaseLost onLeaseLost, boolean fair, Duration minHoldTime, @Nullable String name) {
 
 	static LockSettings of(LockOptions options, LockOptions defaults) {
 		LockOptions merged = options.orElse(defaults);
@@ -19,7 +20,8 @@ record LockSettings(Duration waitTime, Duration leaseTime, boolean autoRenew, Du
 		}
 		OnLeaseLost onLeaseLost = (merged.onLeaseLost() != null) ? merged.onLeaseLost() : OnLeaseLost.FAIL_ON_EXIT;
 		return new LockSettings(merged.waitTime(), merged.leaseTime(), merged.autoRenew(), merged.retryInterval(),
-				onLeaseLost, Boolean.TRUE.equals(merged.fair()));
+				onLeaseLost, Boolean.TRUE.equals(merged.fair()),
+				(merged.minHoldTime() != null) ? merged.minHoldTime() : Duration.ZERO, merged.name());
 	}
 
 }

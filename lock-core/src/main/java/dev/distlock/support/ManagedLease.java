@@ -2,6 +2,7 @@ package dev.distlock.support;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -86,6 +87,11 @@ final class ManagedLease implements Lease, ScopedLease {
 
 	private volatile RenewalScheduler.@Nullable Renewal renewal;
 
+	/** When the acquire that took the lock was sent, on the monotonic clock. */
+	private final long acquiredAtNanos;
+
+	private volatile LockObserver.Holding holding = LockObserver.Holding.NONE;
+
 	/** A renewal of this lease is on the wire; guarded by {@link #lock}. */
 	private boolean renewing;
 
@@ -118,10 +124,11 @@ final class ManagedLease implements Lease, ScopedLease {
 		this.events = events;
 		this.lossListener = lossListener;
 		this.releaseAfterCommit = releaseAfterCommit;
+		this.acquiredAtNanos = sentAtNanos;
 		this.deadlineNanos = sentAtNanos + validityNanos(settings.leaseTime());
 		this.deadlineWatch = new DeadlineWatch(scheduler, () -> this.deadlineNanos,
 				() -> this.state.get() == State.HELD,
-				() -> markLost(settings.autoRenew()
+				() -> markLost(LockObserver.LossReason.EXPIRED, settings.autoRenew()
 						? "no renewal was confirmed before the lease deadline (" + settings.leaseTime().toMillis()
 								+ "ms after the last confirmed renewal)"
 						: "its lease time of " + settings.leaseTime().toMillis() + "ms ran out without renewal"));
@@ -169,6 +176,26 @@ final class ManagedLease implements Lease, ScopedLease {
 		return this.settings.leaseTime();
 	}
 
+	/** The lock's name from its options, or null. */
+	@Nullable String name() {
+		return this.settings.name();
+	}
+
+	/** When the acquire was sent, on the monotonic clock. */
+	long acquiredAtNanos() {
+		return this.acquiredAtNanos;
+	}
+
+	/** The names of the threads holding it, for the endpoint. */
+	List<String> holderNames() {
+		return this.holders.toTell().stream().map(Thread::getName).toList();
+	}
+
+	/** Tells {@code holding} how this hold ends. */
+	void observe(LockObserver.Holding holding) {
+		this.holding = holding;
+	}
+
 	@Override
 	public String key() {
 		return this.handle.key();
@@ -189,7 +216,8 @@ final class ManagedLease implements Lease, ScopedLease {
 	/** {@link #isHeld()} for the machinery: does not count as a use by this thread. */
 	boolean heldNow() {
 		if (this.state.get() == State.HELD && System.nanoTime() - this.deadlineNanos >= 0) {
-			markLost("its lease time of " + this.settings.leaseTime().toMillis() + "ms ran out without renewal");
+			markLost(LockObserver.LossReason.EXPIRED,
+					"its lease time of " + this.settings.leaseTime().toMillis() + "ms ran out without renewal");
 		}
 		return this.state.get() == State.HELD;
 	}
@@ -241,15 +269,49 @@ final class ManagedLease implements Lease, ScopedLease {
 		}
 	}
 
+	/**
+	 * Releases once, and tells the observer how the hold ended. With a minimum hold time
+	 * not yet over, the lock is not deleted: its lease in the store is shortened to what
+	 * is left of that time (an owner-checked renewal), so it frees itself then, and no
+	 * thread of this JVM waits for it.
+	 */
 	@Override
 	public void release() {
+		LockObserver.HoldOutcome outcome;
+		RuntimeException failure = null;
+		try {
+			if (!releaseOnce()) {
+				return;
+			}
+			outcome = LockObserver.HoldOutcome.RELEASED;
+		}
+		catch (LeaseLostException ex) {
+			outcome = LockObserver.HoldOutcome.LEASE_LOST;
+			failure = ex;
+		}
+		catch (RuntimeException ex) {
+			outcome = LockObserver.HoldOutcome.RELEASE_FAILED;
+			failure = ex;
+		}
+		LockObserver.HoldOutcome ended = outcome;
+		RuntimeException error = failure;
+		CompositeLockObserver.safely(() -> this.holding.ended(ended, error));
+		if (failure != null) {
+			throw failure;
+		}
+	}
+
+	/**
+	 * @return false if the lease had already been released
+	 */
+	private boolean releaseOnce() {
 		this.holders.used();
 		State previous;
 		this.lock.lock();
 		try {
 			previous = this.state.getAndSet(State.RELEASED);
 			if (previous == State.RELEASED) {
-				return;
+				return false;
 			}
 			cancelRenewal();
 			this.deadlineWatch.cancel();
@@ -285,6 +347,7 @@ final class ManagedLease implements Lease, ScopedLease {
 			}
 			throw lostException();
 		}
+		return true;
 	}
 
 	/**
@@ -302,7 +365,7 @@ final class ManagedLease implements Lease, ScopedLease {
 			try {
 				for (int attempt = 1;; attempt++) {
 					try {
-						return this.handle.release() || (attempt > 1 && System.nanoTime() - this.deadlineNanos < 0);
+						return endInStore() || (attempt > 1 && System.nanoTime() - this.deadlineNanos < 0);
 					}
 					catch (RuntimeException ex) {
 						if (!Thread.interrupted() || attempt == 10) {
@@ -318,6 +381,19 @@ final class ManagedLease implements Lease, ScopedLease {
 				}
 			}
 		});
+	}
+
+	/**
+	 * Deletes the lock, or, while the minimum hold time is not over, shortens its lease
+	 * to what is left of it (down to a millisecond). Shutdown always deletes.
+	 * @return whether the lock was still ours
+	 */
+	private boolean endInStore() {
+		long left = this.acquiredAtNanos + this.settings.minHoldTime().toNanos() - System.nanoTime();
+		if (left >= 1_000_000 && this.state.get() == State.RELEASED) {
+			return this.handle.renew(Duration.ofMillis(TimeUnit.NANOSECONDS.toMillis(left) + 1));
+		}
+		return this.handle.release();
 	}
 
 	private LeaseLostException lostException() {
@@ -355,7 +431,7 @@ final class ManagedLease implements Lease, ScopedLease {
 	 * {@link LeaseLostException}.
 	 */
 	void revoke(String reason) {
-		markLost(reason);
+		markLost(LockObserver.LossReason.SHUTDOWN, reason);
 		if (this.state.get() != State.LOST) {
 			return;
 		}
@@ -430,13 +506,15 @@ final class ManagedLease implements Lease, ScopedLease {
 					scheduleRenewalAfter(sentNanos);
 				}
 				else if (renewed != null) {
-					markLost("renewal found the key expired or held by another owner");
+					markLost(LockObserver.LossReason.NOT_OWNER,
+							"renewal found the key expired or held by another owner");
 				}
 				else {
 					long remaining = this.deadlineNanos - System.nanoTime();
 					if (remaining <= 0) {
-						markLost("the store stayed unreachable until the lease deadline ("
-								+ ((failure != null) ? failure.getMessage() : "no reply") + ")");
+						markLost(LockObserver.LossReason.STORE_UNREACHABLE,
+								"the store stayed unreachable until the lease deadline ("
+										+ ((failure != null) ? failure.getMessage() : "no reply") + ")");
 					}
 					else {
 						long retry = Math.min(renewIntervalNanos(), Math.max(remaining / 2, 1_000_000));
@@ -454,6 +532,10 @@ final class ManagedLease implements Lease, ScopedLease {
 	}
 
 	private void markLost(String reason) {
+		markLost(LockObserver.LossReason.OTHER, reason);
+	}
+
+	private void markLost(LockObserver.LossReason kind, String reason) {
 		if (this.state.get() != State.HELD) {
 			return;
 		}
@@ -473,7 +555,7 @@ final class ManagedLease implements Lease, ScopedLease {
 		}
 		this.events.freed(key());
 		try {
-			this.lossListener.leaseLost(this, reason, holders.isEmpty() ? null : holders.get(0));
+			this.lossListener.leaseLost(this, kind, reason, holders.isEmpty() ? null : holders.get(0));
 		}
 		catch (RuntimeException ex) {
 			logger.error("Lease loss listener failed for lock '" + key() + "'", ex);

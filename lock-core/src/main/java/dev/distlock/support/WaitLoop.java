@@ -66,7 +66,7 @@ final class WaitLoop {
 	 * first; again until acquired or out of time.
 	 * @return the lease, or null when the wait ran out
 	 */
-	@Nullable Lease run(String key, LockSettings settings, LocalQueue queue, long deadline) {
+	@Nullable ManagedLease run(String key, LockSettings settings, LocalQueue queue, long deadline) {
 		boolean waiting = !settings.waitTime().isZero();
 		ReleaseSignals signals = (this.provider instanceof ReleaseSignalling signalling) ? signalling.releaseSignals()
 				: ReleaseSignals.NONE;

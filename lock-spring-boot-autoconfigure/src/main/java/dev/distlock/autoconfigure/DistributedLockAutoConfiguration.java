@@ -3,10 +3,12 @@ package dev.distlock.autoconfigure;
 import dev.distlock.LockLostEvent;
 import dev.distlock.LockTemplate;
 import dev.distlock.aop.DistributedLockAdvisor;
+import dev.distlock.aop.DistributedLockRuntimeHints;
 import dev.distlock.aop.LockAutoProxyRegistrar;
 import dev.distlock.spi.Capabilities;
 import dev.distlock.spi.LockProvider;
 import dev.distlock.support.DefaultLockTemplate;
+import dev.distlock.support.LockObserver;
 import dev.distlock.support.RenewalScheduler;
 
 import org.springframework.beans.factory.ListableBeanFactory;
@@ -23,6 +25,7 @@ import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
+import org.springframework.context.annotation.ImportRuntimeHints;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.env.Environment;
 
@@ -65,15 +68,16 @@ public final class DistributedLockAutoConfiguration {
 	 * Named so that it cannot collide with other lock libraries' {@code lockTemplate}.
 	 */
 	@Bean
-	@ConditionalOnMissingBean
+	@ConditionalOnMissingBean(LockTemplate.class)
 	@ConditionalOnBean(LockProvider.class)
-	LockTemplate distributedLockTemplate(LockProvider lockProvider, RenewalScheduler renewalScheduler,
-			LockOptionsResolver options, DistributedLockProperties properties, ApplicationEventPublisher events) {
+	DefaultLockTemplate distributedLockTemplate(LockProvider lockProvider, RenewalScheduler renewalScheduler,
+			LockOptionsResolver options, DistributedLockProperties properties, ApplicationEventPublisher events,
+			ObjectProvider<LockObserver> observers) {
 		options.checkSupportedBy(lockProvider);
 		return new DefaultLockTemplate(lockProvider, renewalScheduler, options.defaults(),
 				(lease, reason, holder) -> events
 					.publishEvent(new LockLostEvent(lease, reason, (holder != null) ? holder.getName() : "none")),
-				properties.isReleaseAfterCommit());
+				properties.isReleaseAfterCommit(), LockObserver.composite(observers.orderedStream().toList()));
 	}
 
 	@Bean
@@ -101,6 +105,7 @@ public final class DistributedLockAutoConfiguration {
 	@Configuration(proxyBeanMethods = false)
 	@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 	@Import(LockAutoProxyRegistrar.class)
+	@ImportRuntimeHints(DistributedLockRuntimeHints.class)
 	static class AdvisorConfiguration {
 
 		@Bean

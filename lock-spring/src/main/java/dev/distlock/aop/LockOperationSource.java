@@ -149,6 +149,15 @@ public final class LockOperationSource {
 		if (annotation.fair()) {
 			builder.fair(true);
 		}
+		Duration minHoldTime = duration(annotation.minHoldTime(), "minHoldTime", description);
+		if (minHoldTime != null) {
+			check(minHoldTime.isNegative(), "minHoldTime", annotation.minHoldTime(), "must not be negative",
+					description);
+			builder.minHoldTime(minHoldTime);
+		}
+		if (StringUtils.hasText(annotation.name())) {
+			builder.name(annotation.name());
+		}
 		return builder.build().orElse(base);
 	}
 

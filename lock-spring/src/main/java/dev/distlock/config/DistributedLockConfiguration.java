@@ -3,6 +3,7 @@ package dev.distlock.config;
 import dev.distlock.LockOptions;
 import dev.distlock.LockTemplate;
 import dev.distlock.aop.DistributedLockAdvisor;
+import dev.distlock.aop.DistributedLockRuntimeHints;
 import dev.distlock.aop.LockAutoProxyRegistrar;
 import dev.distlock.spi.Capabilities;
 import dev.distlock.spi.LockProvider;
@@ -15,6 +16,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.ImportAware;
+import org.springframework.context.annotation.ImportRuntimeHints;
 import org.springframework.context.annotation.Role;
 import org.springframework.core.annotation.AnnotationAttributes;
 import org.springframework.core.type.AnnotationMetadata;
@@ -28,6 +30,7 @@ import org.springframework.core.type.AnnotationMetadata;
 @Configuration(proxyBeanMethods = false)
 @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 @Import(LockAutoProxyRegistrar.class)
+@ImportRuntimeHints(DistributedLockRuntimeHints.class)
 class DistributedLockConfiguration implements ImportAware {
 
 	private @Nullable AnnotationAttributes enableDistributedLocks;
