@@ -1,0 +1,81 @@
+package dev.distlock.zookeeper;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.apache.curator.test.InstanceSpec;
+import org.apache.curator.test.TestingCluster;
+import org.apache.curator.test.TestingServer;
+
+/**
+ * Real ZooKeeper servers (curator-test, in-process) on free loopback ports only, and
+ * Curator clients with Curator's default settings.
+ */
+final class TestZookeeper {
+
+	static {
+		// Idle parents (container nodes) are reaped within a fifth of a second, not a
+		// minute, so tests can watch it happen.
+		System.setProperty("znode.container.checkIntervalMs", "200");
+		System.setProperty("zookeeper.admin.enableServer", "false");
+	}
+
+	private TestZookeeper() {
+	}
+
+	/** A server's spec: client, quorum and election ports on 127.0.0.1. */
+	static InstanceSpec spec(int serverId) {
+		return new InstanceSpec(null, -1, -1, -1, true, serverId, -1, -1,
+				Map.of("clientPortAddress", "127.0.0.1", "admin.enableServer", "false"), "127.0.0.1");
+	}
+
+	/** A started single server. */
+	static TestingServer server() {
+		try {
+			return new TestingServer(spec(-1), true);
+		}
+		catch (Exception ex) {
+			throw new IllegalStateException("Could not start a ZooKeeper test server", ex);
+		}
+	}
+
+	/** A started ensemble of {@code size} servers. */
+	static TestingCluster cluster(int size) {
+		List<InstanceSpec> specs = new ArrayList<>();
+		for (int id = 1; id <= size; id++) {
+			specs.add(spec(id));
+		}
+		TestingCluster cluster = new TestingCluster(specs);
+		try {
+			cluster.start();
+		}
+		catch (Exception ex) {
+			throw new IllegalStateException("Could not start a ZooKeeper test cluster", ex);
+		}
+		return cluster;
+	}
+
+	/**
+	 * A started client with Curator's default timeouts (60 s session, 15 s connection)
+	 * and the retry policy the auto-configuration uses.
+	 */
+	static CuratorFramework client(String connectString) {
+		CuratorFramework client = CuratorFrameworkFactory.newClient(connectString, new ExponentialBackoffRetry(100, 5));
+		client.start();
+		try {
+			if (!client.blockUntilConnected(30, java.util.concurrent.TimeUnit.SECONDS)) {
+				throw new IllegalStateException("Not connected to " + connectString);
+			}
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException(ex);
+		}
+		return client;
+	}
+
+}
