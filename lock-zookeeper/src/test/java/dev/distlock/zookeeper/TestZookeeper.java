@@ -3,6 +3,7 @@ package dev.distlock.zookeeper;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
@@ -29,14 +30,27 @@ final class TestZookeeper {
 
 	/** A server's spec: client, quorum and election ports on 127.0.0.1. */
 	static InstanceSpec spec(int serverId) {
-		return new InstanceSpec(null, -1, -1, -1, true, serverId, -1, -1,
+		return spec(serverId, -1);
+	}
+
+	/** As {@link #spec(int)}, with the server's tick ({@code -1}: the default). */
+	static InstanceSpec spec(int serverId, int tickMillis) {
+		return new InstanceSpec(null, -1, -1, -1, true, serverId, tickMillis, -1,
 				Map.of("clientPortAddress", "127.0.0.1", "admin.enableServer", "false"), "127.0.0.1");
 	}
 
 	/** A started single server. */
 	static TestingServer server() {
+		return server(-1);
+	}
+
+	/**
+	 * A started single server with the given tick: sessions may then be as short as two
+	 * ticks.
+	 */
+	static TestingServer server(int tickMillis) {
 		try {
-			return new TestingServer(spec(-1), true);
+			return new TestingServer(spec(-1, tickMillis), true);
 		}
 		catch (Exception ex) {
 			throw new IllegalStateException("Could not start a ZooKeeper test server", ex);
@@ -64,11 +78,24 @@ final class TestZookeeper {
 	 * and the retry policy the auto-configuration uses.
 	 */
 	static CuratorFramework client(String connectString) {
-		CuratorFramework client = CuratorFrameworkFactory.newClient(connectString, new ExponentialBackoffRetry(100, 5));
+		return started(CuratorFrameworkFactory.newClient(connectString, new ExponentialBackoffRetry(100, 5)));
+	}
+
+	/** A started client whose session times out after {@code sessionTimeoutMillis}. */
+	static CuratorFramework client(String connectString, int sessionTimeoutMillis) {
+		return started(CuratorFrameworkFactory.builder()
+			.connectString(connectString)
+			.sessionTimeoutMs(sessionTimeoutMillis)
+			.connectionTimeoutMs(sessionTimeoutMillis)
+			.retryPolicy(new ExponentialBackoffRetry(100, 5))
+			.build());
+	}
+
+	private static CuratorFramework started(CuratorFramework client) {
 		client.start();
 		try {
-			if (!client.blockUntilConnected(30, java.util.concurrent.TimeUnit.SECONDS)) {
-				throw new IllegalStateException("Not connected to " + connectString);
+			if (!client.blockUntilConnected(30, TimeUnit.SECONDS)) {
+				throw new IllegalStateException("Not connected to ZooKeeper");
 			}
 		}
 		catch (InterruptedException ex) {
