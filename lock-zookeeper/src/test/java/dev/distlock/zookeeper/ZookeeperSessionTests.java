@@ -199,12 +199,12 @@ class ZookeeperSessionTests {
 	}
 
 	/**
-	 * CURATOR-604: after the client gives its session up (here by Curator's own
-	 * client-side expiry, which the server does not see), the old session's node lingers
-	 * on the server until the server expires it. A waiter whose queued node belongs to
-	 * the old session must not take the lock on it: the server deletes it soon, and
-	 * another client would then take the lock too. It queues a node of the new session
-	 * instead.
+	 * CURATOR-604: a waiter whose queued node belongs to a session that has ended must
+	 * not take the lock on it (the server deletes such a node when it expires the
+	 * session, and another client would then take the lock too); it queues a node of its
+	 * new session and is granted the lock on that one. Here the old session ends by
+	 * Curator's client-side expiry; Curator then closes the old handle, which ends the
+	 * session on the server too, so this test shows the outcome, not the race itself.
 	 */
 	@Test
 	void aNodeOfAnEndedSessionNeverGrantsTheLock() throws Exception {
