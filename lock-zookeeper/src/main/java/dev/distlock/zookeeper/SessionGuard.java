@@ -47,6 +47,9 @@ final class SessionGuard implements ConnectionStateListener {
 
 	private volatile boolean connected;
 
+	/** Notified whenever the connection comes back. */
+	private final Object monitor = new Object();
+
 	private volatile @Nullable ScheduledFuture<?> doubt;
 
 	SessionGuard(CuratorFramework client, ScheduledExecutorService timers) {
@@ -69,18 +72,52 @@ final class SessionGuard implements ConnectionStateListener {
 	}
 
 	/**
-	 * The current session, for an attempt or a renewal.
+	 * The current session, for a renewal: never waits.
 	 * @throws LockBackendException while the connection is not up
 	 */
 	long current(String key, String operation) {
 		long session = this.sessionId;
 		if (!this.connected || session == 0) {
-			throw new LockBackendException(key,
-					"Cannot " + operation + " lock '" + key
-							+ "': not connected to ZooKeeper (the session is in doubt or lost)",
-					new IllegalStateException());
+			throw notConnected(key, operation);
 		}
 		return session;
+	}
+
+	/**
+	 * The current session, for an attempt: while the connection is down (a server failed
+	 * over, say), waits until {@code deadlineNanos} for it to come back.
+	 * @throws LockBackendException if it does not come back in time
+	 */
+	long current(String key, String operation, long deadlineNanos) {
+		synchronized (this.monitor) {
+			long left;
+			while ((!this.connected || this.sessionId == 0) && (left = deadlineNanos - System.nanoTime()) > 0) {
+				try {
+					TimeUnit.NANOSECONDS.timedWait(this.monitor, left);
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+					throw new LockBackendException(key, "Interrupted while waiting for the connection to ZooKeeper"
+							+ " to " + operation + " lock '" + key + "'", ex);
+				}
+			}
+		}
+		return current(key, operation);
+	}
+
+	private static LockBackendException notConnected(String key, String operation) {
+		return new LockBackendException(key,
+				"Cannot " + operation + " lock '" + key
+						+ "': not connected to ZooKeeper (the session is in doubt or lost)",
+				new IllegalStateException());
+	}
+
+	/**
+	 * The session the client last had, whether or not the connection is up now (0 before
+	 * the first).
+	 */
+	long lastSessionId() {
+		return this.sessionId;
 	}
 
 	/** Whether the connection is up now. */
@@ -113,6 +150,9 @@ final class SessionGuard implements ConnectionStateListener {
 				long previous = this.sessionId;
 				this.sessionId = session;
 				this.connected = session != 0;
+				synchronized (this.monitor) {
+					this.monitor.notifyAll();
+				}
 				if (previous != 0 && previous != session) {
 					loseAll("the ZooKeeper session " + Long.toHexString(previous) + " ended (the client reconnected"
 							+ " with session " + Long.toHexString(session) + ")", previous);

@@ -130,7 +130,7 @@ final class ZookeeperLockHandle implements LossReporting {
 		if (previous == State.EXPIRED) {
 			return false;
 		}
-		if (previous == State.LOST || this.provider.currentSession() != this.sessionId) {
+		if (previous == State.LOST || this.provider.session().lastSessionId() != this.sessionId) {
 			// The node goes with its session; deleting it now frees the key sooner.
 			this.provider.deleteInBackground(this.path);
 			return false;

@@ -208,7 +208,7 @@ public final class ZookeeperLockProvider implements ReleaseSignalling, FairLocki
 	 */
 	private LockAttempt attempt(String key, Duration leaseTime, @Nullable QueuedNode node) {
 		long deadline = this.calls.deadline();
-		long sessionId = this.session.current(key, "acquire");
+		long sessionId = this.session.current(key, "acquire", deadline);
 		long leaseMillis = Math.max(1, leaseTime.toMillis());
 		String parent = parentPath(key);
 		if (node != null && node.path != null && node.sessionId != sessionId) {
@@ -296,34 +296,56 @@ public final class ZookeeperLockProvider implements ReleaseSignalling, FairLocki
 
 	/**
 	 * Creates the caller's node. If the caller gives up before the reply, the node that
-	 * the create made is deleted when the reply comes.
+	 * the create made is deleted when the reply comes. A key's parent that the servers
+	 * remove (an idle container) between Curator creating it and creating the node under
+	 * it is created again.
 	 */
 	private Created create(String key, String parent, long leaseMillis, long deadline) {
-		Stat stat = new Stat();
-		String prefix = parent + "/" + UUID.randomUUID() + NODE_NAME;
-		CompletableFuture<CuratorEvent> reply = this.calls.send((callback) -> this.client.create()
-			.storingStatIn(stat)
-			.creatingParentContainersIfNeeded()
-			.withProtection()
-			.withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
-			.inBackground(callback)
-			.forPath(prefix, Long.toString(leaseMillis).getBytes(StandardCharsets.US_ASCII)));
-		CuratorEvent event;
-		try {
-			event = this.calls.await(key, "acquire", reply, deadline);
-		}
-		catch (LockBackendException ex) {
-			reply.thenAccept((late) -> {
-				if (ZookeeperCalls.code(late) == KeeperException.Code.OK) {
-					deleteInBackground(late.getName());
+		for (int attempt = 1;; attempt++) {
+			Stat stat = new Stat();
+			String prefix = parent + "/" + UUID.randomUUID() + NODE_NAME;
+			CompletableFuture<CuratorEvent> reply = this.calls.send((callback) -> this.client.create()
+				.storingStatIn(stat)
+				.creatingParentContainersIfNeeded()
+				.withProtection()
+				.withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
+				.inBackground(callback)
+				.forPath(prefix, Long.toString(leaseMillis).getBytes(StandardCharsets.US_ASCII)));
+			CuratorEvent event;
+			try {
+				event = this.calls.await(key, "acquire", reply, deadline);
+			}
+			catch (LockBackendException ex) {
+				reply.thenAccept((late) -> {
+					if (ZookeeperCalls.code(late) == KeeperException.Code.OK) {
+						deleteInBackground(late.getName());
+					}
+				});
+				throw ex;
+			}
+			KeeperException.Code code = ZookeeperCalls.code(event);
+			if (code == KeeperException.Code.OK) {
+				Stat created = (event.getStat() != null) ? event.getStat() : stat;
+				if (created.getCzxid() == 0) {
+					// Curator found its node again after a connection loss, by name only.
+					created = statOf(key, event.getName(), deadline);
 				}
-			});
-			throw ex;
+				return new Created(event.getName(), created);
+			}
+			if (code != KeeperException.Code.NONODE || attempt == 5) {
+				throw ZookeeperCalls.failed(key, "acquire", event);
+			}
 		}
-		if (ZookeeperCalls.code(event) != KeeperException.Code.OK) {
+	}
+
+	/** The stat of a node this attempt created; the attempt fails if it is gone. */
+	private Stat statOf(String key, String path, long deadline) {
+		CuratorEvent event = this.calls.call(key, "acquire", deadline,
+				(callback) -> this.client.checkExists().inBackground(callback).forPath(path));
+		if (ZookeeperCalls.code(event) != KeeperException.Code.OK || event.getStat() == null) {
 			throw ZookeeperCalls.failed(key, "acquire", event);
 		}
-		return new Created(event.getName(), (event.getStat() != null) ? event.getStat() : stat);
+		return event.getStat();
 	}
 
 	/** A node that an attempt created, and its stat as the create returned it. */
@@ -436,15 +458,6 @@ public final class ZookeeperLockProvider implements ReleaseSignalling, FairLocki
 
 	SessionGuard session() {
 		return this.session;
-	}
-
-	long currentSession() {
-		try {
-			return this.session.current("", "check");
-		}
-		catch (LockBackendException ex) {
-			return 0;
-		}
 	}
 
 	ScheduledFuture<?> schedule(Runnable task, long delayMillis) {

@@ -35,8 +35,8 @@ final class TestZookeeper {
 
 	/** As {@link #spec(int)}, with the server's tick ({@code -1}: the default). */
 	static InstanceSpec spec(int serverId, int tickMillis) {
-		return new InstanceSpec(null, -1, -1, -1, true, serverId, tickMillis, -1,
-				Map.of("clientPortAddress", "127.0.0.1", "admin.enableServer", "false"), "127.0.0.1");
+		return new InstanceSpec(null, -1, -1, -1, true, serverId, tickMillis, -1, Map.of("clientPortAddress",
+				"127.0.0.1", "admin.enableServer", "false", "4lw.commands.whitelist", "srvr"), "127.0.0.1");
 	}
 
 	/** A started single server. */
@@ -71,6 +71,24 @@ final class TestZookeeper {
 			throw new IllegalStateException("Could not start a ZooKeeper test cluster", ex);
 		}
 		return cluster;
+	}
+
+	/**
+	 * The server's role in its ensemble ("leader", "follower", "standalone"), or "down".
+	 */
+	static String mode(InstanceSpec spec) {
+		try (java.net.Socket socket = new java.net.Socket("127.0.0.1", spec.getPort())) {
+			socket.setSoTimeout(5000);
+			socket.getOutputStream().write("srvr".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+			socket.getOutputStream().flush();
+			String reply = new String(socket.getInputStream().readAllBytes(),
+					java.nio.charset.StandardCharsets.US_ASCII);
+			int at = reply.indexOf("Mode: ");
+			return (at < 0) ? "down" : reply.substring(at + 6).lines().findFirst().orElse("down").trim();
+		}
+		catch (java.io.IOException ex) {
+			return "down";
+		}
 	}
 
 	/**
