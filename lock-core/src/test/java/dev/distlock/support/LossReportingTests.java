@@ -103,6 +103,8 @@ class LossReportingTests {
 		Await.until("the lease is lost", Duration.ofSeconds(5), () -> !lease.isHeld());
 		assertThatExceptionOfType(LeaseLostException.class).isThrownBy(lease::release)
 			.withMessageContaining("session expired during the acquire");
+		// The lease turns lost first; the listener hears of it right after.
+		Await.until("the loss listener told", Duration.ofSeconds(5), () -> !this.losses.isEmpty());
 		assertThat(this.losses).hasSize(1);
 	}
 
