@@ -1,10 +1,13 @@
 package dev.distlock.zookeeper;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
+import dev.distlock.LockOptions;
+import dev.distlock.OnLeaseLost;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
@@ -71,6 +74,21 @@ final class TestZookeeper {
 			throw new IllegalStateException("Could not start a ZooKeeper test cluster", ex);
 		}
 		return cluster;
+	}
+
+	/**
+	 * A template's defaults for the tests: the starter's (30 s lease, auto-renew, 100 ms
+	 * fallback poll, fail on exit), with the given wait.
+	 */
+	static LockOptions templateDefaults(Duration waitTime) {
+		return LockOptions.builder()
+			.waitTime(waitTime)
+			.leaseTime(Duration.ofSeconds(30))
+			.autoRenew(true)
+			.retryInterval(Duration.ofMillis(100))
+			.onLeaseLost(OnLeaseLost.FAIL_ON_EXIT)
+			.fair(false)
+			.build();
 	}
 
 	/**

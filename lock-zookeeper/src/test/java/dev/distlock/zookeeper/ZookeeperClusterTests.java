@@ -9,7 +9,6 @@ import java.util.concurrent.TimeUnit;
 
 import dev.distlock.Lease;
 import dev.distlock.LockOptions;
-import dev.distlock.OnLeaseLost;
 import dev.distlock.support.DefaultLockTemplate;
 import dev.distlock.support.RenewalScheduler;
 import dev.distlock.testsupport.Conditions;
@@ -53,16 +52,9 @@ class ZookeeperClusterTests {
 				new ZookeeperLockProvider(closing(TestZookeeper.client(connectString))));
 		this.providers.add(provider);
 		RenewalScheduler scheduler = closing(new RenewalScheduler());
-		return closing(new DefaultLockTemplate(provider, scheduler,
-				LockOptions.builder()
-					.waitTime(Duration.ofSeconds(60))
-					.leaseTime(Duration.ofSeconds(30))
-					.autoRenew(true)
-					.retryInterval(Duration.ofMillis(100))
-					.onLeaseLost(OnLeaseLost.FAIL_ON_EXIT)
-					.fair(false)
-					.build(),
-				(lease, reason, holder) -> this.losses.add(lease.key() + ": " + reason), false));
+		return closing(
+				new DefaultLockTemplate(provider, scheduler, TestZookeeper.templateDefaults(Duration.ofSeconds(60)),
+						(lease, reason, holder) -> this.losses.add(lease.key() + ": " + reason), false));
 	}
 
 	@Test

@@ -11,7 +11,6 @@ import java.util.concurrent.atomic.AtomicLong;
 import dev.distlock.Lease;
 import dev.distlock.LeaseLostException;
 import dev.distlock.LockOptions;
-import dev.distlock.OnLeaseLost;
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockHandle;
 import dev.distlock.spi.ReleaseSignals;
@@ -81,16 +80,9 @@ class ZookeeperSessionTests {
 
 	private DefaultLockTemplate template(ZookeeperLockProvider provider) {
 		RenewalScheduler scheduler = closing(new RenewalScheduler());
-		return closing(new DefaultLockTemplate(provider, scheduler,
-				LockOptions.builder()
-					.waitTime(Duration.ofSeconds(20))
-					.leaseTime(LEASE)
-					.autoRenew(true)
-					.retryInterval(Duration.ofMillis(100))
-					.onLeaseLost(OnLeaseLost.FAIL_ON_EXIT)
-					.fair(false)
-					.build(),
-				(lease, reason, holder) -> this.losses.add(lease.key() + ": " + reason), false));
+		return closing(
+				new DefaultLockTemplate(provider, scheduler, TestZookeeper.templateDefaults(Duration.ofSeconds(20)),
+						(lease, reason, holder) -> this.losses.add(lease.key() + ": " + reason), false));
 	}
 
 	private static String key() {
