@@ -14,6 +14,7 @@ import dev.distlock.OnLeaseLost;
 import dev.distlock.spi.Interrupts;
 import dev.distlock.spi.LockHandle;
 import dev.distlock.spi.LockProvider;
+import dev.distlock.spi.LossReporting;
 import dev.distlock.spi.ScopedLease;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -137,7 +138,9 @@ final class ManagedLease implements Lease, ScopedLease {
 	/**
 	 * Starts renewal (with auto-renew) and the deadline watch. The watch runs on the
 	 * scheduler's collecting thread, which never waits for the store: a lease whose
-	 * deadline passes is declared lost then, even while a renewal is stuck.
+	 * deadline passes is declared lost then, even while a renewal is stuck. A handle that
+	 * reports its own loss ({@link LossReporting}) is listened to from here on: its loss
+	 * counts at once, without waiting for a renewal to find it.
 	 */
 	void start() {
 		this.lock.lock();
@@ -149,6 +152,9 @@ final class ManagedLease implements Lease, ScopedLease {
 		}
 		finally {
 			this.lock.unlock();
+		}
+		if (this.handle instanceof LossReporting reporting) {
+			reporting.onLoss((reason) -> markLost("the store reported it lost: " + reason));
 		}
 	}
 

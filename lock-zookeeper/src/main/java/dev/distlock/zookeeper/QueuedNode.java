@@ -1,0 +1,49 @@
+package dev.distlock.zookeeper;
+
+import java.util.concurrent.ScheduledFuture;
+
+import org.apache.zookeeper.Watcher;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A waiter's place in a key's queue, kept across its attempts: its node (once created),
+ * the session that owns it, and the one watch it keeps on the node just ahead of it.
+ * Guarded by its own monitor, held only between store calls.
+ */
+final class QueuedNode {
+
+	final String key;
+
+	/** Told when the node ahead goes away; replaced when the waiter subscribes anew. */
+	volatile Runnable onRelease = () -> {
+	};
+
+	@Nullable String path;
+
+	long czxid;
+
+	long sessionId;
+
+	/** The node ahead that the watch is on, until it fires. */
+	volatile @Nullable String watched;
+
+	/** The lease the node ahead recorded, as a hint for the waiter's pause. */
+	long aheadLeaseMillis = 1;
+
+	/** A fair waiter's place lapses if it does not ask again before this fires. */
+	@Nullable ScheduledFuture<?> lapse;
+
+	/**
+	 * One watcher per waiter: ZooKeeper keeps a watcher once per node, however often set.
+	 */
+	final Watcher watcher = (event) -> {
+		// Deleted, changed, or the session's end: whichever, the waiter looks again.
+		this.watched = null;
+		this.onRelease.run();
+	};
+
+	QueuedNode(String key) {
+		this.key = key;
+	}
+
+}

@@ -1,0 +1,218 @@
+package dev.distlock.zookeeper;
+
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+
+import dev.distlock.LockBackendException;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.state.ConnectionState;
+import org.apache.curator.framework.state.ConnectionStateListener;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The session as the lease of every lock this provider holds: follows Curator's
+ * connection states and tells the held locks of their loss as soon as it is known or can
+ * no longer be ruled out.
+ *
+ * <ul>
+ * <li>{@code LOST} (the session expired, or Curator gave it up after a suspension as long
+ * as the session timeout): every lock of the session is lost at once.</li>
+ * <li>{@code SUSPENDED} (the connection dropped; the session may still live): the locks
+ * stay held for a third of the negotiated session timeout, less a drift margin, and are
+ * then lost unless the connection came back first. The client notices a silent connection
+ * two thirds of the session timeout after it last heard from the server, so the server
+ * cannot have expired the session before then.</li>
+ * <li>{@code RECONNECTED} with the same session: nothing was lost. With another session
+ * (the old one expired while disconnected): every lock of the old one is lost.</li>
+ * </ul>
+ * No lock is granted while the connection is not up, and none to a node that belongs to
+ * another session than the current one.
+ */
+final class SessionGuard implements ConnectionStateListener {
+
+	private static final Log logger = LogFactory.getLog(SessionGuard.class);
+
+	private final CuratorFramework client;
+
+	private final ScheduledExecutorService timers;
+
+	private final Set<ZookeeperLockHandle> held = ConcurrentHashMap.newKeySet();
+
+	private volatile long sessionId;
+
+	private volatile boolean connected;
+
+	/** Notified whenever the connection comes back. */
+	private final Object monitor = new Object();
+
+	private volatile @Nullable ScheduledFuture<?> doubt;
+
+	SessionGuard(CuratorFramework client, ScheduledExecutorService timers) {
+		this.client = client;
+		this.timers = timers;
+	}
+
+	/** Starts following the connection. */
+	void start() {
+		this.client.getConnectionStateListenable().addListener(this);
+		if (this.client.getZookeeperClient().isConnected()) {
+			this.sessionId = readSessionId();
+			this.connected = this.sessionId != 0;
+		}
+	}
+
+	void stop() {
+		this.client.getConnectionStateListenable().removeListener(this);
+		cancelDoubt();
+	}
+
+	/**
+	 * The current session, for a renewal: never waits.
+	 * @throws LockBackendException while the connection is not up
+	 */
+	long current(String key, String operation) {
+		long session = this.sessionId;
+		if (!this.connected || session == 0) {
+			throw notConnected(key, operation);
+		}
+		return session;
+	}
+
+	/**
+	 * The current session, for an attempt: while the connection is down (a server failed
+	 * over, say), waits until {@code deadlineNanos} for it to come back.
+	 * @throws LockBackendException if it does not come back in time
+	 */
+	long current(String key, String operation, long deadlineNanos) {
+		synchronized (this.monitor) {
+			long left;
+			while ((!this.connected || this.sessionId == 0) && (left = deadlineNanos - System.nanoTime()) > 0) {
+				try {
+					TimeUnit.NANOSECONDS.timedWait(this.monitor, left);
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+					throw new LockBackendException(key, "Interrupted while waiting for the connection to ZooKeeper"
+							+ " to " + operation + " lock '" + key + "'", ex);
+				}
+			}
+		}
+		return current(key, operation);
+	}
+
+	private static LockBackendException notConnected(String key, String operation) {
+		return new LockBackendException(key,
+				"Cannot " + operation + " lock '" + key
+						+ "': not connected to ZooKeeper (the session is in doubt or lost)",
+				new IllegalStateException());
+	}
+
+	/**
+	 * The session the client last had, whether or not the connection is up now (0 before
+	 * the first).
+	 */
+	long lastSessionId() {
+		return this.sessionId;
+	}
+
+	/** Whether the connection is up now. */
+	boolean isConnected() {
+		return this.connected;
+	}
+
+	/**
+	 * A lock was granted on a node of {@code session}; it is lost at once if that session
+	 * ended meanwhile.
+	 */
+	void track(ZookeeperLockHandle handle) {
+		this.held.add(handle);
+		if (!this.connected || this.sessionId != handle.sessionId()) {
+			handle.lost("the ZooKeeper session " + Long.toHexString(handle.sessionId()) + " ended while the lock was"
+					+ " being granted");
+		}
+	}
+
+	void untrack(ZookeeperLockHandle handle) {
+		this.held.remove(handle);
+	}
+
+	@Override
+	public void stateChanged(CuratorFramework client, ConnectionState newState) {
+		switch (newState) {
+			case CONNECTED, RECONNECTED -> {
+				cancelDoubt();
+				long session = readSessionId();
+				long previous = this.sessionId;
+				this.sessionId = session;
+				this.connected = session != 0;
+				synchronized (this.monitor) {
+					this.monitor.notifyAll();
+				}
+				if (previous != 0 && previous != session) {
+					loseAll("the ZooKeeper session " + Long.toHexString(previous) + " ended (the client reconnected"
+							+ " with session " + Long.toHexString(session) + ")", previous);
+				}
+			}
+			case SUSPENDED, READ_ONLY -> {
+				this.connected = false;
+				suspended();
+			}
+			case LOST -> {
+				this.connected = false;
+				cancelDoubt();
+				loseAll("the ZooKeeper session " + Long.toHexString(this.sessionId)
+						+ " was lost (expired, or suspended for as long as the session timeout)", this.sessionId);
+			}
+		}
+	}
+
+	private void suspended() {
+		long timeoutMillis = negotiatedSessionTimeout();
+		long graceMillis = Math.max(0, timeoutMillis / 3 - (timeoutMillis / 100 + 2));
+		long session = this.sessionId;
+		cancelDoubt();
+		this.doubt = this.timers.schedule(() -> {
+			if (!this.connected) {
+				loseAll("the connection to ZooKeeper was suspended for " + graceMillis + "ms, a third of the "
+						+ timeoutMillis + "ms session timeout: the server may have expired session "
+						+ Long.toHexString(session), session);
+			}
+		}, graceMillis, TimeUnit.MILLISECONDS);
+	}
+
+	private void cancelDoubt() {
+		ScheduledFuture<?> pending = this.doubt;
+		this.doubt = null;
+		if (pending != null) {
+			pending.cancel(false);
+		}
+	}
+
+	private void loseAll(String reason, long session) {
+		for (ZookeeperLockHandle handle : this.held) {
+			if (handle.sessionId() == session) {
+				handle.lost(reason);
+			}
+		}
+	}
+
+	private long readSessionId() {
+		try {
+			return this.client.getZookeeperClient().getZooKeeper().getSessionId();
+		}
+		catch (Exception ex) {
+			logger.debug("Could not read the ZooKeeper session id", ex);
+			return 0;
+		}
+	}
+
+	private long negotiatedSessionTimeout() {
+		return this.client.getZookeeperClient().getLastNegotiatedSessionTimeoutMs();
+	}
+
+}

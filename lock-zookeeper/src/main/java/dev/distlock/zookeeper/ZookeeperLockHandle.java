@@ -1,0 +1,204 @@
+package dev.distlock.zookeeper;
+
+import java.time.Duration;
+import java.util.concurrent.ScheduledFuture;
+import java.util.function.Consumer;
+
+import dev.distlock.spi.LossReporting;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * One acquisition: the ephemeral sequential node that stood first in the key's queue,
+ * owned by the session that created it.
+ *
+ * <p>
+ * The lease is the shorter of two: the session (its end is reported at once, see
+ * {@link SessionGuard}) and the lease time, which this JVM enforces by deleting the node
+ * when the lease time passes without renewal. A renewal is a check in memory that the
+ * connection is up and the session unchanged: the session's own heartbeat is what keeps
+ * the node alive, so renewing costs no round trip unless the lease time changes (the node
+ * records it, for others' {@code Busy} hints).
+ */
+final class ZookeeperLockHandle implements LossReporting {
+
+	private enum State {
+
+		HELD, EXPIRED, LOST, RELEASED
+
+	}
+
+	private final ZookeeperLockProvider provider;
+
+	private final String key;
+
+	private final String path;
+
+	private final long czxid;
+
+	private final long sessionId;
+
+	private State state = State.HELD;
+
+	private long leaseMillis;
+
+	private @Nullable ScheduledFuture<?> expiry;
+
+	private @Nullable Consumer<String> listener;
+
+	private @Nullable String lostReason;
+
+	ZookeeperLockHandle(ZookeeperLockProvider provider, String key, String path, long czxid, long sessionId,
+			long leaseMillis) {
+		this.provider = provider;
+		this.key = key;
+		this.path = path;
+		this.czxid = czxid;
+		this.sessionId = sessionId;
+		this.leaseMillis = leaseMillis;
+	}
+
+	@Override
+	public String key() {
+		return this.key;
+	}
+
+	/**
+	 * The node's {@code czxid}: the id of the transaction that created it, which rises
+	 * with every write to the ensemble, across keys and sessions. (The sequence number in
+	 * the node's name restarts when an idle key's parent is removed, so it is no token.)
+	 */
+	@Override
+	public long fencingToken() {
+		return this.czxid;
+	}
+
+	String path() {
+		return this.path;
+	}
+
+	long sessionId() {
+		return this.sessionId;
+	}
+
+	/** Starts the lease time; called once, before the handle is given out. */
+	synchronized void startLease() {
+		scheduleExpiry();
+	}
+
+	@Override
+	public boolean renew(Duration leaseTime) {
+		long millis = Math.max(1, leaseTime.toMillis());
+		boolean record;
+		synchronized (this) {
+			if (this.state != State.HELD) {
+				return false;
+			}
+			if (this.provider.session().current(this.key, "renew") != this.sessionId) {
+				lost("the ZooKeeper session " + Long.toHexString(this.sessionId) + " ended");
+				return false;
+			}
+			record = millis != this.leaseMillis;
+		}
+		if (record && !this.provider.recordLease(this.key, this.path, millis)) {
+			synchronized (this) {
+				expired();
+			}
+			return false;
+		}
+		synchronized (this) {
+			if (this.state != State.HELD) {
+				return false;
+			}
+			this.leaseMillis = millis;
+			scheduleExpiry();
+			return true;
+		}
+	}
+
+	@Override
+	public boolean release() {
+		State previous;
+		synchronized (this) {
+			previous = this.state;
+			if (previous == State.RELEASED) {
+				return false;
+			}
+			this.state = State.RELEASED;
+			cancelExpiry();
+		}
+		this.provider.session().untrack(this);
+		if (previous == State.EXPIRED) {
+			return false;
+		}
+		if (previous == State.LOST || this.provider.session().lastSessionId() != this.sessionId) {
+			// The node goes with its session; deleting it now frees the key sooner.
+			this.provider.deleteInBackground(this.path);
+			return false;
+		}
+		return this.provider.delete(this.key, this.path);
+	}
+
+	@Override
+	public void onLoss(Consumer<String> listener) {
+		String reason;
+		synchronized (this) {
+			this.listener = listener;
+			reason = (this.state == State.LOST) ? this.lostReason : null;
+		}
+		if (reason != null) {
+			this.provider.report(listener, reason);
+		}
+	}
+
+	/** The session ended: the lock is lost at once, and the listener told. */
+	void lost(String reason) {
+		Consumer<String> told;
+		synchronized (this) {
+			if (this.state != State.HELD) {
+				return;
+			}
+			this.state = State.LOST;
+			this.lostReason = reason;
+			cancelExpiry();
+			told = this.listener;
+		}
+		this.provider.session().untrack(this);
+		if (told != null) {
+			this.provider.report(told, reason);
+		}
+	}
+
+	/** The lease time passed without renewal: the node is deleted, as a store expires. */
+	private void expired() {
+		if (this.state != State.HELD) {
+			return;
+		}
+		this.state = State.EXPIRED;
+		cancelExpiry();
+		this.provider.session().untrack(this);
+		this.provider.deleteInBackground(this.path);
+	}
+
+	private void scheduleExpiry() {
+		cancelExpiry();
+		this.expiry = this.provider.schedule(() -> {
+			synchronized (this) {
+				expired();
+			}
+		}, this.leaseMillis);
+	}
+
+	private void cancelExpiry() {
+		ScheduledFuture<?> pending = this.expiry;
+		if (pending != null) {
+			pending.cancel(false);
+			this.expiry = null;
+		}
+	}
+
+	@Override
+	public String toString() {
+		return "ZookeeperLock[key=" + this.key + ", node=" + this.path + ", token=" + this.czxid + "]";
+	}
+
+}

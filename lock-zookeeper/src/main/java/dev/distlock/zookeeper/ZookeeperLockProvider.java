@@ -1,0 +1,518 @@
+package dev.distlock.zookeeper;
+
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+import dev.distlock.LockBackendException;
+import dev.distlock.spi.FairLocking;
+import dev.distlock.spi.LockAttempt;
+import dev.distlock.spi.ReleaseSignalling;
+import dev.distlock.spi.ReleaseSignals;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.api.CuratorEvent;
+import org.apache.curator.framework.imps.CuratorFrameworkState;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.data.Stat;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Locks in ZooKeeper over the application's {@link CuratorFramework}: one ephemeral
+ * sequential node per attempt under a parent node per key, the lowest node holding the
+ * lock, as Curator's {@code InterProcessMutex} does; the session as the lease.
+ *
+ * <p>
+ * <b>One attempt.</b> An attempt creates the caller's node and lists the key's queue.
+ * First in line: the lock is granted, if the node belongs to the current session (a node
+ * of an expired session may linger for a moment; CURATOR-604). Not first: a caller that
+ * will not wait deletes its node and hears {@code Busy}; a caller that waits (it has
+ * {@linkplain ReleaseSignals#subscribe subscribed} to the key's releases, or queues
+ * fairly) keeps its node across attempts and watches the one node just ahead of it, so a
+ * release wakes one waiter, not the herd, and waiters take the lock in the order they
+ * queued. Closing the subscription, or {@link #leaveQueue}, deletes a waiter's node.
+ *
+ * <p>
+ * <b>Lost replies.</b> Nodes are created with Curator's protection (a unique name prefix,
+ * looked for again after a connection loss), and an attempt whose caller gives up (store
+ * timeout, interrupt) deletes the node its create made whenever that reply comes.
+ *
+ * <p>
+ * <b>Fencing.</b> The token is the node's {@code czxid}, which rises with every write to
+ * the ensemble; sequence numbers restart when an idle key's parent (a container node) is
+ * removed by the server.
+ *
+ * <p>
+ * <b>Leases.</b> See {@link ZookeeperLockHandle} and {@link SessionGuard}: a lock is lost
+ * at once when its session ends, and the holder's listener is told unasked
+ * ({@link dev.distlock.spi.LossReporting}).
+ *
+ * <p>
+ * Every call returns within the store timeout, whatever Curator's timeouts.
+ */
+public final class ZookeeperLockProvider implements ReleaseSignalling, FairLocking, AutoCloseable {
+
+	private static final Log logger = LogFactory.getLog(ZookeeperLockProvider.class);
+
+	/** The bound of one call when none is configured. */
+	public static final Duration DEFAULT_STORE_TIMEOUT = Duration.ofSeconds(3);
+
+	/** The default parent of every key's node. */
+	public static final String DEFAULT_BASE_PATH = "/distributed-lock";
+
+	private static final String NODE_NAME = "-lock-";
+
+	private final CuratorFramework client;
+
+	private final String basePath;
+
+	private final ZookeeperCalls calls;
+
+	private final ScheduledExecutorService timers = Executors.newSingleThreadScheduledExecutor((runnable) -> {
+		Thread thread = new Thread(runnable, "distlock-zookeeper-timer");
+		thread.setDaemon(true);
+		return thread;
+	});
+
+	/** Loss reports run here, so that listeners never hold up a timer or Curator. */
+	private final ExecutorService reporter = Executors.newSingleThreadExecutor((runnable) -> {
+		Thread thread = new Thread(runnable, "distlock-zookeeper-loss");
+		thread.setDaemon(true);
+		return thread;
+	});
+
+	private final SessionGuard session;
+
+	/** Waiters' places, by key and waiter ("t" + thread id, or "w" + fair waiter id). */
+	private final Map<String, QueuedNode> queued = new ConcurrentHashMap<>();
+
+	private final ReleaseSignals signals = new ReleaseSignals() {
+
+		@Override
+		public Subscription subscribe(String key, Runnable onRelease) {
+			String id = waiterOfThread(key);
+			QueuedNode node = ZookeeperLockProvider.this.queued.computeIfAbsent(id, (k) -> new QueuedNode(key));
+			node.onRelease = onRelease;
+			return () -> leave(id);
+		}
+
+		@Override
+		public boolean isListening() {
+			return ZookeeperLockProvider.this.session.isConnected();
+		}
+
+		@Override
+		public boolean isListening(String key) {
+			QueuedNode node = ZookeeperLockProvider.this.queued.get(waiterOfThread(key));
+			return isListening() && node != null && node.watched != null;
+		}
+
+	};
+
+	/**
+	 * A provider with the default base path and store timeout.
+	 * @param client a started Curator client
+	 */
+	public ZookeeperLockProvider(CuratorFramework client) {
+		this(client, DEFAULT_BASE_PATH, DEFAULT_STORE_TIMEOUT);
+	}
+
+	/**
+	 * @param client a started Curator client; the provider listens to its connection
+	 * states and never closes it
+	 * @param basePath the parent of every key's node: absolute, no trailing slash
+	 * @param storeTimeout the longest a caller waits for ZooKeeper in one call, whatever
+	 * Curator's connection and retry timeouts
+	 */
+	public ZookeeperLockProvider(CuratorFramework client, String basePath, Duration storeTimeout) {
+		if (storeTimeout.isNegative() || storeTimeout.isZero()) {
+			throw new IllegalArgumentException("storeTimeout must be positive but was " + storeTimeout);
+		}
+		if (!basePath.startsWith("/") || (basePath.length() > 1 && basePath.endsWith("/")) || basePath.contains("//")) {
+			throw new IllegalArgumentException("The ZooKeeper base path must be absolute, with no empty segment and no"
+					+ " trailing '/', but was '" + basePath + "'");
+		}
+		if (client.getState() != CuratorFrameworkState.STARTED) {
+			throw new IllegalArgumentException(
+					"The CuratorFramework must be started before locks use it, but its state is " + client.getState());
+		}
+		this.client = client;
+		this.basePath = basePath.equals("/") ? "" : basePath;
+		this.calls = new ZookeeperCalls(storeTimeout);
+		this.session = new SessionGuard(client, this.timers);
+		this.session.start();
+	}
+
+	@Override
+	public ReleaseSignals releaseSignals() {
+		return this.signals;
+	}
+
+	@Override
+	public LockAttempt tryLock(String key, Duration leaseTime, boolean waiting) {
+		QueuedNode node = waiting ? this.queued.get(waiterOfThread(key)) : null;
+		if (node == null) {
+			return attempt(key, leaseTime, null);
+		}
+		synchronized (node) {
+			return attempt(key, leaseTime, node);
+		}
+	}
+
+	@Override
+	public LockAttempt tryLockFair(String key, Duration leaseTime, String waiterId, Duration queueTimeout) {
+		String id = fairWaiter(key, waiterId);
+		QueuedNode node = this.queued.computeIfAbsent(id, (k) -> new QueuedNode(key));
+		QueuedNode subscribed = this.queued.get(waiterOfThread(key));
+		if (subscribed != null) {
+			node.onRelease = subscribed.onRelease;
+		}
+		synchronized (node) {
+			if (node.lapse != null) {
+				node.lapse.cancel(false);
+				node.lapse = null;
+			}
+			LockAttempt attempt = attempt(key, leaseTime, node);
+			if (attempt instanceof LockAttempt.Busy) {
+				node.lapse = schedule(() -> leave(id), Math.max(1, queueTimeout.toMillis()));
+			}
+			else {
+				this.queued.remove(id, node);
+			}
+			return attempt;
+		}
+	}
+
+	@Override
+	public void leaveQueue(String key, String waiterId) {
+		leave(fairWaiter(key, waiterId));
+	}
+
+	/**
+	 * One attempt; {@code node} is the waiter's kept place, or null for a caller that
+	 * does not wait.
+	 */
+	private LockAttempt attempt(String key, Duration leaseTime, @Nullable QueuedNode node) {
+		long deadline = this.calls.deadline();
+		long sessionId = this.session.current(key, "acquire", deadline);
+		long leaseMillis = Math.max(1, leaseTime.toMillis());
+		String parent = parentPath(key);
+		if (node != null && node.path != null && node.sessionId != sessionId) {
+			// A place taken in a session that has since ended: that node is going away.
+			deleteInBackground(node.path);
+			node.path = null;
+		}
+		String path;
+		long czxid;
+		if (node != null && node.path != null) {
+			path = node.path;
+			czxid = node.czxid;
+		}
+		else {
+			Created created = create(key, parent, leaseMillis, deadline);
+			Stat stat = created.stat();
+			path = created.path();
+			czxid = stat.getCzxid();
+			if (stat.getEphemeralOwner() != sessionId) {
+				deleteInBackground(path);
+				throw new LockBackendException(key,
+						"Cannot acquire lock '" + key + "': its node was created by session "
+								+ Long.toHexString(stat.getEphemeralOwner()) + ", not by the current session "
+								+ Long.toHexString(sessionId),
+						new IllegalStateException());
+			}
+			if (node != null) {
+				node.path = path;
+				node.czxid = czxid;
+				node.sessionId = sessionId;
+			}
+		}
+		try {
+			return positionOf(key, parent, path, czxid, sessionId, leaseMillis, node, deadline);
+		}
+		catch (RuntimeException ex) {
+			if (node == null) {
+				deleteInBackground(path);
+			}
+			throw ex;
+		}
+	}
+
+	private LockAttempt positionOf(String key, String parent, String path, long czxid, long sessionId, long leaseMillis,
+			@Nullable QueuedNode node, long deadline) {
+		List<String> queue = children(key, parent, deadline);
+		String name = path.substring(parent.length() + 1);
+		int index = queue.indexOf(name);
+		if (index < 0) {
+			if (node != null) {
+				node.path = null;
+			}
+			throw new LockBackendException(key, "Cannot acquire lock '" + key + "': its queued node " + path
+					+ " is gone (its session ended, or it was deleted)", new IllegalStateException());
+		}
+		if (index == 0) {
+			if (node != null) {
+				node.path = null;
+				node.watched = null;
+			}
+			ZookeeperLockHandle handle = new ZookeeperLockHandle(this, key, path, czxid, sessionId, leaseMillis);
+			handle.startLease();
+			this.session.track(handle);
+			return new LockAttempt.Acquired(handle);
+		}
+		if (node == null) {
+			long holderLease = leaseOf(key, parent + "/" + queue.get(0), null, deadline);
+			delete(key, path);
+			return new LockAttempt.Busy(Duration.ofMillis(holderLease));
+		}
+		String ahead = parent + "/" + queue.get(index - 1);
+		if (!ahead.equals(node.watched)) {
+			node.watched = ahead;
+			long lease = leaseOf(key, ahead, node, deadline);
+			if (lease == 0) {
+				// Gone before the watch was set: no event will come, so look again now.
+				node.watched = null;
+				node.onRelease.run();
+				lease = 1;
+			}
+			node.aheadLeaseMillis = lease;
+		}
+		return new LockAttempt.Busy(Duration.ofMillis(node.aheadLeaseMillis));
+	}
+
+	/**
+	 * Creates the caller's node. If the caller gives up before the reply, the node that
+	 * the create made is deleted when the reply comes. A key's parent that the servers
+	 * remove (an idle container) between Curator creating it and creating the node under
+	 * it is created again.
+	 */
+	private Created create(String key, String parent, long leaseMillis, long deadline) {
+		for (int attempt = 1;; attempt++) {
+			Stat stat = new Stat();
+			String prefix = parent + "/" + UUID.randomUUID() + NODE_NAME;
+			CompletableFuture<CuratorEvent> reply = this.calls.send((callback) -> this.client.create()
+				.storingStatIn(stat)
+				.creatingParentContainersIfNeeded()
+				.withProtection()
+				.withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
+				.inBackground(callback)
+				.forPath(prefix, Long.toString(leaseMillis).getBytes(StandardCharsets.US_ASCII)));
+			CuratorEvent event;
+			try {
+				event = this.calls.await(key, "acquire", reply, deadline);
+			}
+			catch (LockBackendException ex) {
+				reply.thenAccept((late) -> {
+					if (ZookeeperCalls.code(late) == KeeperException.Code.OK) {
+						deleteInBackground(late.getName());
+					}
+				});
+				throw ex;
+			}
+			KeeperException.Code code = ZookeeperCalls.code(event);
+			if (code == KeeperException.Code.OK) {
+				Stat created = (event.getStat() != null) ? event.getStat() : stat;
+				if (created.getCzxid() == 0) {
+					// Curator found its node again after a connection loss, by name only.
+					created = statOf(key, event.getName(), deadline);
+				}
+				return new Created(event.getName(), created);
+			}
+			if (code != KeeperException.Code.NONODE || attempt == 5) {
+				throw ZookeeperCalls.failed(key, "acquire", event);
+			}
+		}
+	}
+
+	/** The stat of a node this attempt created; the attempt fails if it is gone. */
+	private Stat statOf(String key, String path, long deadline) {
+		CuratorEvent event = this.calls.call(key, "acquire", deadline,
+				(callback) -> this.client.checkExists().inBackground(callback).forPath(path));
+		if (ZookeeperCalls.code(event) != KeeperException.Code.OK || event.getStat() == null) {
+			throw ZookeeperCalls.failed(key, "acquire", event);
+		}
+		return event.getStat();
+	}
+
+	/** A node that an attempt created, and its stat as the create returned it. */
+	private record Created(String path, Stat stat) {
+	}
+
+	/** The key's queue, in sequence order. */
+	private List<String> children(String key, String parent, long deadline) {
+		CuratorEvent event = this.calls.call(key, "acquire", deadline,
+				(callback) -> this.client.getChildren().inBackground(callback).forPath(parent));
+		if (ZookeeperCalls.code(event) == KeeperException.Code.NONODE) {
+			return List.of();
+		}
+		if (ZookeeperCalls.code(event) != KeeperException.Code.OK) {
+			throw ZookeeperCalls.failed(key, "acquire", event);
+		}
+		return event.getChildren()
+			.stream()
+			.filter((child) -> child.contains(NODE_NAME))
+			.sorted(Comparator.comparing(ZookeeperLockProvider::sequence))
+			.toList();
+	}
+
+	/**
+	 * The lease recorded in a node, watching it for {@code waiter} if given.
+	 * @return the lease in milliseconds, or 0 if the node is gone
+	 */
+	private long leaseOf(String key, String path, @Nullable QueuedNode waiter, long deadline) {
+		CuratorEvent event = this.calls.call(key, "acquire", deadline,
+				(callback) -> ((waiter != null) ? this.client.getData().usingWatcher(waiter.watcher)
+						: this.client.getData())
+					.inBackground(callback)
+					.forPath(path));
+		if (ZookeeperCalls.code(event) == KeeperException.Code.NONODE) {
+			return 0;
+		}
+		if (ZookeeperCalls.code(event) != KeeperException.Code.OK) {
+			throw ZookeeperCalls.failed(key, "acquire", event);
+		}
+		try {
+			return Math.max(1, Long.parseLong(new String(event.getData(), StandardCharsets.US_ASCII)));
+		}
+		catch (NumberFormatException ex) {
+			return 1;
+		}
+	}
+
+	/**
+	 * Records a new lease time in the holder's node.
+	 * @return false if the node is gone
+	 */
+	boolean recordLease(String key, String path, long leaseMillis) {
+		CuratorEvent event = this.calls.call(key, "renew", this.calls.deadline(),
+				(callback) -> this.client.setData()
+					.inBackground(callback)
+					.forPath(path, Long.toString(leaseMillis).getBytes(StandardCharsets.US_ASCII)));
+		if (ZookeeperCalls.code(event) == KeeperException.Code.NONODE) {
+			return false;
+		}
+		if (ZookeeperCalls.code(event) != KeeperException.Code.OK) {
+			throw ZookeeperCalls.failed(key, "renew", event);
+		}
+		return true;
+	}
+
+	/**
+	 * Deletes a node within the store timeout; a delete cut short by a connection loss
+	 * goes on in the background until it succeeds or the session ends (Curator's
+	 * guaranteed delete).
+	 * @return false if the node was already gone
+	 */
+	boolean delete(String key, String path) {
+		CuratorEvent event = this.calls.call(key, "release", this.calls.deadline(),
+				(callback) -> this.client.delete().guaranteed().inBackground(callback).forPath(path));
+		if (ZookeeperCalls.code(event) == KeeperException.Code.NONODE) {
+			return false;
+		}
+		if (ZookeeperCalls.code(event) != KeeperException.Code.OK) {
+			throw ZookeeperCalls.failed(key, "release", event);
+		}
+		return true;
+	}
+
+	/** Deletes a node without waiting; retried until it succeeds or the session ends. */
+	void deleteInBackground(String path) {
+		this.calls.send((callback) -> this.client.delete().guaranteed().inBackground(callback).forPath(path))
+			.whenComplete((event, failure) -> {
+				if (failure != null) {
+					logger.debug("Could not delete lock node " + path, failure);
+				}
+			});
+	}
+
+	/** A waiter gives up its place: its node, if any, is deleted. */
+	private void leave(String id) {
+		QueuedNode node = this.queued.remove(id);
+		if (node == null) {
+			return;
+		}
+		synchronized (node) {
+			if (node.lapse != null) {
+				node.lapse.cancel(false);
+			}
+			if (node.path != null) {
+				deleteInBackground(node.path);
+				node.path = null;
+			}
+		}
+	}
+
+	SessionGuard session() {
+		return this.session;
+	}
+
+	ScheduledFuture<?> schedule(Runnable task, long delayMillis) {
+		return this.timers.schedule(task, delayMillis, TimeUnit.MILLISECONDS);
+	}
+
+	/** Tells a loss listener on the reporting thread. */
+	void report(Consumer<String> listener, String reason) {
+		try {
+			this.reporter.execute(() -> listener.accept(reason));
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Could not report a lost ZooKeeper lock: " + reason, ex);
+		}
+	}
+
+	/** Every call returns within the store timeout. */
+	@Override
+	public Duration callTimeout() {
+		return this.calls.timeout();
+	}
+
+	@Override
+	public String storeName() {
+		return "zookeeper";
+	}
+
+	/** The key's parent node: the key URL-encoded, so that it is one path segment. */
+	String parentPath(String key) {
+		String encoded = URLEncoder.encode(key, StandardCharsets.UTF_8).replace(".", "%2E").replace("*", "%2A");
+		return this.basePath + "/" + encoded;
+	}
+
+	private static String sequence(String name) {
+		return name.substring(name.lastIndexOf(NODE_NAME) + NODE_NAME.length());
+	}
+
+	@SuppressWarnings("deprecation") // Thread.threadId() is Java 19+; the baseline is 17.
+	private static String waiterOfThread(String key) {
+		return "t" + Thread.currentThread().getId() + "\u0000" + key;
+	}
+
+	private static String fairWaiter(String key, String waiterId) {
+		return "w" + waiterId + "\u0000" + key;
+	}
+
+	/** Stops listening to the connection; waiters' nodes are deleted. Locks held stay. */
+	@Override
+	public void close() {
+		this.session.stop();
+		for (String id : List.copyOf(this.queued.keySet())) {
+			leave(id);
+		}
+		this.timers.shutdownNow();
+		this.reporter.shutdownNow();
+	}
+
+}
