@@ -33,6 +33,9 @@ abstract class AbstractJdbcServerTests {
 
 	static final Duration LONG = Duration.ofSeconds(30);
 
+	/** Longer than a restart of the server takes on a loaded machine. */
+	static final Duration RESTART_LEASE = Duration.ofMinutes(3);
+
 	static final String TABLE = "fault_lock";
 
 	private DatabaseServer server;
@@ -169,7 +172,7 @@ abstract class AbstractJdbcServerTests {
 	@Test
 	void locksSurviveADatabaseRestart() {
 		String key = key();
-		LockHandle held = acquired(this.provider.tryLock(key, LONG));
+		LockHandle held = acquired(this.provider.tryLock(key, RESTART_LEASE));
 		this.server.stop();
 		this.server.restart();
 		Conditions.await("the other provider sees the lock held after the restart", Duration.ofSeconds(30), () -> {
@@ -199,7 +202,7 @@ abstract class AbstractJdbcServerTests {
 	@Test
 	void locksSurviveAKilledServer() {
 		String key = key();
-		LockHandle held = acquired(this.provider.tryLock(key, LONG));
+		LockHandle held = acquired(this.provider.tryLock(key, RESTART_LEASE));
 		this.server.kill();
 		assertThatExceptionOfType(LockBackendException.class).isThrownBy(() -> this.other.tryLock(key, LONG));
 		this.server.restart();

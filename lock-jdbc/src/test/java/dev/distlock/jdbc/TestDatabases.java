@@ -1,12 +1,10 @@
 package dev.distlock.jdbc;
 
-import javax.sql.DataSource;
-
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.distlock.testsupport.MariaDbServer;
 import dev.distlock.testsupport.PostgresServer;
 
-/** Temporary: the dev server, until the launchers land. */
+/** Pools with HikariCP's default settings on the servers shared by this JVM's tests. */
 final class TestDatabases {
 
 	private TestDatabases() {
@@ -17,11 +15,7 @@ final class TestDatabases {
 	}
 
 	static HikariDataSource mariadb() {
-		HikariConfig config = new HikariConfig();
-		config.setJdbcUrl("jdbc:mariadb://127.0.0.1:33069/distlock");
-		config.setUsername("dl");
-		config.setPassword("dl");
-		return new HikariDataSource(config);
+		return MariaDbServer.shared().newDataSource();
 	}
 
 }
