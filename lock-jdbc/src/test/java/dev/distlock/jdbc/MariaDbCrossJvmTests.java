@@ -9,14 +9,14 @@ import dev.distlock.testsupport.fuzz.AbstractHolderPausedTests;
 import org.junit.jupiter.api.Nested;
 
 /**
- * Run with {@code -Psoak} (or {@code -Ddistlock.jdbc.mariadb-servers=true}): each test
- * starts MariaDB servers of its own, which takes minutes on a small machine; the default
- * suite runs the same tests on PostgreSQL and the contract and store tests on a shared
- * MariaDB.
- * <p>
- * The cross-JVM tests on MariaDB: threads plus a second JVM doing read-pause-write on a
+ * * The cross-JVM tests on MariaDB: threads plus a second JVM doing read-pause-write on a
  * fenced register, a holder JVM killed with {@code kill -9}, a holder JVM paused past its
  * lease.
+ * <p>
+ * Runs with {@code -Psoak} (or {@code -Ddistlock.jdbc.mariadb-servers=true}): each test
+ * starts MariaDB servers of its own, which takes minutes on a small machine; the default
+ * suite runs the same tests on PostgreSQL, and the contract and store tests on a shared
+ * MariaDB.
  */
 @EnabledIfSystemProperty(named = "distlock.jdbc.mariadb-servers", matches = "true")
 class MariaDbCrossJvmTests {
