@@ -9,7 +9,7 @@ import dev.distlock.testsupport.fuzz.AbstractHolderPausedTests;
 import org.junit.jupiter.api.Nested;
 
 /**
- * * The cross-JVM tests on MariaDB: threads plus a second JVM doing read-pause-write on a
+ * The cross-JVM tests on MariaDB: threads plus a second JVM doing read-pause-write on a
  * fenced register, a holder JVM killed with {@code kill -9}, a holder JVM paused past its
  * lease.
  * <p>

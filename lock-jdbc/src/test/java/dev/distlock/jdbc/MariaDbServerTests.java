@@ -5,7 +5,7 @@ import dev.distlock.testsupport.MariaDbServer;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
 /**
- * * The JDBC store against a MariaDB server of its own (stopped, paused, restarted).
+ * The JDBC store against a MariaDB server of its own (stopped, paused, restarted).
  * <p>
  * Runs with {@code -Psoak} (or {@code -Ddistlock.jdbc.mariadb-servers=true}): each test
  * starts MariaDB servers of its own, which takes minutes on a small machine; the default
