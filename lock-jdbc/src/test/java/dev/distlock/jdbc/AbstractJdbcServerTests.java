@@ -20,6 +20,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
 
+import static dev.distlock.jdbc.TestDatabases.acquired;
+import static dev.distlock.jdbc.TestDatabases.whileStoreFails;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
@@ -32,6 +34,9 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 abstract class AbstractJdbcServerTests {
 
 	static final Duration LONG = Duration.ofSeconds(30);
+
+	/** Longer than a restart of the server takes on a loaded machine. */
+	static final Duration RESTART_LEASE = Duration.ofMinutes(3);
 
 	static final String TABLE = "fault_lock";
 
@@ -76,11 +81,6 @@ abstract class AbstractJdbcServerTests {
 
 	static String key() {
 		return "server-" + UUID.randomUUID();
-	}
-
-	static LockHandle acquired(LockAttempt attempt) {
-		assertThat(attempt).isInstanceOf(LockAttempt.Acquired.class);
-		return ((LockAttempt.Acquired) attempt).handle();
 	}
 
 	/**
@@ -150,14 +150,8 @@ abstract class AbstractJdbcServerTests {
 		finally {
 			this.server.resume();
 		}
-		Conditions.await("the store answers again", Duration.ofSeconds(30), () -> {
-			try {
-				return held.renew(LONG);
-			}
-			catch (LockBackendException ex) {
-				return false;
-			}
-		});
+		Conditions.await("the store answers again", Duration.ofSeconds(30),
+				() -> whileStoreFails(() -> held.renew(LONG)));
 		assertThat(this.other.tryLock(key, LONG)).isInstanceOf(LockAttempt.Busy.class);
 		assertThat(held.release()).isTrue();
 	}
@@ -169,25 +163,13 @@ abstract class AbstractJdbcServerTests {
 	@Test
 	void locksSurviveADatabaseRestart() {
 		String key = key();
-		LockHandle held = acquired(this.provider.tryLock(key, LONG));
+		LockHandle held = acquired(this.provider.tryLock(key, RESTART_LEASE));
 		this.server.stop();
 		this.server.restart();
-		Conditions.await("the other provider sees the lock held after the restart", Duration.ofSeconds(30), () -> {
-			try {
-				return this.other.tryLock(key, LONG) instanceof LockAttempt.Busy;
-			}
-			catch (LockBackendException ex) {
-				return false;
-			}
-		});
-		Conditions.await("the holder renews after the restart", Duration.ofSeconds(30), () -> {
-			try {
-				return held.renew(LONG);
-			}
-			catch (LockBackendException ex) {
-				return false;
-			}
-		});
+		Conditions.await("the other provider sees the lock held after the restart", Duration.ofSeconds(30),
+				() -> whileStoreFails(() -> this.other.tryLock(key, LONG) instanceof LockAttempt.Busy));
+		Conditions.await("the holder renews after the restart", Duration.ofSeconds(30),
+				() -> whileStoreFails(() -> held.renew(LONG)));
 		LockHandle next;
 		assertThat(held.release()).isTrue();
 		next = acquired(this.other.tryLock(key, LONG));
@@ -199,18 +181,12 @@ abstract class AbstractJdbcServerTests {
 	@Test
 	void locksSurviveAKilledServer() {
 		String key = key();
-		LockHandle held = acquired(this.provider.tryLock(key, LONG));
+		LockHandle held = acquired(this.provider.tryLock(key, RESTART_LEASE));
 		this.server.kill();
 		assertThatExceptionOfType(LockBackendException.class).isThrownBy(() -> this.other.tryLock(key, LONG));
 		this.server.restart();
-		Conditions.await("the other provider sees the lock held", Duration.ofSeconds(30), () -> {
-			try {
-				return this.other.tryLock(key, LONG) instanceof LockAttempt.Busy;
-			}
-			catch (LockBackendException ex) {
-				return false;
-			}
-		});
+		Conditions.await("the other provider sees the lock held", Duration.ofSeconds(30),
+				() -> whileStoreFails(() -> this.other.tryLock(key, LONG) instanceof LockAttempt.Busy));
 		assertThat(held.release()).isTrue();
 	}
 

@@ -34,6 +34,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
+import static dev.distlock.jdbc.TestDatabases.acquired;
+import static dev.distlock.jdbc.TestDatabases.whileStoreFails;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
@@ -90,11 +92,6 @@ abstract class AbstractJdbcStoreTests {
 		return "jdbc-" + UUID.randomUUID();
 	}
 
-	static LockHandle acquired(LockAttempt attempt) {
-		assertThat(attempt).isInstanceOf(LockAttempt.Acquired.class);
-		return ((LockAttempt.Acquired) attempt).handle();
-	}
-
 	/**
 	 * A lock taken inside a transaction on the same DataSource is seen by others at once
 	 * (it does not wait for the commit) and stays when the transaction rolls back: the
@@ -144,16 +141,7 @@ abstract class AbstractJdbcStoreTests {
 		}
 		String key = key();
 		Conditions.await("the store works again once connections are back", Duration.ofSeconds(40),
-				() -> tryAcquire(key));
-	}
-
-	private boolean tryAcquire(String key) {
-		try {
-			return this.provider.tryLock(key, LONG) instanceof LockAttempt.Acquired;
-		}
-		catch (LockBackendException ex) {
-			return false;
-		}
+				() -> whileStoreFails(() -> this.provider.tryLock(key, LONG) instanceof LockAttempt.Acquired));
 	}
 
 	/**
@@ -307,14 +295,8 @@ abstract class AbstractJdbcStoreTests {
 		String key = key();
 		LockHandle held = acquired(this.provider.tryLock(key, LONG));
 		terminateOtherConnections(new JdbcTemplate(adminDataSource()));
-		Conditions.await("the holder renews on a fresh connection", Duration.ofSeconds(20), () -> {
-			try {
-				return held.renew(LONG);
-			}
-			catch (LockBackendException ex) {
-				return false;
-			}
-		});
+		Conditions.await("the holder renews on a fresh connection", Duration.ofSeconds(20),
+				() -> whileStoreFails(() -> held.renew(LONG)));
 		assertThat(this.other.tryLock(key, LONG)).isInstanceOf(LockAttempt.Busy.class);
 		assertThat(held.release()).isTrue();
 		acquired(this.other.tryLock(key, LONG)).release();

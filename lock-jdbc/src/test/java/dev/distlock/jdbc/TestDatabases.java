@@ -1,12 +1,20 @@
 package dev.distlock.jdbc;
 
-import javax.sql.DataSource;
+import java.util.function.BooleanSupplier;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.distlock.LockBackendException;
+import dev.distlock.spi.LockAttempt;
+import dev.distlock.spi.LockHandle;
+import dev.distlock.testsupport.MariaDbServer;
 import dev.distlock.testsupport.PostgresServer;
 
-/** Temporary: the dev server, until the launchers land. */
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Pools with HikariCP's default settings on the servers shared by this JVM's tests, and
+ * helpers the JDBC tests share.
+ */
 final class TestDatabases {
 
 	private TestDatabases() {
@@ -17,11 +25,23 @@ final class TestDatabases {
 	}
 
 	static HikariDataSource mariadb() {
-		HikariConfig config = new HikariConfig();
-		config.setJdbcUrl("jdbc:mariadb://127.0.0.1:33069/distlock");
-		config.setUsername("dl");
-		config.setPassword("dl");
-		return new HikariDataSource(config);
+		return MariaDbServer.shared().newDataSource();
+	}
+
+	/** The handle of an attempt that must have acquired. */
+	static LockHandle acquired(LockAttempt attempt) {
+		assertThat(attempt).isInstanceOf(LockAttempt.Acquired.class);
+		return ((LockAttempt.Acquired) attempt).handle();
+	}
+
+	/** The call's answer, or false while the store fails (down, restarting). */
+	static boolean whileStoreFails(BooleanSupplier call) {
+		try {
+			return call.getAsBoolean();
+		}
+		catch (LockBackendException ex) {
+			return false;
+		}
 	}
 
 }

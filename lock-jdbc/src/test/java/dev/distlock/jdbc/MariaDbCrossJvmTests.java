@@ -1,0 +1,58 @@
+package dev.distlock.jdbc;
+
+import dev.distlock.testsupport.MariaDbServer;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
+import dev.distlock.testsupport.StoreFixture;
+import dev.distlock.testsupport.fuzz.AbstractCrossJvmFuzzTests;
+import dev.distlock.testsupport.fuzz.AbstractHolderKilledTests;
+import dev.distlock.testsupport.fuzz.AbstractHolderPausedTests;
+import org.junit.jupiter.api.Nested;
+
+/**
+ * The cross-JVM tests on MariaDB: threads plus a second JVM doing read-pause-write on a
+ * fenced register, a holder JVM killed with {@code kill -9}, a holder JVM paused past its
+ * lease.
+ * <p>
+ * Runs with {@code -Psoak} (or {@code -Ddistlock.jdbc.mariadb-servers=true}): each test
+ * starts MariaDB servers of its own, which takes minutes on a small machine; the default
+ * suite runs the same tests on PostgreSQL, and the contract and store tests on a shared
+ * MariaDB.
+ */
+@EnabledIfSystemProperty(named = "distlock.jdbc.mariadb-servers", matches = "true")
+class MariaDbCrossJvmTests {
+
+	static StoreFixture store() {
+		return new JdbcStoreFixture(MariaDbServer.start());
+	}
+
+	@Nested
+	class Fuzz extends AbstractCrossJvmFuzzTests {
+
+		@Override
+		protected StoreFixture startStore() {
+			return store();
+		}
+
+	}
+
+	@Nested
+	class HolderKilled extends AbstractHolderKilledTests {
+
+		@Override
+		protected StoreFixture startStore() {
+			return store();
+		}
+
+	}
+
+	@Nested
+	class HolderPaused extends AbstractHolderPausedTests {
+
+		@Override
+		protected StoreFixture startStore() {
+			return store();
+		}
+
+	}
+
+}

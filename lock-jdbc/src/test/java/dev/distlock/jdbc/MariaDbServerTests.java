@@ -1,0 +1,23 @@
+package dev.distlock.jdbc;
+
+import dev.distlock.testsupport.DatabaseServer;
+import dev.distlock.testsupport.MariaDbServer;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
+
+/**
+ * The JDBC store against a MariaDB server of its own (stopped, paused, restarted).
+ * <p>
+ * Runs with {@code -Psoak} (or {@code -Ddistlock.jdbc.mariadb-servers=true}): each test
+ * starts MariaDB servers of its own, which takes minutes on a small machine; the default
+ * suite runs the same tests on PostgreSQL, and the contract and store tests on a shared
+ * MariaDB.
+ */
+@EnabledIfSystemProperty(named = "distlock.jdbc.mariadb-servers", matches = "true")
+class MariaDbServerTests extends AbstractJdbcServerTests {
+
+	@Override
+	DatabaseServer startServer() {
+		return MariaDbServer.start();
+	}
+
+}
