@@ -280,6 +280,13 @@ abstract class AbstractDatabaseServer implements DatabaseServer {
 			throw new IllegalStateException(kind() + " on port " + this.port + " is still running: stop or kill it");
 		}
 		launch();
+		HikariDataSource pool = this.dataSource;
+		if (pool != null && pool.getHikariPoolMXBean() != null) {
+			// HikariCP hands out a connection used in the last 500 ms without checking
+			// it,
+			// so a connection to the old process could still be borrowed: drop them all.
+			pool.getHikariPoolMXBean().softEvictConnections();
+		}
 	}
 
 	@Override

@@ -35,7 +35,7 @@ public interface DatabaseServer extends AutoCloseable {
 	/**
 	 * A HikariCP pool on {@link #jdbcUrl()} with HikariCP's default settings, created on
 	 * first use and closed with the server. It survives {@link #restart()}: the port
-	 * stays the same.
+	 * stays the same, and a restart evicts the connections to the old process.
 	 */
 	DataSource dataSource();
 
