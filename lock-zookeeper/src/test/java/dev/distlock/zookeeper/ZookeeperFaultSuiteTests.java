@@ -16,13 +16,13 @@ import org.junit.jupiter.params.provider.EnumSource;
  * The fault suite's checkers over the ZooKeeper fault classes: every
  * {@link ZookeeperFaultClass} in turn, with the workload in this JVM and a worker JVM,
  * checked for overlaps, stale writes, lost updates and leaks. The default build runs each
- * class for {@code distlock.faults.seconds} (8 by default); {@code -Psoak} runs each for
+ * class for {@code distlock.faults.seconds} (10 by default); {@code -Psoak} runs each for
  * minutes. The table goes to standard output and to {@code target/fault-report.md};
  * {@code -Ddistlock.faults.seed=N} replays a run.
  */
 class ZookeeperFaultSuiteTests {
 
-	private static final Duration DURATION = Duration.ofSeconds(Long.getLong("distlock.faults.seconds", 8));
+	private static final Duration DURATION = Duration.ofSeconds(Long.getLong("distlock.faults.seconds", 10));
 
 	private static final long SEED = Long.getLong("distlock.faults.seed", System.currentTimeMillis());
 
