@@ -2,7 +2,6 @@ package dev.distlock.zookeeper;
 
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -63,9 +62,7 @@ final class ZookeeperFaultTarget implements FaultTarget {
 	/** The clients' proxy and the resource server. */
 	@Override
 	public Map<String, String> settings() {
-		Map<String, String> settings = new LinkedHashMap<>(RedisResources.settings(this.resource));
-		settings.put(ZookeeperProviderFactory.CONNECT, this.clients.connectString());
-		return settings;
+		return ZookeeperStoreFixture.settings(this.resource, this.clients.connectString());
 	}
 
 	/**

@@ -37,8 +37,16 @@ final class ZookeeperStoreFixture implements StoreFixture {
 
 	@Override
 	public Map<String, String> settings() {
-		Map<String, String> settings = new LinkedHashMap<>(RedisResources.settings(this.resources));
-		settings.put(ZookeeperProviderFactory.CONNECT, this.server.getConnectString());
+		return settings(this.resources, this.server.getConnectString());
+	}
+
+	/**
+	 * The settings of both factories: the resource server's and the connect string the
+	 * clients use.
+	 */
+	static Map<String, String> settings(RedisServer resources, String connectString) {
+		Map<String, String> settings = new LinkedHashMap<>(RedisResources.settings(resources));
+		settings.put(ZookeeperProviderFactory.CONNECT, connectString);
 		return settings;
 	}
 
