@@ -45,10 +45,19 @@ final class TransactionBoundRelease {
 			lease.release();
 			return;
 		}
-		TransactionSynchronizationManager.registerSynchronization(new LeaseSynchronization(lease));
+		LeaseSynchronization.register(lease);
 	}
 
+	/**
+	 * Every use of spring-tx's synchronization types is in here: the verifier of this
+	 * outer class must not need them, or a store without spring-tx on its class path
+	 * fails on its first release ({@code NoClassDefFoundError}).
+	 */
 	private static final class LeaseSynchronization implements TransactionSynchronization {
+
+		static void register(ManagedLease lease) {
+			TransactionSynchronizationManager.registerSynchronization(new LeaseSynchronization(lease));
+		}
 
 		private final ManagedLease lease;
 

@@ -1,0 +1,129 @@
+package dev.distlock.zookeeper;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import dev.distlock.testsupport.ProviderFactory;
+import dev.distlock.testsupport.RedisResources;
+import dev.distlock.testsupport.RedisServer;
+import dev.distlock.testsupport.ResourceFactory;
+import dev.distlock.testsupport.fault.FaultTarget;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.test.TestingServer;
+import org.apache.zookeeper.KeeperException;
+
+/**
+ * The servers of one ZooKeeper fault run: a test server in this JVM (100 ms tick, so a
+ * lease-long session is allowed), which clients reach through a {@link TcpProxy} (byte
+ * for byte: the fault proxy of lock-test-support frames Redis replies), and the resource
+ * server (a redis-server), which no fault touches. The harness looks at the lock nodes
+ * directly, past the proxy.
+ */
+final class ZookeeperFaultTarget implements FaultTarget {
+
+	private final TestingServer server = TestZookeeper.server(ZookeeperStoreFixture.TICK_MILLIS);
+
+	private final RedisServer resource = RedisServer.start();
+
+	final TcpProxy clients = TcpProxy.start(this.server.getPort());
+
+	/** Stops the server; its data stays for {@link #restartServer()}. */
+	void stopServer() {
+		try {
+			this.server.stop();
+		}
+		catch (java.io.IOException ex) {
+			throw new IllegalStateException(ex);
+		}
+	}
+
+	/** Starts the server again on its port, with its data. */
+	void restartServer() {
+		try {
+			this.server.restart();
+		}
+		catch (Exception ex) {
+			throw new IllegalStateException("Could not restart the ZooKeeper test server", ex);
+		}
+	}
+
+	@Override
+	public Class<? extends ProviderFactory> providerFactory() {
+		return ZookeeperProviderFactory.class;
+	}
+
+	@Override
+	public Class<? extends ResourceFactory> resourceFactory() {
+		return RedisResources.class;
+	}
+
+	/** The clients' proxy and the resource server. */
+	@Override
+	public Map<String, String> settings() {
+		return ZookeeperStoreFixture.settings(this.resource, this.clients.connectString());
+	}
+
+	/**
+	 * Lock nodes still under the base path once every holder and waiter is gone, waiting
+	 * for the sessions of dead clients to expire (a lease) and a margin; the warm-up
+	 * key's parent may stay until the container reaper runs, its nodes may not.
+	 */
+	@Override
+	public int leftInStore(Duration lease, StringBuilder detail) {
+		long deadline = System.nanoTime() + lease.plusSeconds(3).toNanos();
+		try (CuratorFramework admin = TestZookeeper.client(this.server.getConnectString())) {
+			List<String> nodes;
+			do {
+				nodes = lockNodes(admin);
+				if (nodes.isEmpty()) {
+					return 0;
+				}
+				Thread.onSpinWait();
+			}
+			while (System.nanoTime() - deadline < 0);
+			detail.append(", in ZooKeeper ").append(nodes);
+			return nodes.size();
+		}
+	}
+
+	private static List<String> lockNodes(CuratorFramework admin) {
+		String base = ZookeeperLockProvider.DEFAULT_BASE_PATH;
+		List<String> nodes = new ArrayList<>();
+		try {
+			if (admin.checkExists().forPath(base) == null) {
+				return nodes;
+			}
+			for (String key : admin.getChildren().forPath(base)) {
+				try {
+					for (String node : admin.getChildren().forPath(base + "/" + key)) {
+						nodes.add(key + "/" + node);
+					}
+				}
+				catch (KeeperException.NoNodeException ex) {
+					// reaped meanwhile
+				}
+			}
+			return nodes;
+		}
+		catch (Exception ex) {
+			throw new IllegalStateException("Could not list the lock nodes", ex);
+		}
+	}
+
+	@Override
+	public void close() {
+		try {
+			this.clients.close();
+			this.server.close();
+		}
+		catch (java.io.IOException ex) {
+			throw new IllegalStateException(ex);
+		}
+		finally {
+			this.resource.close();
+		}
+	}
+
+}
