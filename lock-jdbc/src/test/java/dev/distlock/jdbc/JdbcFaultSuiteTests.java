@@ -4,13 +4,14 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 import dev.distlock.testsupport.fault.FaultReport;
 import dev.distlock.testsupport.fault.FaultRun;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -30,8 +31,20 @@ class JdbcFaultSuiteTests {
 
 	private static final List<FaultReport> reports = new ArrayList<>();
 
+	/**
+	 * Every class, or those named in {@code distlock.faults.classes} (comma-separated),
+	 * to look at one.
+	 */
+	static List<JdbcFaultClass> faultClasses() {
+		String only = System.getProperty("distlock.faults.classes", "");
+		if (only.isBlank()) {
+			return List.of(JdbcFaultClass.values());
+		}
+		return Arrays.stream(only.split(",")).map(String::trim).map(JdbcFaultClass::valueOf).toList();
+	}
+
 	@ParameterizedTest
-	@EnumSource(JdbcFaultClass.class)
+	@MethodSource("faultClasses")
 	void faultsAreSurvivedOrCaughtByFencing(JdbcFaultClass fault) throws Exception {
 		FaultReport report = FaultRun.run(fault, DURATION, SEED + fault.ordinal() * 1_000_003L);
 		synchronized (reports) {
