@@ -5,12 +5,12 @@ import dev.distlock.testsupport.fault.FaultScenario;
 
 /**
  * The fault classes of the JDBC store's fault suite, on PostgreSQL: the server killed and
- * restarted, its connections terminated, the server frozen shorter and longer than the
- * lease. Inside the fault model (all but {@link #SERVER_STOP_LONG}) no two holders may
- * overlap; outside it, every overlap must be caught by fencing and signalled as a lease
- * loss. The gaps between faults are short, so that even the default 8 s run injects
- * several. Latency and partitions through a proxy are not here (no byte-level proxy for
- * the PostgreSQL protocol yet).
+ * restarted, its connections terminated, latency and a partition between the clients and
+ * the server, the server frozen shorter and longer than the lease. Inside the fault model
+ * (all but {@link #SERVER_STOP_LONG}) no two holders may overlap; outside it, every
+ * overlap must be caught by fencing and signalled as a lease loss. The gaps between
+ * faults are short, so that even the default 8 s run injects several. Latency and
+ * partitions go through a byte-level {@link dev.distlock.testsupport.TcpProxy}.
  */
 enum JdbcFaultClass implements FaultScenario<JdbcFaultTarget> {
 
@@ -52,6 +52,34 @@ enum JdbcFaultClass implements FaultScenario<JdbcFaultTarget> {
 			while (run.pause(200, 600)) {
 				int closed = run.target().database().terminateConnections();
 				run.log().injected("pg_terminate_backend of " + closed + " connections");
+			}
+		}
+	},
+
+	/**
+	 * Latency between the clients and PostgreSQL, up to a third of the lease, for a
+	 * while.
+	 */
+	LATENCY(true) {
+		@Override
+		public void inject(FaultSchedule<JdbcFaultTarget> run) {
+			while (run.pause(300, 1000)) {
+				long delay = run.log().millisBetween(20, run.leaseMillis() / 3);
+				run.stall("latency " + delay + "ms", run.log().millisBetween(500, 1500),
+						() -> run.target().proxy().delay(delay), run.target().proxy()::heal);
+			}
+		}
+	},
+
+	/**
+	 * The clients cut off from PostgreSQL (nothing passes) for less than half a lease.
+	 */
+	PARTITION(true) {
+		@Override
+		public void inject(FaultSchedule<JdbcFaultTarget> run) {
+			while (run.pause(300, 1000)) {
+				run.stall("partition", run.log().millisBetween(50, run.leaseMillis() / 2 - 100),
+						run.target().proxy()::blackhole, run.target().proxy()::heal);
 			}
 		}
 	},

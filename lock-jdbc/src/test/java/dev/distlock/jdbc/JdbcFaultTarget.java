@@ -1,6 +1,9 @@
 package dev.distlock.jdbc;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -8,6 +11,7 @@ import dev.distlock.testsupport.DatabaseServer;
 import dev.distlock.testsupport.PostgresServer;
 import dev.distlock.testsupport.ProviderFactory;
 import dev.distlock.testsupport.ResourceFactory;
+import dev.distlock.testsupport.TcpProxy;
 import dev.distlock.testsupport.fault.FaultTarget;
 
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -16,8 +20,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * The servers of one JDBC fault run: a PostgreSQL server of its own that the faults hit
  * (killed, frozen, its connections cut), with the locks in its table {@code fault_lock},
  * and the redis-server of {@link JdbcStoreFixture} for the fenced resource, which no
- * fault touches. The clients connect to the database directly, with the pool's and the
- * driver's default settings.
+ * fault touches. The clients connect through a byte-level {@link TcpProxy} (latency,
+ * partitions), with the pool's and the driver's default settings.
  */
 final class JdbcFaultTarget implements FaultTarget {
 
@@ -27,9 +31,12 @@ final class JdbcFaultTarget implements FaultTarget {
 
 	private final JdbcStoreFixture fixture;
 
+	private final TcpProxy proxy;
+
 	private JdbcFaultTarget(DatabaseServer database) {
 		this.database = database;
 		this.fixture = new JdbcStoreFixture(database, TABLE);
+		this.proxy = TcpProxy.start(database.port());
 	}
 
 	static JdbcFaultTarget postgres() {
@@ -38,6 +45,11 @@ final class JdbcFaultTarget implements FaultTarget {
 
 	DatabaseServer database() {
 		return this.database;
+	}
+
+	/** Between the clients and the database. */
+	TcpProxy proxy() {
+		return this.proxy;
 	}
 
 	@Override
@@ -52,7 +64,10 @@ final class JdbcFaultTarget implements FaultTarget {
 
 	@Override
 	public Map<String, String> settings() {
-		return this.fixture.settings();
+		Map<String, String> settings = new LinkedHashMap<>(this.fixture.settings());
+		settings.put(JdbcProviderFactory.URL, this.database.jdbcUrl()
+			.replace("127.0.0.1:" + this.database.port() + "/", "127.0.0.1:" + this.proxy.port() + "/"));
+		return settings;
 	}
 
 	/**
@@ -79,7 +94,15 @@ final class JdbcFaultTarget implements FaultTarget {
 
 	@Override
 	public void close() {
-		this.fixture.close();
+		try {
+			this.proxy.close();
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+		finally {
+			this.fixture.close();
+		}
 	}
 
 }
