@@ -1,5 +1,6 @@
 package dev.distlock.jdbc;
 
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -8,6 +9,8 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.distlock.spi.LockProvider;
 import dev.distlock.testsupport.DatabaseServer;
 import dev.distlock.testsupport.ProviderFactory;
+import dev.distlock.testsupport.WorkerArgs;
+import dev.distlock.testsupport.fault.FaultRun;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -45,7 +48,14 @@ public final class JdbcProviderFactory implements ProviderFactory {
 		config.setUsername(settings.get(USER));
 		config.setPassword(settings.get(PASSWORD));
 		this.dataSource = new HikariDataSource(config);
-		this.provider = new JdbcLockProvider(this.dataSource, settings.get(TABLE));
+		JdbcLockProvider.Builder builder = JdbcLockProvider.builder(this.dataSource).tableName(settings.get(TABLE));
+		if (settings.containsKey(FaultRun.LEASE_MILLIS)
+				&& !Boolean.parseBoolean(settings.get(FaultRun.CLIENT_DEFAULTS))) {
+			// In a fault run, calls time out after a lease: a hung call must not outlive
+			// the lock.
+			builder.storeTimeout(Duration.ofMillis(WorkerArgs.number(settings, FaultRun.LEASE_MILLIS)));
+		}
+		this.provider = builder.build();
 		this.provider.createTableIfMissing();
 		return this.provider;
 	}

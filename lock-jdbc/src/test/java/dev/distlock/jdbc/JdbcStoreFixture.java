@@ -21,8 +21,15 @@ public final class JdbcStoreFixture implements StoreFixture {
 
 	private final RedisServer resources = RedisServer.start();
 
+	private final String table;
+
 	JdbcStoreFixture(DatabaseServer database) {
+		this(database, "fuzz_lock");
+	}
+
+	JdbcStoreFixture(DatabaseServer database, String table) {
 		this.database = database;
+		this.table = table;
 	}
 
 	@Override
@@ -37,7 +44,7 @@ public final class JdbcStoreFixture implements StoreFixture {
 
 	@Override
 	public Map<String, String> settings() {
-		Map<String, String> settings = new LinkedHashMap<>(JdbcProviderFactory.settings(this.database, "fuzz_lock"));
+		Map<String, String> settings = new LinkedHashMap<>(JdbcProviderFactory.settings(this.database, this.table));
 		settings.putAll(RedisResources.settings(this.resources));
 		return settings;
 	}

@@ -1,167 +1,35 @@
 package dev.distlock.sample;
 
-import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.util.ArrayList;
 import java.util.List;
 
-import dev.distlock.sample.load.LoadReport;
-import dev.distlock.sample.order.OrderConfirmation;
-import dev.distlock.sample.order.StaleWriteException;
-import dev.distlock.sample.order.StockLevel;
-import dev.distlock.sample.order.StockStore;
 import dev.distlock.testsupport.RedisServer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-import tools.jackson.databind.json.JsonMapper;
-
-import org.springframework.boot.builder.SpringApplicationBuilder;
-import org.springframework.context.ConfigurableApplicationContext;
-
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import org.jspecify.annotations.Nullable;
 
 /**
- * The sample's promise, end to end: two instances of the application in one JVM, one real
- * redis-server, orders sent over HTTP to both at once. With the lock no more is sold than
- * was stocked; without it the same load oversells. The instances share nothing but Redis,
- * as separate processes would.
+ * {@link AbstractOversellEndToEndTests} with the sample as it ships: stock and locks in
+ * one real redis-server.
  */
-class OversellEndToEndTests {
+class OversellEndToEndTests extends AbstractOversellEndToEndTests {
 
-	private static final int STOCK = 10;
+	private @Nullable RedisServer redis;
 
-	private static final int ORDERS = 200;
-
-	private static final int CONCURRENCY = 16;
-
-	private static final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
-
-	private static RedisServer redis;
-
-	private static ConfigurableApplicationContext first;
-
-	private static ConfigurableApplicationContext second;
-
-	@BeforeAll
-	static void start() {
-		redis = RedisServer.start();
-		first = startInstance();
-		second = startInstance();
+	@Override
+	void startServers() {
+		this.redis = RedisServer.start();
 	}
 
-	@AfterAll
-	static void stop() {
-		for (ConfigurableApplicationContext context : new ConfigurableApplicationContext[] { second, first }) {
-			if (context != null) {
-				context.close();
-			}
-		}
-		if (redis != null) {
-			redis.close();
+	@Override
+	void stopServers() {
+		if (this.redis != null) {
+			this.redis.close();
 		}
 	}
 
-	@Test
-	void lockedOrdersNeverOversellAcrossTwoInstances() {
-		LoadReport report = load("locked-sku", true);
-		assertThat(report.instances()).hasSize(2);
-		assertThat(report.accepted()).isEqualTo(STOCK);
-		assertThat(report.rejected()).isEqualTo(ORDERS - STOCK);
-		assertThat(report.failed()).isZero();
-		assertThat(report.remaining()).isZero();
-		assertThat(report.oversold()).isZero();
-		StockLevel level = get(second, "/stock/locked-sku", StockLevel.class);
-		assertThat(level.initial()).isEqualTo(STOCK);
-		assertThat(level.remaining()).isZero();
-		assertThat(level.accepted()).isEqualTo(STOCK);
-		assertThat(level.oversold()).isZero();
-	}
-
-	@Test
-	void unlockedOrdersOversellAcrossTwoInstances() {
-		List<LoadReport> rounds = new ArrayList<>();
-		for (int round = 0; round < 5 && rounds.stream().noneMatch((r) -> r.oversold() > 0); round++) {
-			rounds.add(load("unlocked-sku", false));
-		}
-		assertThat(rounds).anySatisfy((report) -> {
-			assertThat(report.accepted()).isGreaterThan(STOCK);
-			assertThat(report.oversold()).isEqualTo(report.accepted() - STOCK);
-		});
-	}
-
-	@Test
-	void lockedOrdersWriteWithRisingFencingTokens() {
-		send(first, "PUT", "/stock/fenced-sku?quantity=3", 200);
-		List<Long> tokens = new ArrayList<>();
-		for (ConfigurableApplicationContext instance : List.of(first, second, first)) {
-			OrderConfirmation order = read(send(instance, "POST", "/orders?sku=fenced-sku&lock=true", 200),
-					OrderConfirmation.class);
-			assertThat(order.locked()).isTrue();
-			tokens.add(order.fencingToken());
-		}
-		assertThat(tokens).doesNotContainNull().isSorted().doesNotHaveDuplicates();
-		assertThat(get(second, "/stock/fenced-sku", StockLevel.class).fence()).isEqualTo(tokens.get(2));
-		send(second, "POST", "/orders?sku=fenced-sku&lock=true", 409);
-	}
-
-	@Test
-	void stockWriteWithAStaleFencingTokenIsRejected() {
-		send(first, "PUT", "/stock/stale-sku?quantity=5", 200);
-		OrderConfirmation order = read(send(second, "POST", "/orders?sku=stale-sku", 200), OrderConfirmation.class);
-		StockStore store = first.getBean(StockStore.class);
-		assertThatExceptionOfType(StaleWriteException.class)
-			.isThrownBy(() -> store.take("stale-sku", 0, order.fencingToken()));
-		StockLevel level = store.level("stale-sku");
-		assertThat(level.remaining()).isEqualTo(4);
-		assertThat(level.accepted()).isEqualTo(1);
-	}
-
-	private static ConfigurableApplicationContext startInstance() {
-		return new SpringApplicationBuilder(SampleApplication.class).run("--server.port=0",
-				"--spring.data.redis.host=" + redis.host(), "--spring.data.redis.port=" + redis.port(),
+	@Override
+	List<String> instanceArguments() {
+		RedisServer redis = this.redis;
+		return List.of("--spring.data.redis.host=" + redis.host(), "--spring.data.redis.port=" + redis.port(),
 				"--sample.work-pause=10ms");
-	}
-
-	private static LoadReport load(String sku, boolean lock) {
-		String query = "/load?sku=" + sku + "&stock=" + STOCK + "&orders=" + ORDERS + "&concurrency=" + CONCURRENCY
-				+ "&lock=" + lock + "&peers=" + baseUrl(second);
-		return read(send(first, "POST", query, 200), LoadReport.class);
-	}
-
-	private static <T> T get(ConfigurableApplicationContext instance, String path, Class<T> type) {
-		return read(send(instance, "GET", path, 200), type);
-	}
-
-	private static String send(ConfigurableApplicationContext instance, String method, String path,
-			int expectedStatus) {
-		HttpRequest request = HttpRequest.newBuilder(URI.create(baseUrl(instance) + path))
-			.method(method, HttpRequest.BodyPublishers.noBody())
-			.build();
-		try {
-			HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
-			assertThat(response.statusCode()).as("%s %s: %s", method, path, response.body()).isEqualTo(expectedStatus);
-			return response.body();
-		}
-		catch (IOException ex) {
-			throw new IllegalStateException(method + " " + path + " failed", ex);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new IllegalStateException(ex);
-		}
-	}
-
-	private static <T> T read(String json, Class<T> type) {
-		return JsonMapper.shared().readValue(json, type);
-	}
-
-	private static String baseUrl(ConfigurableApplicationContext instance) {
-		return "http://localhost:" + instance.getEnvironment().getProperty("local.server.port");
 	}
 
 }

@@ -1,0 +1,108 @@
+package dev.distlock.jdbc;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import dev.distlock.testsupport.DatabaseServer;
+import dev.distlock.testsupport.PostgresServer;
+import dev.distlock.testsupport.ProviderFactory;
+import dev.distlock.testsupport.ResourceFactory;
+import dev.distlock.testsupport.TcpProxy;
+import dev.distlock.testsupport.fault.FaultTarget;
+
+import org.springframework.jdbc.core.JdbcTemplate;
+
+/**
+ * The servers of one JDBC fault run: a PostgreSQL server of its own that the faults hit
+ * (killed, frozen, its connections cut), with the locks in its table {@code fault_lock},
+ * and the redis-server of {@link JdbcStoreFixture} for the fenced resource, which no
+ * fault touches. The clients connect through a byte-level {@link TcpProxy} (latency,
+ * partitions), with the pool's and the driver's default settings.
+ */
+final class JdbcFaultTarget implements FaultTarget {
+
+	static final String TABLE = "fault_lock";
+
+	private final DatabaseServer database;
+
+	private final JdbcStoreFixture fixture;
+
+	private final TcpProxy proxy;
+
+	private JdbcFaultTarget(DatabaseServer database) {
+		this.database = database;
+		this.fixture = new JdbcStoreFixture(database, TABLE);
+		this.proxy = TcpProxy.start(database.port());
+	}
+
+	static JdbcFaultTarget postgres() {
+		return new JdbcFaultTarget(PostgresServer.start());
+	}
+
+	DatabaseServer database() {
+		return this.database;
+	}
+
+	/** Between the clients and the database. */
+	TcpProxy proxy() {
+		return this.proxy;
+	}
+
+	@Override
+	public Class<? extends ProviderFactory> providerFactory() {
+		return this.fixture.providerFactory();
+	}
+
+	@Override
+	public Class<? extends ResourceFactory> resourceFactory() {
+		return this.fixture.resourceFactory();
+	}
+
+	@Override
+	public Map<String, String> settings() {
+		Map<String, String> settings = new LinkedHashMap<>(this.fixture.settings());
+		settings.put(JdbcProviderFactory.URL, this.database.jdbcUrl()
+			.replace("127.0.0.1:" + this.database.port() + "/", "127.0.0.1:" + this.proxy.port() + "/"));
+		return settings;
+	}
+
+	/**
+	 * Rows still held (an owner and a lease not yet run out) once every JVM is gone,
+	 * waiting at most a lease and 3 s for what a dead client left to expire.
+	 */
+	@Override
+	public int leftInStore(Duration lease, StringBuilder detail) {
+		JdbcTemplate admin = new JdbcTemplate(this.database.dataSource());
+		long deadline = System.nanoTime() + lease.plusSeconds(3).toNanos();
+		List<String> held;
+		do {
+			held = admin.queryForList("SELECT name || ' by ' || owner FROM " + TABLE
+					+ " WHERE owner IS NOT NULL AND expires_at > clock_timestamp()", String.class);
+			if (held.isEmpty()) {
+				return 0;
+			}
+			Thread.onSpinWait();
+		}
+		while (System.nanoTime() - deadline < 0);
+		detail.append(", in ").append(TABLE).append(' ').append(held);
+		return held.size();
+	}
+
+	@Override
+	public void close() {
+		try {
+			this.proxy.close();
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+		finally {
+			this.fixture.close();
+		}
+	}
+
+}
