@@ -9,6 +9,7 @@ import dev.distlock.testsupport.ProviderFactory;
 import dev.distlock.testsupport.RedisResources;
 import dev.distlock.testsupport.RedisServer;
 import dev.distlock.testsupport.ResourceFactory;
+import dev.distlock.testsupport.TcpProxy;
 import dev.distlock.testsupport.fault.FaultTarget;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.test.TestingServer;

@@ -17,6 +17,7 @@ import dev.distlock.spi.ReleaseSignals;
 import dev.distlock.support.DefaultLockTemplate;
 import dev.distlock.support.RenewalScheduler;
 import dev.distlock.testsupport.Conditions;
+import dev.distlock.testsupport.TcpProxy;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.test.TestingServer;
