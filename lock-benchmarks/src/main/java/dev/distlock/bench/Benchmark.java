@@ -84,6 +84,7 @@ public final class Benchmark {
 		hotKey("S3 one hot key, 8 threads in one JVM", 8, false, ping);
 		hotKey("S4 one hot key, 2 JVMs x 4 threads", 4, true, ping);
 		commands();
+		new ServerCost(this.port, WINDOW, this.report).run();
 		renewal();
 		annotation();
 		this.report.append("## Notes\n\n");

@@ -154,6 +154,24 @@ class RedisCommandCountTests {
 		assertThat(holder.release()).isTrue();
 	}
 
+	/**
+	 * A counter ahead of the server's clock (a clock stepped back, or tokens issued
+	 * faster than one per microsecond) goes on from itself: tokens still rise strictly.
+	 */
+	@Test
+	void tokensRiseStrictlyFromACounterAheadOfTheClock() {
+		long ahead = 9_000_000_000_000_000L;
+		redis.opsForValue().set(TestRedis.PREFIX, Long.toString(ahead));
+		String key = "ahead-" + UUID.randomUUID();
+		LockHandle first = acquired(provider.tryLock(key, LEASE));
+		first.release();
+		LockHandle second = acquired(provider.tryLock(key, LEASE));
+		second.release();
+		assertThat(first.fencingToken()).isGreaterThan(ahead);
+		assertThat(second.fencingToken()).isGreaterThan(first.fencingToken());
+		redis.delete(TestRedis.PREFIX);
+	}
+
 	private static Map<String, Long> since(Map<String, Long> before) {
 		Map<String, Long> calls = new TreeMap<>();
 		TestRedis.commandCalls(redis).forEach((command, count) -> {
