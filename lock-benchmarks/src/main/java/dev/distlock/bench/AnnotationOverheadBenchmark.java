@@ -5,9 +5,9 @@ import java.util.Locale;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
-import dev.distlock.DistributedLock;
 import dev.distlock.LockTemplate;
 import dev.distlock.autoconfigure.DistributedLockAutoConfiguration;
+import dev.distlock.autoconfigure.inmemory.DistributedLockInMemoryAutoConfiguration;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Level;
@@ -48,7 +48,7 @@ public class AnnotationOverheadBenchmark {
 
 	private LockTemplate template;
 
-	private Work work;
+	private AnnotatedApp.Work work;
 
 	private static final Runnable NOTHING = () -> {
 	};
@@ -60,7 +60,7 @@ public class AnnotationOverheadBenchmark {
 			.properties("spring.main.banner-mode=off", "distributed-lock.store=in-memory", "logging.level.root=warn")
 			.run();
 		this.template = this.context.getBean(LockTemplate.class);
-		this.work = this.context.getBean(Work.class);
+		this.work = this.context.getBean(AnnotatedApp.Work.class);
 	}
 
 	@TearDown(Level.Trial)
@@ -125,21 +125,12 @@ public class AnnotationOverheadBenchmark {
 
 	/** The starter on the in-memory store, with an annotated bean. */
 	@Configuration(proxyBeanMethods = false)
-	@ImportAutoConfiguration(DistributedLockAutoConfiguration.class)
+	@ImportAutoConfiguration({ DistributedLockAutoConfiguration.class, DistributedLockInMemoryAutoConfiguration.class })
 	public static class InMemoryApp {
 
 		@Bean
-		Work work() {
-			return new Work();
-		}
-
-	}
-
-	/** An empty critical section behind the annotation. */
-	public static class Work {
-
-		@DistributedLock(key = "#key")
-		public void run(String key) {
+		AnnotatedApp.Work work() {
+			return new AnnotatedApp.Work();
 		}
 
 	}

@@ -7,14 +7,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 
-import dev.distlock.Lease;
-import dev.distlock.LockOptions;
-import dev.distlock.redis.RedisLockProvider;
-import dev.distlock.support.DefaultLockTemplate;
-import dev.distlock.support.RenewalScheduler;
 import org.redisson.api.RLock;
-
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
  * What each library costs the server, read from the server itself: {@code INFO cpu} (the
@@ -211,54 +204,11 @@ final class ServerCost {
 
 	private Lib fair(String name) {
 		return switch (name) {
-			case "distlock-fair" -> new FairDistlock(this.port);
+			case "distlock-fair" ->
+				new Lib.Distlock(this.port, Lib.Distlock.options(Duration.ofSeconds(30), true), "distlock-fair");
 			case "redisson-fair" -> new FairRedisson(this.port);
 			default -> Lib.create(name, this.port);
 		};
-	}
-
-	/** distlock with {@code fair(true)}: queued in Redis, granted on release. */
-	static final class FairDistlock implements Lib {
-
-		private final LettuceConnectionFactory factory;
-
-		private final RenewalScheduler scheduler = new RenewalScheduler();
-
-		private final RedisLockProvider provider;
-
-		private final DefaultLockTemplate template;
-
-		FairDistlock(int port) {
-			this.factory = Lib.connectionFactory(port);
-			this.provider = new RedisLockProvider(this.factory, "distlock:", false);
-			LockOptions options = LockOptions.builder()
-				.waitTime(Duration.ofSeconds(60))
-				.leaseTime(Duration.ofSeconds(30))
-				.autoRenew(true)
-				.retryInterval(Duration.ofMillis(100))
-				.fair(true)
-				.build();
-			this.template = new DefaultLockTemplate(this.provider, this.scheduler, options);
-		}
-
-		@Override
-		public String name() {
-			return "distlock-fair";
-		}
-
-		@Override
-		public Unlock lock(String key) {
-			Lease lease = this.template.acquire(key, LockOptions.defaults());
-			return lease::release;
-		}
-
-		@Override
-		public void close() {
-			this.scheduler.close();
-			this.provider.close();
-			this.factory.destroy();
-		}
-
 	}
 
 	/** Redisson's {@code RFairLock}. */
