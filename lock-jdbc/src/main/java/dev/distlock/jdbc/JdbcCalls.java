@@ -7,19 +7,21 @@ import java.sql.SQLRecoverableException;
 import java.sql.SQLTransactionRollbackException;
 import java.sql.SQLTransientConnectionException;
 import java.time.Duration;
+import java.util.Set;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.function.Consumer;
 
 import javax.sql.DataSource;
@@ -29,58 +31,111 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.dao.DataAccessException;
-import org.springframework.jdbc.core.ConnectionCallback;
-import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy;
 
 /**
  * Statements on the application's {@link DataSource}, each bounded by the store timeout
- * whatever the pool's or the driver's timeouts (Hikari waits 30 s for a connection; a
- * socket to a hung server may wait forever).
+ * whatever the pool's or the driver's timeouts (Hikari waits 30 s for a connection and 5
+ * s to check an idle one; a socket to a hung server may wait forever).
  *
  * <p>
- * Each call runs on a worker thread of its own, which borrows a connection for that one
- * statement (two for a first acquisition on MariaDB) in autocommit and gives it back. The
- * worker thread has no transaction bound to it, so Spring's {@code DataSourceUtils} hands
- * it a connection of the pool, never the caller's transactional one: a lock taken inside
- * {@code @Transactional} neither waits for the commit nor vanishes with a rollback. The
- * caller waits for the reply until its deadline and then gets a
- * {@link LockBackendException}; at the same deadline a watchdog aborts the connection
- * ({@link Connection#abort}), which frees the worker and the pool's slot even when the
- * server does not answer. An acquisition whose caller gave up (timeout or interrupt) is
- * undone by its unique owner, so it blocks nobody for a whole lease.
+ * Each call borrows a connection for that one statement (two for a first acquisition on
+ * MariaDB), runs it in autocommit and gives the connection back. The connection comes
+ * from {@link DataSource#getConnection()} itself, never through Spring's
+ * {@code DataSourceUtils} (a {@link TransactionAwareDataSourceProxy} is unwrapped), so it
+ * is never the caller's transactional one: a lock taken inside {@code @Transactional}
+ * neither waits for the commit nor vanishes with a rollback.
+ *
+ * <p>
+ * While the database answers (a call of this provider succeeded within the last
+ * {@linkplain #DEFAULT_DIRECT_WINDOW quarter second}), a call runs on the caller's
+ * thread: no hand-off between threads, which costs more than the statement's round trip
+ * on a small machine. Otherwise, and after any failure, it runs on a worker thread while
+ * the caller waits for the reply until its deadline: a pool may check an idle connection
+ * on the borrowing thread (Hikari does, for up to 5 s), and only a caller on another
+ * thread can give up on that. Either way a watchdog bounds the work: a thread still
+ * waiting for the pool when the deadline comes is interrupted (pools give up waiting on
+ * an interrupt; the interrupt is cleared again, and an interrupt the caller had is kept),
+ * and a connection still running a statement is aborted ({@link Connection#abort}), which
+ * fails the statement at once even when the server does not answer, and drops the
+ * connection from the pool. The watchdog scans the calls in flight at a short tick and
+ * acts a tick before the deadline; a call costs it no wake-up. An acquisition whose
+ * outcome is unknown (aborted mid-statement, or its caller gave up on the worker) is
+ * undone by its unique owner in the background, so it blocks nobody for a whole lease.
  */
 final class JdbcCalls implements AutoCloseable {
 
 	private static final Log logger = LogFactory.getLog(JdbcCalls.class);
 
-	/** Calls in flight at most; beyond it (a hung database), calls fail at once. */
-	private static final int MAX_WORKERS = 64;
-
 	/** Attempts of one call on connections that turn out dead, within its deadline. */
 	private static final int MAX_ATTEMPTS = 16;
 
-	private final JdbcTemplate jdbc;
+	/** The watchdog's longest tick. */
+	private static final long MAX_TICK_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
+
+	/** Background clean-ups waiting at most; beyond it they are dropped (logged). */
+	private static final int MAX_BACKGROUND = 1024;
+
+	/**
+	 * Calls on worker threads at most; beyond it (a hung database), calls fail at once.
+	 */
+	private static final int MAX_WORKERS = 64;
+
+	/**
+	 * How long after a successful call the next ones run on their caller's thread.
+	 */
+	static final Duration DEFAULT_DIRECT_WINDOW = Duration.ofMillis(250);
+
+	private final DataSource dataSource;
 
 	private final Duration timeout;
 
+	/** How long before its deadline the watchdog acts on a call. */
+	private final long tickNanos;
+
 	private final String database;
+
+	private final Set<InFlight> inFlight = ConcurrentHashMap.newKeySet();
+
+	private final ScheduledExecutorService scheduler;
+
+	private final ThreadPoolExecutor background;
 
 	private final ThreadPoolExecutor workers;
 
-	private final ScheduledExecutorService watchdog;
+	private final long directWindowNanos;
+
+	/** Until when calls run on their caller's thread (System.nanoTime()). */
+	private volatile long directUntil;
 
 	JdbcCalls(DataSource dataSource, Duration timeout, String database) {
-		this.jdbc = new JdbcTemplate(dataSource);
+		this(dataSource, timeout, database, DEFAULT_DIRECT_WINDOW);
+	}
+
+	/**
+	 * @param directWindow how long after a successful call the next ones run on their
+	 * caller's thread (zero: always on a worker)
+	 */
+	JdbcCalls(DataSource dataSource, Duration timeout, String database, Duration directWindow) {
+		this.dataSource = (dataSource instanceof TransactionAwareDataSourceProxy proxy
+				&& proxy.getTargetDataSource() != null) ? proxy.getTargetDataSource() : dataSource;
 		this.timeout = timeout;
+		this.tickNanos = Math.max(1, Math.min(MAX_TICK_NANOS, timeout.toNanos() / 20));
 		this.database = database;
-		AtomicInteger threads = new AtomicInteger();
-		this.workers = new ThreadPoolExecutor(0, MAX_WORKERS, 30, TimeUnit.SECONDS, new SynchronousQueue<>(),
-				(runnable) -> daemon(runnable, "distlock-jdbc-" + threads.incrementAndGet()));
 		ScheduledThreadPoolExecutor scheduler = new ScheduledThreadPoolExecutor(1,
 				(runnable) -> daemon(runnable, "distlock-jdbc-watchdog"));
 		scheduler.setRemoveOnCancelPolicy(true);
-		this.watchdog = scheduler;
+		this.scheduler = scheduler;
+		this.scheduler.scheduleAtFixedRate(this::watch, this.tickNanos, this.tickNanos, TimeUnit.NANOSECONDS);
+		AtomicInteger threads = new AtomicInteger();
+		this.background = new ThreadPoolExecutor(2, 2, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(MAX_BACKGROUND),
+				(runnable) -> daemon(runnable, "distlock-jdbc-background-" + threads.incrementAndGet()));
+		this.background.allowCoreThreadTimeOut(true);
+		AtomicInteger workerThreads = new AtomicInteger();
+		this.workers = new ThreadPoolExecutor(0, MAX_WORKERS, 30, TimeUnit.SECONDS, new SynchronousQueue<>(),
+				(runnable) -> daemon(runnable, "distlock-jdbc-worker-" + workerThreads.incrementAndGet()));
+		this.directWindowNanos = directWindow.toNanos();
+		this.directUntil = System.nanoTime();
 	}
 
 	static Thread daemon(Runnable runnable, String name) {
@@ -93,91 +148,140 @@ final class JdbcCalls implements AutoCloseable {
 		return this.timeout;
 	}
 
+	/** The watchdog's thread, for the provider's periodic work (which must not block). */
 	ScheduledExecutorService scheduler() {
-		return this.watchdog;
+		return this.scheduler;
+	}
+
+	/** Background clean-ups, bounded as any call; also for the provider's sweep. */
+	void background(Runnable task) {
+		this.background.execute(task);
 	}
 
 	/**
-	 * Runs {@code work} on a borrowed connection and waits for its result at most the
-	 * store timeout.
+	 * Runs {@code work} on a borrowed connection and returns its result, or throws
+	 * {@link LockBackendException}, within the store timeout.
 	 * @param key the lock key, for messages
 	 * @param operation what the call does, for messages ("acquire", "release")
-	 * @param abandoned when the caller gave up on a call that may have taken a lock:
-	 * called with its result, or with null when its outcome is unknown, to undo it
+	 * @param abandoned when a call that may have taken a lock gave up without knowing:
+	 * called with its late result, or with null when its outcome is unknown, to undo it
 	 */
 	<T> T call(String key, String operation, Work<T> work, @Nullable Consumer<@Nullable T> abandoned) {
 		long deadline = System.nanoTime() + this.timeout.toNanos();
+		if (System.nanoTime() - this.directUntil < 0) {
+			return callOnThisThread(key, operation, work, abandoned, deadline);
+		}
+		return callOnAWorker(key, operation, work, abandoned, deadline);
+	}
+
+	/**
+	 * Runs the call on a worker thread; the caller waits for the reply until the
+	 * deadline.
+	 */
+	private <T> T callOnAWorker(String key, String operation, Work<T> work, @Nullable Consumer<@Nullable T> abandoned,
+			long deadline) {
 		CompletableFuture<T> reply = new CompletableFuture<>();
 		try {
-			this.workers.execute(() -> run(work, reply, deadline, abandoned));
+			this.workers.execute(() -> {
+				if (reply.isDone()) {
+					return;
+				}
+				T result;
+				try {
+					result = callOnThisThread(key, operation, work, abandoned, deadline);
+				}
+				catch (RuntimeException ex) {
+					reply.completeExceptionally(ex);
+					return;
+				}
+				if (!reply.complete(result) && abandoned != null) {
+					// The caller gave up just before the reply came.
+					abandoned.accept(result);
+				}
+			});
 		}
 		catch (RejectedExecutionException ex) {
 			throw new LockBackendException(key, "Cannot " + operation + " lock '" + key + "': " + MAX_WORKERS
 					+ " calls to " + this.database + " are still waiting for it to answer", ex);
 		}
+		// The caller's interrupt does not end the wait: the call is bounded anyway, and
+		// its outcome is the caller's answer. The flag is kept for the caller.
+		boolean interrupted = false;
 		try {
-			return reply.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-		}
-		catch (TimeoutException ex) {
-			if (giveUp(reply)) {
-				throw new LockBackendException(key, this.database + " did not answer within " + this.timeout.toMillis()
-						+ "ms (distributed-lock.store-timeout) to " + operation + " lock '" + key + "'", ex);
+			while (true) {
+				try {
+					return reply.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+				}
+				catch (InterruptedException ex) {
+					interrupted = true;
+				}
+				catch (TimeoutException ex) {
+					if (reply.completeExceptionally(new CancellationException("the caller gave up"))) {
+						this.directUntil = System.nanoTime();
+						throw timedOut(key, operation, ex);
+					}
+				}
+				catch (ExecutionException ex) {
+					throw (ex.getCause() instanceof RuntimeException runtime) ? runtime
+							: new LockBackendException(key, ex.getMessage(), ex);
+				}
 			}
-			return reply.join();
 		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			if (giveUp(reply)) {
-				throw new LockBackendException(key,
-						"Interrupted while waiting for " + this.database + " to " + operation + " lock '" + key + "'",
-						ex);
+		finally {
+			if (interrupted) {
+				Thread.currentThread().interrupt();
 			}
-			return reply.join();
-		}
-		catch (ExecutionException ex) {
-			Throwable cause = ex.getCause();
-			throw new LockBackendException(key, this.database + " failed to " + operation + " lock '" + key + "': "
-					+ mostSpecific(cause).getMessage(), cause);
 		}
 	}
 
-	/** Whether the caller gave up before the reply came (false: it came just now). */
-	private static boolean giveUp(CompletableFuture<?> reply) {
-		return reply.completeExceptionally(new CancellationException("the caller gave up"));
+	private <T> T callOnThisThread(String key, String operation, Work<T> work,
+			@Nullable Consumer<@Nullable T> abandoned, long deadline) {
+		InFlight flight = new InFlight(Thread.currentThread(), deadline);
+		// An interrupt the caller had is kept for it, and not taken for the watchdog's.
+		boolean interrupted = Thread.interrupted();
+		this.inFlight.add(flight);
+		try {
+			T result = execute(flight, work);
+			this.directUntil = System.nanoTime() + this.directWindowNanos;
+			return result;
+		}
+		catch (SQLException | RuntimeException ex) {
+			this.directUntil = System.nanoTime();
+			if (flight.timedOut()) {
+				if (flight.state == InFlight.ABORTED && abandoned != null) {
+					abandoned.accept(null);
+				}
+				throw timedOut(key, operation, ex);
+			}
+			throw new LockBackendException(key,
+					this.database + " failed to " + operation + " lock '" + key + "': " + mostSpecific(ex).getMessage(),
+					ex);
+		}
+		finally {
+			this.inFlight.remove(flight);
+			flight.finish();
+			if (interrupted) {
+				Thread.currentThread().interrupt();
+			}
+		}
 	}
 
-	private <T> void run(Work<T> work, CompletableFuture<T> reply, long deadline,
-			@Nullable Consumer<@Nullable T> abandoned) {
-		if (reply.isDone()) {
-			// The caller gave up before this call started; nothing was sent.
-			return;
-		}
-		T result;
-		try {
-			result = execute(work, deadline);
-		}
-		catch (RuntimeException ex) {
-			if (!reply.completeExceptionally(ex) && abandoned != null) {
-				abandoned.accept(null);
-			}
-			return;
-		}
-		if (!reply.complete(result) && abandoned != null) {
-			abandoned.accept(result);
-		}
+	private LockBackendException timedOut(String key, String operation, Exception ex) {
+		return new LockBackendException(key, this.database + " did not answer within " + this.timeout.toMillis()
+				+ "ms (distributed-lock.store-timeout) to " + operation + " lock '" + key + "'", ex);
 	}
 
 	/**
-	 * Runs {@code work} on the calling thread on a borrowed connection in autocommit; a
-	 * watchdog aborts the connection at {@code deadline}.
+	 * Runs {@code work}, again on another connection when one turns out dead, until its
+	 * deadline.
 	 */
-	<T> T execute(Work<T> work, long deadline) {
+	private <T> T execute(InFlight flight, Work<T> work) throws SQLException {
 		for (int attempt = 1;; attempt++) {
 			try {
-				return executeOnce(work, deadline);
+				return executeOnce(flight, work);
 			}
-			catch (DataAccessException ex) {
-				if (!retryable(ex) || attempt >= MAX_ATTEMPTS || deadline - System.nanoTime() <= 0) {
+			catch (SQLException ex) {
+				if (!retryable(ex) || attempt >= MAX_ATTEMPTS || flight.timedOut()) {
 					throw ex;
 				}
 				// Connections the server or the network ended while they sat in the pool
@@ -210,26 +314,33 @@ final class JdbcCalls implements AutoCloseable {
 		return false;
 	}
 
-	private <T> T executeOnce(Work<T> work, long deadline) {
-		return this.jdbc.execute((ConnectionCallback<T>) (connection) -> {
-			AtomicReference<@Nullable Connection> inUse = new AtomicReference<>(connection);
-			long delay = deadline - System.nanoTime();
-			if (delay <= 0) {
+	private <T> T executeOnce(InFlight flight, Work<T> work) throws SQLException {
+		if (!flight.borrowing()) {
+			throw new SQLException("No time left for the statement");
+		}
+		Connection connection;
+		try {
+			connection = this.dataSource.getConnection();
+		}
+		catch (SQLException | RuntimeException ex) {
+			flight.borrowed(null);
+			throw ex;
+		}
+		try (connection) {
+			if (!flight.borrowed(connection)) {
 				throw new SQLException("No time left for the statement after a connection was obtained");
 			}
-			ScheduledFuture<?> abort = this.watchdog.schedule(() -> abort(inUse), delay, TimeUnit.NANOSECONDS);
-			try {
-				if (!connection.getAutoCommit()) {
-					// The pool resets it when the connection goes back.
-					connection.setAutoCommit(true);
-				}
-				return work.run(connection);
+			if (!connection.getAutoCommit()) {
+				// The pool resets it when the connection goes back.
+				connection.setAutoCommit(true);
 			}
-			finally {
-				inUse.set(null);
-				abort.cancel(false);
-			}
-		});
+			// A result that came just as the watchdog aborted the connection is still the
+			// statement's committed outcome.
+			return work.run(connection);
+		}
+		finally {
+			flight.ran();
+		}
 	}
 
 	/**
@@ -237,11 +348,10 @@ final class JdbcCalls implements AutoCloseable {
 	 * for.
 	 */
 	void background(String what, Work<?> work) {
-		long deadline = System.nanoTime() + this.timeout.toNanos();
 		try {
-			this.workers.execute(() -> {
+			this.background.execute(() -> {
 				try {
-					execute(work, deadline);
+					callOnThisThread("(none)", "clean up", work, null, System.nanoTime() + this.timeout.toNanos());
 				}
 				catch (RuntimeException ex) {
 					logger.debug("Could not " + what, ex);
@@ -253,11 +363,17 @@ final class JdbcCalls implements AutoCloseable {
 		}
 	}
 
-	private void abort(AtomicReference<@Nullable Connection> inUse) {
-		Connection connection = inUse.getAndSet(null);
-		if (connection == null) {
-			return;
+	/** The watchdog's tick: acts on every call whose deadline is within a tick. */
+	private void watch() {
+		long now = System.nanoTime();
+		for (InFlight flight : this.inFlight) {
+			if (now - (flight.deadline - this.tickNanos) >= 0) {
+				flight.expire();
+			}
 		}
+	}
+
+	private static void abort(Connection connection) {
 		try {
 			connection.abort(Runnable::run);
 		}
@@ -277,7 +393,8 @@ final class JdbcCalls implements AutoCloseable {
 	@Override
 	public void close() {
 		this.workers.shutdown();
-		this.watchdog.shutdownNow();
+		this.background.shutdown();
+		this.scheduler.shutdownNow();
 	}
 
 	/** Statements on one borrowed connection. */
@@ -285,6 +402,100 @@ final class JdbcCalls implements AutoCloseable {
 	interface Work<T> {
 
 		T run(Connection connection) throws SQLException;
+
+	}
+
+	/**
+	 * One call in flight: what the watchdog does at its deadline depends on where it is.
+	 * Every change of state is a compare-and-set, so that the watchdog interrupts a
+	 * caller only while it waits for the pool, and aborts a connection only while it runs
+	 * a statement.
+	 */
+	private static final class InFlight {
+
+		static final int IDLE = 0;
+
+		static final int BORROWING = 1;
+
+		static final int RUNNING = 2;
+
+		static final int EXPIRED = 3;
+
+		static final int INTERRUPTING = 4;
+
+		static final int INTERRUPTED = 5;
+
+		static final int ABORTED = 6;
+
+		private static final AtomicIntegerFieldUpdater<InFlight> STATE = AtomicIntegerFieldUpdater
+			.newUpdater(InFlight.class, "state");
+
+		final Thread caller;
+
+		final long deadline;
+
+		volatile int state = IDLE;
+
+		private volatile @Nullable Connection connection;
+
+		InFlight(Thread caller, long deadline) {
+			this.caller = caller;
+			this.deadline = deadline;
+		}
+
+		boolean timedOut() {
+			return this.state >= EXPIRED;
+		}
+
+		/** Before asking the pool; false when the deadline has come. */
+		boolean borrowing() {
+			return STATE.compareAndSet(this, IDLE, BORROWING);
+		}
+
+		/**
+		 * After the pool answered ({@code connection} null when it failed); false when
+		 * the deadline came while waiting.
+		 */
+		boolean borrowed(@Nullable Connection connection) {
+			this.connection = connection;
+			return STATE.compareAndSet(this, BORROWING, (connection != null) ? RUNNING : IDLE);
+		}
+
+		/** After the statement. */
+		void ran() {
+			this.connection = null;
+			STATE.compareAndSet(this, RUNNING, IDLE);
+		}
+
+		/** The watchdog, at the deadline. */
+		void expire() {
+			if (STATE.compareAndSet(this, IDLE, EXPIRED)) {
+				return;
+			}
+			if (STATE.compareAndSet(this, BORROWING, INTERRUPTING)) {
+				this.caller.interrupt();
+				this.state = INTERRUPTED;
+				return;
+			}
+			Connection running = this.connection;
+			if (running != null && STATE.compareAndSet(this, RUNNING, ABORTED)) {
+				abort(running);
+			}
+		}
+
+		/**
+		 * At the end of the call: clears the watchdog's interrupt, once it has surely
+		 * been delivered.
+		 */
+		void finish() {
+			if (STATE.compareAndSet(this, IDLE, EXPIRED) || this.state < INTERRUPTING || this.state == ABORTED) {
+				return;
+			}
+			while (this.state == INTERRUPTING) {
+				Thread.onSpinWait();
+			}
+			Thread.interrupted();
+		}
 
 	}
 

@@ -49,8 +49,8 @@ import org.jspecify.annotations.Nullable;
  * renewal tick ({@link BatchRenewal}).
  *
  * <p>
- * Each statement runs in autocommit on a connection borrowed for it alone, on a thread of
- * the provider's, never in the caller's transaction; every call returns or throws
+ * Each statement runs in autocommit on a connection borrowed for it alone, on the
+ * caller's thread but never in the caller's transaction; every call returns or throws
  * {@link LockBackendException} within {@link #callTimeout()} whatever the pool's timeouts
  * (see {@link JdbcCalls}). On PostgreSQL waiters are woken by {@code NOTIFY} on release;
  * on MariaDB and MySQL they poll with jittered backoff.
@@ -124,11 +124,12 @@ public final class JdbcLockProvider implements ReleaseSignalling, BatchRenewal, 
 		this.sweepAfter = positive("sweepAfter", builder.sweepAfter);
 		this.dialect = builder.dialect;
 		String database = (builder.dialect != null) ? label(builder.dialect) : "The database";
-		this.calls = new JdbcCalls(builder.dataSource, positive("storeTimeout", builder.storeTimeout), database);
+		this.calls = new JdbcCalls(builder.dataSource, positive("storeTimeout", builder.storeTimeout), database,
+				builder.directWindow);
 		long sweepEvery = Math.min(TimeUnit.HOURS.toNanos(1), this.sweepAfter.toNanos());
 		this.calls.scheduler()
-			.scheduleWithFixedDelay(this::sweepQuietly, ThreadLocalRandom.current().nextLong(sweepEvery), sweepEvery,
-					TimeUnit.NANOSECONDS);
+			.scheduleWithFixedDelay(() -> this.calls.background(this::sweepQuietly),
+					ThreadLocalRandom.current().nextLong(sweepEvery), sweepEvery, TimeUnit.NANOSECONDS);
 	}
 
 	/** A builder for a provider over {@code dataSource}. */
@@ -505,6 +506,8 @@ public final class JdbcLockProvider implements ReleaseSignalling, BatchRenewal, 
 
 		private @Nullable JdbcLockDialect dialect;
 
+		private Duration directWindow = JdbcCalls.DEFAULT_DIRECT_WINDOW;
+
 		private Builder(DataSource dataSource) {
 			this.dataSource = dataSource;
 		}
@@ -548,6 +551,15 @@ public final class JdbcLockProvider implements ReleaseSignalling, BatchRenewal, 
 		 */
 		public Builder listenerDataSource(DataSource listenerDataSource) {
 			this.listenerDataSource = listenerDataSource;
+			return this;
+		}
+
+		/**
+		 * For tests: how long after a successful call the next ones run on their caller's
+		 * thread (zero: always on a worker, a day: always on the caller's thread).
+		 */
+		Builder directWindow(Duration directWindow) {
+			this.directWindow = directWindow;
 			return this;
 		}
 

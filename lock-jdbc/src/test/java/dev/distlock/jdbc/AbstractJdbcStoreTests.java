@@ -15,6 +15,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
+import javax.sql.DataSource;
+
 import com.zaxxer.hikari.HikariDataSource;
 import dev.distlock.Lease;
 import dev.distlock.LockBackendException;
@@ -95,53 +97,86 @@ abstract class AbstractJdbcStoreTests {
 	/**
 	 * A lock taken inside a transaction on the same DataSource is seen by others at once
 	 * (it does not wait for the commit) and stays when the transaction rolls back: the
-	 * store never uses the transaction's connection.
+	 * store never uses the transaction's connection, neither on a worker thread nor on
+	 * the caller's own (the transaction's) thread.
 	 */
 	@Test
 	void aLockTakenInATransactionIsSeenAtOnceAndSurvivesItsRollback() {
-		String key = key();
-		TransactionTemplate transaction = new TransactionTemplate(new DataSourceTransactionManager(this.dataSource));
-		JdbcTemplate jdbc = new JdbcTemplate(this.dataSource);
-		LockHandle handle = transaction.execute((status) -> {
-			// The transaction holds a connection of the pool from here on.
-			jdbc.queryForObject("SELECT 1", Integer.class);
-			LockHandle inside = acquired(this.provider.tryLock(key, LONG));
-			assertThat(this.other.tryLock(key, LONG)).as("seen by others before the commit")
-				.isInstanceOf(LockAttempt.Busy.class);
-			status.setRollbackOnly();
-			return inside;
-		});
-		assertThat(this.other.tryLock(key, LONG)).as("still held after the rollback")
-			.isInstanceOf(LockAttempt.Busy.class);
-		assertThat(handle.release()).isTrue();
-		acquired(this.other.tryLock(key, LONG)).release();
+		for (JdbcLockProvider inTransaction : List.of(onWorkers(this.dataSource), direct(this.dataSource))) {
+			try (inTransaction) {
+				String key = key();
+				TransactionTemplate transaction = new TransactionTemplate(
+						new DataSourceTransactionManager(this.dataSource));
+				JdbcTemplate jdbc = new JdbcTemplate(this.dataSource);
+				LockHandle handle = transaction.execute((status) -> {
+					// The transaction holds a connection of the pool from here on.
+					jdbc.queryForObject("SELECT 1", Integer.class);
+					LockHandle inside = acquired(inTransaction.tryLock(key, LONG));
+					assertThat(this.other.tryLock(key, LONG)).as("seen by others before the commit")
+						.isInstanceOf(LockAttempt.Busy.class);
+					status.setRollbackOnly();
+					return inside;
+				});
+				assertThat(this.other.tryLock(key, LONG)).as("still held after the rollback")
+					.isInstanceOf(LockAttempt.Busy.class);
+				assertThat(handle.release()).isTrue();
+				acquired(this.other.tryLock(key, LONG)).release();
+			}
+		}
 	}
 
 	/**
 	 * With every connection of a pool with default settings (Hikari: 10, 30 s to wait for
 	 * one) borrowed elsewhere, a call fails within the store timeout instead of waiting
-	 * 30 s for the pool.
+	 * 30 s for the pool: on a worker thread (the caller gives up), and on the caller's
+	 * own thread (the watchdog interrupts its wait for the pool, and clears the interrupt
+	 * again).
 	 */
 	@Test
 	void aCallOnAnExhaustedPoolFailsWithinTheStoreTimeout() throws Exception {
-		List<Connection> borrowed = new ArrayList<>();
-		try {
-			for (int i = 0; i < this.dataSource.getMaximumPoolSize(); i++) {
-				borrowed.add(this.dataSource.getConnection());
+		try (JdbcLockProvider onWorkers = onWorkers(this.dataSource);
+				JdbcLockProvider direct = direct(this.dataSource)) {
+			for (JdbcLockProvider provider : List.of(onWorkers, direct)) {
+				List<Connection> borrowed = new ArrayList<>();
+				try {
+					for (int i = 0; i < this.dataSource.getMaximumPoolSize(); i++) {
+						borrowed.add(this.dataSource.getConnection());
+					}
+					long start = System.nanoTime();
+					assertThatExceptionOfType(LockBackendException.class)
+						.isThrownBy(() -> provider.tryLock(key(), LONG))
+						.withMessageContaining("did not answer within 3000ms");
+					assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
+					assertThat(Thread.interrupted()).as("no interrupt left behind").isFalse();
+				}
+				finally {
+					for (Connection connection : borrowed) {
+						connection.close();
+					}
+				}
+				String key = key();
+				Conditions.await("the store works again once connections are back", Duration.ofSeconds(40),
+						() -> whileStoreFails(() -> provider.tryLock(key, LONG) instanceof LockAttempt.Acquired));
 			}
-			long start = System.nanoTime();
-			assertThatExceptionOfType(LockBackendException.class).isThrownBy(() -> this.provider.tryLock(key(), LONG))
-				.withMessageContaining("did not answer within 3000ms");
-			assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
 		}
-		finally {
-			for (Connection connection : borrowed) {
-				connection.close();
-			}
-		}
-		String key = key();
-		Conditions.await("the store works again once connections are back", Duration.ofSeconds(40),
-				() -> whileStoreFails(() -> this.provider.tryLock(key, LONG) instanceof LockAttempt.Acquired));
+	}
+
+	/** A provider whose calls all run on its worker threads. */
+	static JdbcLockProvider onWorkers(DataSource dataSource) {
+		return JdbcLockProvider.builder(dataSource).tableName(TABLE).directWindow(Duration.ZERO).build();
+	}
+
+	/**
+	 * A provider whose calls run on their caller's thread from its first successful call
+	 * on, which this makes.
+	 */
+	static JdbcLockProvider direct(DataSource dataSource) {
+		JdbcLockProvider provider = JdbcLockProvider.builder(dataSource)
+			.tableName(TABLE)
+			.directWindow(Duration.ofDays(1))
+			.build();
+		provider.validateSchema();
+		return provider;
 	}
 
 	/**

@@ -2,9 +2,13 @@ package dev.distlock.jdbc.dialect;
 
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 import org.jspecify.annotations.Nullable;
 
@@ -37,8 +41,23 @@ public abstract sealed class JdbcLockDialect permits PostgresDialect, MySqlDiale
 
 	private final String name;
 
+	private final Map<String, Common> common = new ConcurrentHashMap<>();
+
 	JdbcLockDialect(String name) {
 		this.name = name;
+	}
+
+	/**
+	 * The statements whose shape every database shares, for {@code table}: renew and undo
+	 * ({@code expires_at} and {@code owner} set by the dialect's clock) and the sweep.
+	 */
+	abstract Common common(String table);
+
+	/** An SQL expression for the database's clock in microseconds since the epoch. */
+	abstract String nowMicros();
+
+	private Common commonOf(String table) {
+		return this.common.computeIfAbsent(table, this::common);
 	}
 
 	/**
@@ -87,7 +106,10 @@ public abstract sealed class JdbcLockDialect permits PostgresDialect, MySqlDiale
 	 * Extends the lease if {@code owner} with {@code fence} holds it and it has not run
 	 * out.
 	 */
-	public abstract boolean renew(Connection connection, String table, Lease lease) throws SQLException;
+	public boolean renew(Connection connection, String table, Lease lease) throws SQLException {
+		return update(connection, commonOf(table).renew(), lease.leaseMicros(), lease.key(), lease.owner(),
+				lease.fence()) == 1;
+	}
 
 	/**
 	 * Renews each lease held by its owner and fence that has not run out, in one
@@ -108,7 +130,9 @@ public abstract sealed class JdbcLockDialect permits PostgresDialect, MySqlDiale
 	 * Frees the lock if {@code owner} holds it, whatever its lease: undoes an acquisition
 	 * whose outcome the caller never learnt (the owner is unique to it).
 	 */
-	public abstract boolean undo(Connection connection, String table, String key, String owner) throws SQLException;
+	public boolean undo(Connection connection, String table, String key, String owner) throws SQLException {
+		return update(connection, commonOf(table).undo(), key, owner) == 1;
+	}
 
 	/**
 	 * Deletes rows whose lease ran out more than {@code idleMicros} ago. A key taken
@@ -116,7 +140,9 @@ public abstract sealed class JdbcLockDialect permits PostgresDialect, MySqlDiale
 	 * before.
 	 * @return the number of rows deleted
 	 */
-	public abstract int sweep(Connection connection, String table, long idleMicros) throws SQLException;
+	public int sweep(Connection connection, String table, long idleMicros) throws SQLException {
+		return update(connection, commonOf(table).sweep(), idleMicros);
+	}
 
 	/**
 	 * The channel on which releases of waited-on locks are signalled, or null if this
@@ -127,7 +153,30 @@ public abstract sealed class JdbcLockDialect permits PostgresDialect, MySqlDiale
 	}
 
 	/** The database's clock, in microseconds since the epoch. */
-	public abstract long clockMicros(Connection connection) throws SQLException;
+	public long clockMicros(Connection connection) throws SQLException {
+		try (PreparedStatement statement = connection.prepareStatement("SELECT " + nowMicros());
+				ResultSet result = statement.executeQuery()) {
+			result.next();
+			return result.getLong(1);
+		}
+	}
+
+	/**
+	 * Runs {@code sql} with {@code parameters} (strings and longs) and counts its rows.
+	 */
+	static int update(Connection connection, String sql, Object... parameters) throws SQLException {
+		try (PreparedStatement statement = connection.prepareStatement(sql)) {
+			for (int i = 0; i < parameters.length; i++) {
+				if (parameters[i] instanceof Long number) {
+					statement.setLong(i + 1, number);
+				}
+				else {
+					statement.setString(i + 1, (String) parameters[i]);
+				}
+			}
+			return statement.executeUpdate();
+		}
+	}
 
 	@Override
 	public String toString() {
@@ -150,6 +199,17 @@ public abstract sealed class JdbcLockDialect permits PostgresDialect, MySqlDiale
 		static Acquire busy(long remainingMicros) {
 			return new Acquire(false, 0, Math.max(1, remainingMicros));
 		}
+
+	}
+
+	/**
+	 * The statements every database shares in shape.
+	 *
+	 * @param renew extends a held lease: lease micros, key, owner, fence
+	 * @param undo frees a lock held by an owner whatever its lease: key, owner
+	 * @param sweep deletes rows idle for longer than the given micros
+	 */
+	record Common(String renew, String undo, String sweep) {
 
 	}
 

@@ -41,6 +41,18 @@ final class MySqlDialect extends JdbcLockDialect {
 		super(name);
 	}
 
+	@Override
+	Common common(String table) {
+		return new Common("UPDATE " + table + " SET expires_at = TIMESTAMPADD(MICROSECOND, ?, " + NOW + ")" + HELD,
+				"UPDATE " + table + " SET owner = NULL, expires_at = " + NOW + " WHERE name = ? AND owner = ?",
+				"DELETE FROM " + table + " WHERE expires_at < TIMESTAMPADD(MICROSECOND, -?, " + NOW + ")");
+	}
+
+	@Override
+	String nowMicros() {
+		return NOW_MICROS;
+	}
+
 	private Sql sql(String table) {
 		return this.sql.computeIfAbsent(table, Sql::new);
 	}
@@ -87,17 +99,6 @@ final class MySqlDialect extends JdbcLockDialect {
 	}
 
 	@Override
-	public boolean renew(Connection connection, String table, Lease lease) throws SQLException {
-		try (PreparedStatement statement = connection.prepareStatement(sql(table).renew)) {
-			statement.setLong(1, lease.leaseMicros());
-			statement.setString(2, lease.key());
-			statement.setString(3, lease.owner());
-			statement.setLong(4, lease.fence());
-			return statement.executeUpdate() == 1;
-		}
-	}
-
-	@Override
 	public boolean[] renewAll(Connection connection, String table, List<Lease> leases) throws SQLException {
 		StringBuilder rows = new StringBuilder();
 		for (int i = 0; i < leases.size(); i++) {
@@ -141,38 +142,7 @@ final class MySqlDialect extends JdbcLockDialect {
 	@Override
 	public boolean release(Connection connection, String table, String key, String owner, long fence,
 			@Nullable String channel) throws SQLException {
-		try (PreparedStatement statement = connection.prepareStatement(sql(table).release)) {
-			statement.setString(1, key);
-			statement.setString(2, owner);
-			statement.setLong(3, fence);
-			return statement.executeUpdate() == 1;
-		}
-	}
-
-	@Override
-	public boolean undo(Connection connection, String table, String key, String owner) throws SQLException {
-		try (PreparedStatement statement = connection.prepareStatement(sql(table).undo)) {
-			statement.setString(1, key);
-			statement.setString(2, owner);
-			return statement.executeUpdate() == 1;
-		}
-	}
-
-	@Override
-	public int sweep(Connection connection, String table, long idleMicros) throws SQLException {
-		try (PreparedStatement statement = connection.prepareStatement(sql(table).sweep)) {
-			statement.setLong(1, idleMicros);
-			return statement.executeUpdate();
-		}
-	}
-
-	@Override
-	public long clockMicros(Connection connection) throws SQLException {
-		try (PreparedStatement statement = connection.prepareStatement("SELECT " + NOW_MICROS);
-				ResultSet result = statement.executeQuery()) {
-			result.next();
-			return result.getLong(1);
-		}
+		return update(connection, sql(table).release, key, owner, fence) == 1;
 	}
 
 	/** The statements for one table. */
@@ -184,13 +154,7 @@ final class MySqlDialect extends JdbcLockDialect {
 
 		final String remaining;
 
-		final String renew;
-
 		final String release;
-
-		final String undo;
-
-		final String sweep;
 
 		Sql(String table) {
 			// SET runs left to right: the fence is computed from its old value.
@@ -201,10 +165,7 @@ final class MySqlDialect extends JdbcLockDialect {
 					+ " LAST_INSERT_ID(" + NOW_MICROS + "), TIMESTAMPADD(MICROSECOND, ?, " + NOW + "), FALSE)";
 			this.remaining = "SELECT TIMESTAMPDIFF(MICROSECOND, " + NOW + ", expires_at) FROM " + table
 					+ " WHERE name = ?";
-			this.renew = "UPDATE " + table + " SET expires_at = TIMESTAMPADD(MICROSECOND, ?, " + NOW + ")" + HELD;
 			this.release = "UPDATE " + table + " SET owner = NULL, expires_at = " + NOW + HELD;
-			this.undo = "UPDATE " + table + " SET owner = NULL, expires_at = " + NOW + " WHERE name = ? AND owner = ?";
-			this.sweep = "DELETE FROM " + table + " WHERE expires_at < TIMESTAMPADD(MICROSECOND, -?, " + NOW + ")";
 		}
 
 	}

@@ -24,10 +24,25 @@ final class PostgresDialect extends JdbcLockDialect {
 
 	private static final String NOW_MICROS = "(extract(epoch FROM clock_timestamp()) * 1000000)::bigint";
 
+	private static final String HELD = " WHERE name = ? AND owner = ? AND fence = ? AND expires_at > clock_timestamp()";
+
 	private final Map<String, Sql> sql = new ConcurrentHashMap<>();
 
 	PostgresDialect() {
 		super("postgresql");
+	}
+
+	@Override
+	Common common(String table) {
+		return new Common(
+				"UPDATE " + table + " SET expires_at = clock_timestamp() + ? * interval '1 microsecond'" + HELD,
+				"UPDATE " + table + " SET owner = NULL, expires_at = clock_timestamp() WHERE name = ? AND owner = ?",
+				"DELETE FROM " + table + " WHERE expires_at < clock_timestamp() - ? * interval '1 microsecond'");
+	}
+
+	@Override
+	String nowMicros() {
+		return NOW_MICROS;
 	}
 
 	private Sql sql(String table) {
@@ -54,17 +69,6 @@ final class PostgresDialect extends JdbcLockDialect {
 				// A row gone in between (swept) is free: try again at once.
 				return Acquire.busy(result.next() ? result.getLong(1) : 1);
 			}
-		}
-	}
-
-	@Override
-	public boolean renew(Connection connection, String table, Lease lease) throws SQLException {
-		try (PreparedStatement statement = connection.prepareStatement(sql(table).renew)) {
-			statement.setLong(1, lease.leaseMicros());
-			statement.setString(2, lease.key());
-			statement.setString(3, lease.owner());
-			statement.setLong(4, lease.fence());
-			return statement.executeUpdate() == 1;
 		}
 	}
 
@@ -119,32 +123,6 @@ final class PostgresDialect extends JdbcLockDialect {
 		}
 	}
 
-	@Override
-	public boolean undo(Connection connection, String table, String key, String owner) throws SQLException {
-		try (PreparedStatement statement = connection.prepareStatement(sql(table).undo)) {
-			statement.setString(1, key);
-			statement.setString(2, owner);
-			return statement.executeUpdate() == 1;
-		}
-	}
-
-	@Override
-	public int sweep(Connection connection, String table, long idleMicros) throws SQLException {
-		try (PreparedStatement statement = connection.prepareStatement(sql(table).sweep)) {
-			statement.setLong(1, idleMicros);
-			return statement.executeUpdate();
-		}
-	}
-
-	@Override
-	public long clockMicros(Connection connection) throws SQLException {
-		try (PreparedStatement statement = connection.prepareStatement("SELECT " + NOW_MICROS);
-				ResultSet result = statement.executeQuery()) {
-			result.next();
-			return result.getLong(1);
-		}
-	}
-
 	/** distlock_ + the table's name: one channel for every key of the table. */
 	@Override
 	public String releaseChannel(String table) {
@@ -160,15 +138,9 @@ final class PostgresDialect extends JdbcLockDialect {
 
 		final String markWaited;
 
-		final String renew;
-
 		final String renewAll;
 
 		final String release;
-
-		final String undo;
-
-		final String sweep;
 
 		Sql(String table) {
 			this.acquire = "INSERT INTO " + table + " AS l (name, owner, fence, expires_at) VALUES (?, ?, " + NOW_MICROS
@@ -180,21 +152,14 @@ final class PostgresDialect extends JdbcLockDialect {
 			String remainingMicros = "(extract(epoch FROM expires_at - clock_timestamp()) * 1000000)::bigint";
 			this.remaining = "SELECT " + remainingMicros + " FROM " + table + " WHERE name = ?";
 			this.markWaited = "UPDATE " + table + " SET waited = TRUE WHERE name = ? RETURNING " + remainingMicros;
-			String held = " WHERE name = ? AND owner = ? AND fence = ? AND expires_at > clock_timestamp()";
-			this.renew = "UPDATE " + table + " SET expires_at = clock_timestamp() + ? * interval '1 microsecond'"
-					+ held;
 			this.renewAll = "UPDATE " + table + " AS l SET expires_at = clock_timestamp() + v.lease * interval"
 					+ " '1 microsecond' FROM unnest(?::text[], ?::text[], ?::bigint[], ?::bigint[]) AS v(name, owner, fence, lease)"
 					+ " WHERE l.name = v.name AND l.owner = v.owner AND l.fence = v.fence"
 					+ " AND l.expires_at > clock_timestamp() RETURNING l.owner";
 			// The row keeps its fence; pg_notify is sent on commit, only if someone
 			// waits.
-			this.release = "UPDATE " + table + " SET owner = NULL, expires_at = clock_timestamp()" + held
+			this.release = "UPDATE " + table + " SET owner = NULL, expires_at = clock_timestamp()" + HELD
 					+ " RETURNING CASE WHEN waited THEN pg_notify(?, name) END IS NULL";
-			this.undo = "UPDATE " + table
-					+ " SET owner = NULL, expires_at = clock_timestamp() WHERE name = ? AND owner = ?";
-			this.sweep = "DELETE FROM " + table
-					+ " WHERE expires_at < clock_timestamp() - ? * interval '1 microsecond'";
 		}
 
 	}
