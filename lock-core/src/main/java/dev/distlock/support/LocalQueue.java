@@ -44,12 +44,115 @@ final class LocalQueue {
 	/** Guarded by {@link #lock}. */
 	private @Nullable LockBackendException lastFailure;
 
+	/**
+	 * The thread at the gate that takes a lock handed over in memory, with its settings;
+	 * guarded by {@link #lock}.
+	 */
+	private @Nullable Acceptor acceptor;
+
+	/** A lease handed to the acceptor and not yet taken; guarded by {@link #lock}. */
+	private @Nullable ManagedLease offered;
+
+	/**
+	 * Until when (monotonic clock) this JVM's waiters stand back, after the lock went
+	 * back to the store for a waiter of another JVM.
+	 */
+	volatile long standBackUntil = System.nanoTime();
+
+	/**
+	 * A waiter of this JVM found the key busy, marking it as waited for, while a thread
+	 * of this JVM held it: the store's mark then says nothing of other JVMs' waiters.
+	 */
+	volatile boolean selfMarked;
+
+	/** The thread at the gate and the settings it waits with. */
+	record Acceptor(Thread thread, LockSettings settings) {
+	}
+
+	/** Makes the lease to hand to an acceptor, or null if it may not have it. */
+	@FunctionalInterface
+	interface Successor {
+
+		@Nullable ManagedLease makeFor(Acceptor acceptor);
+
+	}
+
 	/** A release (or loss) may have freed the key: the waiter at the gate retries. */
 	void signal() {
 		this.signalled = true;
 		Thread thread = this.waiter;
 		if (thread != null) {
 			LockSupport.unpark(thread);
+		}
+	}
+
+	/**
+	 * The thread at the gate waits with {@code settings} and takes a lock handed over in
+	 * memory, until {@link #stopAccepting()}.
+	 */
+	void accepting(LockSettings settings) {
+		this.lock.lock();
+		try {
+			this.acceptor = new Acceptor(Thread.currentThread(), settings);
+		}
+		finally {
+			this.lock.unlock();
+		}
+	}
+
+	/**
+	 * Hands a lease to the thread at the gate, if one accepts and {@code successor} makes
+	 * one for it, and wakes it.
+	 * @return whether a lease was handed over
+	 */
+	boolean offer(Successor successor) {
+		Acceptor taker;
+		this.lock.lock();
+		try {
+			taker = this.acceptor;
+			if (taker == null || this.offered != null) {
+				return false;
+			}
+			ManagedLease lease = successor.makeFor(taker);
+			if (lease == null) {
+				return false;
+			}
+			this.offered = lease;
+		}
+		finally {
+			this.lock.unlock();
+		}
+		signal();
+		return true;
+	}
+
+	/** The lease handed to the current acceptor, if any; taken once. */
+	@Nullable ManagedLease takeOffer() {
+		this.lock.lock();
+		try {
+			ManagedLease lease = this.offered;
+			this.offered = null;
+			return lease;
+		}
+		finally {
+			this.lock.unlock();
+		}
+	}
+
+	/**
+	 * The thread at the gate takes no more leases in memory.
+	 * @return a lease handed to it that it has not taken yet: the caller owns it now
+	 */
+	@Nullable ManagedLease stopAccepting() {
+		this.lock.lock();
+		try {
+			this.acceptor = null;
+			ManagedLease lease = this.offered;
+			this.offered = null;
+			return lease;
+		}
+		finally {
+			this.lock.unlock();
 		}
 	}
 

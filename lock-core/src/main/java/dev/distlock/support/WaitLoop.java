@@ -52,7 +52,11 @@ final class WaitLoop {
 
 	private final Background background;
 
-	WaitLoop(LockProvider provider, Map<String, ManagedLease> held, Holder holder, Background background) {
+	private final Cohort cohort;
+
+	WaitLoop(LockProvider provider, Map<String, ManagedLease> held, Holder holder, Background background,
+			Cohort cohort) {
+		this.cohort = cohort;
 		this.provider = provider;
 		this.held = held;
 		this.holder = holder;
@@ -78,12 +82,20 @@ final class WaitLoop {
 		boolean fair = settings.fair();
 		String waiterId = fair ? UUID.randomUUID().toString() : "";
 		boolean queued = fair;
+		boolean cohort = this.cohort.applies(settings);
+		if (cohort) {
+			queue.accepting(settings);
+		}
 		try {
 			while (true) {
 				if (Thread.currentThread().isInterrupted()) {
 					throw interrupted(key, settings, null);
 				}
 				queue.signalled = false;
+				ManagedLease handed = cohort ? taken(queue.takeOffer()) : null;
+				if (handed != null) {
+					return handed;
+				}
 				ManagedLease local = fair ? null : this.held.get(key);
 				if (local != null && local.heldNow()) {
 					// Held by another thread of this JVM: its release or loss signals
@@ -92,7 +104,7 @@ final class WaitLoop {
 					// waiter must ask, to keep its place in the queue.)
 					long remainingWait = deadline - System.nanoTime();
 					if (remainingWait <= 0) {
-						return null;
+						return cohort ? taken(queue.stopAccepting()) : null;
 					}
 					// Never past the holder's deadline: a lease that runs out unrenewed
 					// frees the key then, whether or not its holder notices.
@@ -100,18 +112,37 @@ final class WaitLoop {
 					pause(queue, Math.max(0, Math.min(pause, local.nanosToDeadline())), key, settings);
 					continue;
 				}
+				long standBack = cohort ? queue.standBackUntil - System.nanoTime() : 0;
+				if (standBack > 0) {
+					// The lock went back to the store for another JVM's waiter: let it go
+					// first.
+					long remainingWait = deadline - System.nanoTime();
+					if (remainingWait <= 0) {
+						return taken(queue.stopAccepting());
+					}
+					pause(queue, Math.min(standBack, remainingWait), key, settings);
+					continue;
+				}
 				long sent = System.nanoTime();
 				LockAttempt attempt = attemptOnce(key, settings, queue, fair, waiting, waiterId);
 				if (attempt instanceof LockAttempt.Acquired acquired) {
 					if (System.nanoTime() - sent < ManagedLease.validityNanos(settings.leaseTime())) {
 						queued = false;
+						queue.selfMarked = false;
 						return this.holder.hold(acquired.handle(), settings, sent);
 					}
 					discardLate(acquired.handle());
 				}
+				if (cohort && waiting) {
+					// A lease of this JVM, held or being released: the mark just made is
+					// this JVM's own.
+					if (this.held.containsKey(key)) {
+						queue.selfMarked = true;
+					}
+				}
 				long remainingWait = deadline - System.nanoTime();
 				if (remainingWait <= 0) {
-					return null;
+					return cohort ? taken(queue.stopAccepting()) : null;
 				}
 				// With signals, the retry interval is only the fallback for a lost
 				// signal.
@@ -126,6 +157,10 @@ final class WaitLoop {
 			}
 		}
 		finally {
+			ManagedLease left = cohort ? queue.stopAccepting() : null;
+			if (left != null) {
+				discard(left);
+			}
 			queue.waiter = null;
 			if (subscription != null) {
 				subscription.close();
@@ -147,6 +182,9 @@ final class WaitLoop {
 		try {
 			if (fair) {
 				return fairLocking(key).tryLockFair(key, settings.leaseTime(), waiterId, queueTimeout(settings));
+			}
+			if (this.cohort.applies(settings)) {
+				return this.cohort.attempt(key, settings, waiting);
 			}
 			return (this.provider instanceof ReleaseSignalling signalling)
 					? signalling.tryLock(key, settings.leaseTime(), waiting)
@@ -195,6 +233,24 @@ final class WaitLoop {
 		if (!queue.park(pauseNanos)) {
 			throw interrupted(key, settings, null);
 		}
+	}
+
+	/**
+	 * A lease handed over in memory, if it is still held; one lost on the way is released
+	 * (owner-checked) and never counts as acquired.
+	 */
+	private @Nullable ManagedLease taken(@Nullable ManagedLease handed) {
+		if (handed == null || handed.heldNow()) {
+			return handed;
+		}
+		discard(handed);
+		return null;
+	}
+
+	/** Releases, in the background, a handed-over lease that nobody takes. */
+	private void discard(ManagedLease lease) {
+		this.background.run(lease::release, "Could not release lock '" + lease.key() + "' handed over to a waiter"
+				+ " that had stopped waiting, or lost on the way");
 	}
 
 	/**
