@@ -61,6 +61,28 @@ final class LockScripts {
 			""";
 
 	/**
+	 * {@link #NEXT_TOKEN} for an acquire that reserves a block of {@code ARGV[4]} tokens
+	 * (absent: one) for local hand-over: one {@code INCRBY} moves the counter past the
+	 * whole block and the token is the block's first, so the block costs no command more
+	 * than a single token; a lost counter restarts from the clock as there, past the
+	 * block. A busy attempt so uses up a whole block, which only leaves a wider gap.
+	 */
+	static final String NEXT_TOKEN_BLOCK = """
+			local block = tonumber(ARGV[4] or '1')
+			local token
+			if block > 1 then
+			  token = redis.call('incrby', counter, block) - block + 1
+			else
+			  token = redis.call('incr', counter)
+			end
+			if token == 1 then
+			  local now = redis.call('time')
+			  token = tonumber(now[1]) * 1000000 + tonumber(now[2])
+			  redis.call('set', counter, string.format('%d', token + block - 1))
+			end
+			""";
+
+	/**
 	 * Lua functions over a mutex value {@code held} (a string, or the error table of a
 	 * protected {@code GET} of a key of another type): {@code owns(held, owner)},
 	 * {@code fence(held)} and {@code waited(held)}.
@@ -79,8 +101,12 @@ final class LockScripts {
 
 	/**
 	 * KEYS[1] lock, KEYS[2] fencing counter (same cluster slot); ARGV[1] owner, ARGV[2]
-	 * lease in ms, ARGV[3] {@code 1} if the caller waits (marks a busy lock). Returns the
+	 * lease in ms, ARGV[3] {@code 1} if the caller waits (marks a busy lock), ARGV[4]
+	 * (optional) the size of the token block to reserve for local hand-over. Returns the
 	 * fencing token (&gt; 0) when acquired, or {@code -1 - remainingMillis} when busy.
+	 * With a block of B &gt; 1 tokens ({@link #NEXT_TOKEN_BLOCK}), the counter moves B at
+	 * once ({@code INCRBY}), so the tokens up to {@code token + B - 1} are this
+	 * acquisition's to hand out and every later acquisition's token is greater.
 	 *
 	 * <p>
 	 * A lock in its last millisecond reports 1 ms remaining, not 0 (which means "unknown"
@@ -99,7 +125,7 @@ final class LockScripts {
 	 */
 	static final RedisScript<Long> ACQUIRE = RedisScript.of(MUTEX_FUNCTIONS + """
 			local lock, counter, owner, lease = KEYS[1], KEYS[2], ARGV[1], ARGV[2]
-			""" + NEXT_TOKEN + "if " + WRITE_MUTEX + """
+			""" + NEXT_TOKEN_BLOCK + "if " + WRITE_MUTEX + """
 			 then
 			  return token
 			end
@@ -211,11 +237,14 @@ final class LockScripts {
 
 	/**
 	 * KEYS[1] lock; ARGV[1] owner, ARGV[2] release channel, ARGV[3] {@code 1} to publish
-	 * sharded. Returns 1 if deleted, 0 if not ours, {@value #RELEASED_UNSIGNALLED} if
-	 * deleted but the signal could not be published. Publishes the lock's key only if a
-	 * waiter marked it, so an uncontended release costs no message. A sharded channel
-	 * must lie in the lock's slot ({@code SPUBLISH} from a script obeys the same slot
-	 * rule as keys); {@code SPUBLISH} is never called on a server older than Redis 7.
+	 * sharded, ARGV[4] (optional) {@code 1} to tell a marked lock. Returns 1 if deleted,
+	 * 0 if not ours, {@value #RELEASED_UNSIGNALLED} if deleted but the signal could not
+	 * be published, and, when asked, {@value #RELEASED_TO_WAITERS} if deleted and a
+	 * waiter had marked it (the holder's JVM then lets that waiter go first). Publishes
+	 * the lock's key only if a waiter marked it, so an uncontended release costs no
+	 * message. A sharded channel must lie in the lock's slot ({@code SPUBLISH} from a
+	 * script obeys the same slot rule as keys); {@code SPUBLISH} is never called on a
+	 * server older than Redis 7.
 	 *
 	 * <p>
 	 * The publish is a {@code pcall}: Redis does not roll a script back, so a publish
@@ -232,6 +261,9 @@ final class LockScripts {
 			    if type(sent) == 'table' and sent.err then
 			      return 2
 			    end
+			    if ARGV[4] == '1' then
+			      return 3
+			    end
 			  end
 			  return 1
 			end
@@ -243,6 +275,12 @@ final class LockScripts {
 	 * {@code PUBLISH} of the release signal.
 	 */
 	static final long RELEASED_UNSIGNALLED = 2;
+
+	/**
+	 * What {@link #RELEASE} returns, when asked, if it deleted a lock that a waiter had
+	 * marked and signalled the release.
+	 */
+	static final long RELEASED_TO_WAITERS = 3;
 
 	/**
 	 * KEYS lock keys (one cluster slot); ARGV an owner and a lease in ms per key.

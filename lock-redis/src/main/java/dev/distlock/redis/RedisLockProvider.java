@@ -11,8 +11,10 @@ import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockHandle;
 import dev.distlock.spi.BatchRenewal;
 import dev.distlock.spi.FairLocking;
+import dev.distlock.spi.LocalHandover;
 import dev.distlock.spi.ReleaseSignalling;
 import dev.distlock.spi.ReleaseSignals;
+import dev.distlock.spi.TokenBlock;
 import io.lettuce.core.ScriptOutputType;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -33,7 +35,8 @@ import org.springframework.data.redis.core.script.RedisScript;
  * renew the lock that a later acquisition took, even one by the same thread. Acquire,
  * renew and release are one script call (one round trip) each.
  */
-public final class RedisLockProvider implements ReleaseSignalling, FairLocking, BatchRenewal, AutoCloseable {
+public final class RedisLockProvider
+		implements ReleaseSignalling, FairLocking, BatchRenewal, LocalHandover, AutoCloseable {
 
 	private static final Log logger = LogFactory.getLog(RedisLockProvider.class);
 
@@ -237,8 +240,30 @@ public final class RedisLockProvider implements ReleaseSignalling, FairLocking, 
 
 	@Override
 	public LockAttempt tryLock(String key, Duration leaseTime, boolean waiting) {
+		return tryLockBlock(key, leaseTime, waiting, 1);
+	}
+
+	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * The acquire script moves the slot's fencing counter past the block ({@code INCRBY})
+	 * in the same call, one more command than a plain acquire. With the failover guard on
+	 * ({@code wait-for-replicas}), the block is a single token, so such a lock is never
+	 * handed over locally.
+	 */
+	@Override
+	public LockAttempt tryLockBlock(String key, Duration leaseTime, boolean waiting, int tokens) {
+		if (tokens < 1) {
+			throw new IllegalArgumentException("A token block holds at least one token but was " + tokens);
+		}
 		String waitingFlag = waiting ? "1" : "0";
-		return attempt(key,
+		if (tokens > 1 && this.waitForReplicas == 0) {
+			return attempt(key, tokens,
+					(lockKey, owner, deadline) -> this.calls.<Long>call(key, "acquire", LockScripts.ACQUIRE,
+							ScriptOutputType.INTEGER, deadline, RedisCalls.args(lockKey, this.keys.fenceKey(lockKey)),
+							RedisCalls.args(owner, millis(leaseTime), waitingFlag, Integer.toString(tokens))));
+		}
+		return attempt(key, 1,
 				(lockKey, owner, deadline) -> (this.waitForReplicas > 0)
 						? guard().acquire(key, lockKey, owner, millis(leaseTime), waitingFlag, deadline)
 						: this.calls.<Long>call(key, "acquire", LockScripts.ACQUIRE, ScriptOutputType.INTEGER, deadline,
@@ -252,7 +277,7 @@ public final class RedisLockProvider implements ReleaseSignalling, FairLocking, 
 			throw new UnsupportedOperationException(
 					"Fair locks are not available with distributed-lock.redis.wait-for-replicas (lock '" + key + "')");
 		}
-		return attempt(key,
+		return attempt(key, 1,
 				(lockKey, owner, deadline) -> this.calls.<Long>call(key, "acquire", LockScripts.FAIR_ACQUIRE,
 						ScriptOutputType.INTEGER, deadline,
 						RedisCalls.args(lockKey, this.keys.fenceKey(lockKey), this.keys.queueKey(lockKey),
@@ -265,7 +290,7 @@ public final class RedisLockProvider implements ReleaseSignalling, FairLocking, 
 	 * have been taken, or may still be taken when a queued command runs late) is undone
 	 * by that token.
 	 */
-	private LockAttempt attempt(String key, AcquireCall call) {
+	private LockAttempt attempt(String key, int tokens, AcquireCall call) {
 		String lockKey = this.keys.lockKey(key);
 		String owner = this.instanceId + ":" + this.sequence.incrementAndGet();
 		Long result;
@@ -281,7 +306,7 @@ public final class RedisLockProvider implements ReleaseSignalling, FairLocking, 
 					new IllegalStateException("null script result"));
 		}
 		if (result > 0) {
-			return new LockAttempt.Acquired(new RedisLockHandle(key, lockKey, owner, result));
+			return new LockAttempt.Acquired(new RedisLockHandle(key, lockKey, owner, result, result + tokens - 1));
 		}
 		return new LockAttempt.Busy(Duration.ofMillis(-result - 1));
 	}
@@ -359,7 +384,7 @@ public final class RedisLockProvider implements ReleaseSignalling, FairLocking, 
 		return Long.toString(Math.max(1, duration.toMillis()));
 	}
 
-	final class RedisLockHandle implements LockHandle {
+	final class RedisLockHandle implements TokenBlock {
 
 		private final String key;
 
@@ -369,11 +394,31 @@ public final class RedisLockProvider implements ReleaseSignalling, FairLocking, 
 
 		private final long fencingToken;
 
+		private final long lastToken;
+
+		private volatile boolean releasedToWaiters;
+
 		RedisLockHandle(String key, String lockKey, String owner, long fencingToken) {
+			this(key, lockKey, owner, fencingToken, fencingToken);
+		}
+
+		RedisLockHandle(String key, String lockKey, String owner, long fencingToken, long lastToken) {
 			this.key = key;
 			this.lockKey = lockKey;
 			this.owner = owner;
 			this.fencingToken = fencingToken;
+			this.lastToken = lastToken;
+		}
+
+		@Override
+		public long lastToken() {
+			return this.lastToken;
+		}
+
+		/** Read from the release script's reply: whether the lock was marked. */
+		@Override
+		public boolean releasedToWaiters() {
+			return this.releasedToWaiters;
 		}
 
 		@Override
@@ -393,12 +438,14 @@ public final class RedisLockProvider implements ReleaseSignalling, FairLocking, 
 
 		@Override
 		public boolean release() {
-			long result = call(LockScripts.RELEASE, "release", publishArgs(this.lockKey, this.owner));
+			String[] publish = publishArgs(this.lockKey, this.owner);
+			long result = call(LockScripts.RELEASE, "release", publish[0], publish[1], publish[2], "1");
 			if (result == LockScripts.RELEASED_UNSIGNALLED) {
 				signalRefused(this.key, this.lockKey);
-				return true;
 			}
-			return result == 1;
+			this.releasedToWaiters = (result == LockScripts.RELEASED_UNSIGNALLED
+					|| result == LockScripts.RELEASED_TO_WAITERS);
+			return result == 1 || this.releasedToWaiters;
 		}
 
 		private long call(RedisScript<Long> script, String operation, String... args) {

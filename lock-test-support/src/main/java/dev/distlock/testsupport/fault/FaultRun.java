@@ -71,6 +71,7 @@ public final class FaultRun {
 			List<long[]> hangs = List.of();
 			List<String> errors = new ArrayList<>();
 			int leaks;
+			long handovers;
 			StringBuilder leakDetail = new StringBuilder();
 			long[] accepted = new long[Workload.KEYS];
 			long[] values = new long[Workload.KEYS];
@@ -106,6 +107,9 @@ public final class FaultRun {
 				worker.awaitLine("DONE", duration.plus(grace));
 				String leakLine = worker.awaitLine("LEAKS", Duration.ofSeconds(1));
 				Workload.Leaks remote = Workload.Leaks.parse(leakLine);
+				long remoteHandovers = Long
+					.parseLong(worker.awaitLine("HANDOVERS", Duration.ofSeconds(1)).substring("HANDOVERS ".length()));
+				handovers = (workload.localHandovers() < 0) ? -1 : workload.localHandovers() + remoteHandovers;
 				worker.output()
 					.lines()
 					.filter((line) -> line.startsWith("ERROR") || line.startsWith("BACKEND"))
@@ -129,9 +133,10 @@ public final class FaultRun {
 				resource.close();
 			}
 			leaks += target.leftInStore(LEASE, leakDetail);
-			FaultReport report = FaultReport.check(fault, LEASE, storeTimeout, seed, duration.toSeconds(), ops,
-					accepted, values, leaks, leakDetail.toString(), log.healTimes(), log.injectedCount(), errors,
-					hangs);
+			FaultReport report = FaultReport
+				.check(fault, LEASE, storeTimeout, seed, duration.toSeconds(), ops, accepted, values, leaks,
+						leakDetail.toString(), log.healTimes(), log.injectedCount(), errors, hangs)
+				.withLocalHandovers(handovers);
 			System.out.println("Fault schedule of " + fault.name() + ":\n" + log.describe());
 			return report;
 		}

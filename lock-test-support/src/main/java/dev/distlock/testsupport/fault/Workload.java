@@ -17,6 +17,7 @@ import dev.distlock.LeaseLostException;
 import dev.distlock.LockAcquisitionException;
 import dev.distlock.LockBackendException;
 import dev.distlock.LockOptions;
+import dev.distlock.spi.LocalHandover;
 import dev.distlock.spi.LockProvider;
 import dev.distlock.support.DefaultLockTemplate;
 import dev.distlock.support.LeaseLossListener;
@@ -139,6 +140,15 @@ public final class Workload implements AutoCloseable {
 						+ List.of(thread.getStackTrace()).subList(0, Math.min(12, thread.getStackTrace().length)));
 			}
 		}
+	}
+
+	/**
+	 * Locks this JVM passed between its threads without a store call, or -1 where it
+	 * never can: a store without {@link LocalHandover}, or fair locks.
+	 */
+	public long localHandovers() {
+		return (this.provider instanceof LocalHandover && !Boolean.TRUE.equals(this.options.fair()))
+				? this.template.localHandovers() : -1;
 	}
 
 	/** The operations recorded so far. */
