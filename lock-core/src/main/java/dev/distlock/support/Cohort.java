@@ -52,12 +52,14 @@ final class Cohort {
 	}
 
 	/**
-	 * Passes {@code lease}, just released by its holder while still held in the store, to
-	 * the thread at the gate of {@code queue}, if the rules allow.
-	 * @return whether it was handed over
+	 * Leaves {@code lease}, just released by its holder while still held in the store,
+	 * for the next thread in the key's local line, if the rules allow and a thread is in
+	 * line. Its renewal has stopped: the thread that takes it over ({@link #takeOver})
+	 * starts it again, with the same deadline.
+	 * @return whether it was left for the line (then nothing is released in the store)
 	 */
-	boolean handOver(ManagedLease lease, @Nullable LocalQueue queue, ConcurrentMap<String, ManagedLease> held) {
-		if (queue == null || !(lease.handle() instanceof TokenBlock block) || !applies(lease.settings())) {
+	boolean handOver(ManagedLease lease, ConcurrentMap<String, LocalQueue> queues) {
+		if (!(lease.handle() instanceof TokenBlock block) || !applies(lease.settings())) {
 			return false;
 		}
 		long now = System.nanoTime();
@@ -65,21 +67,35 @@ final class Cohort {
 				|| now - lease.blockSentNanos() >= this.settings.maxTime().toNanos() || lease.nanosToDeadline() <= 0) {
 			return false;
 		}
-		boolean handed = queue.offer((acceptor) -> {
-			if (!compatible(lease.settings(), acceptor.settings())) {
-				return null;
-			}
-			ManagedLease next = lease.successor(acceptor.settings(), acceptor.thread(), now);
-			if (!held.replace(lease.key(), lease, next)) {
-				return null;
-			}
-			next.start();
-			return next;
+		boolean[] offered = new boolean[1];
+		// In the map's lock for the key: a line that empties meanwhile finds the offer.
+		LocalQueue queue = queues.computeIfPresent(lease.key(), (key, line) -> {
+			offered[0] = line.users > 0 && line.offer(lease);
+			return line;
 		});
-		if (handed) {
-			this.handovers.incrementAndGet();
+		if (offered[0] && queue != null) {
+			queue.signal();
 		}
-		return handed;
+		return offered[0];
+	}
+
+	/**
+	 * The thread at the gate takes over a lock left for the line: the same store
+	 * acquisition with the next token of its block, its deadline, and renewal from now
+	 * on. Null when it may not (its lease time or auto-renew setting differ, or the lease
+	 * ran out meanwhile): the caller then discards the lock ({@link #discard}).
+	 */
+	@Nullable ManagedLease takeOver(ManagedLease left, LockSettings lock, ConcurrentMap<String, ManagedLease> held) {
+		if (!applies(lock) || !compatible(left.settings(), lock) || left.nanosToDeadline() <= 0) {
+			return null;
+		}
+		ManagedLease next = left.successor(lock, Thread.currentThread(), System.nanoTime());
+		if (!held.replace(left.key(), left, next)) {
+			return null;
+		}
+		next.start();
+		this.handovers.incrementAndGet();
+		return next;
 	}
 
 	/**

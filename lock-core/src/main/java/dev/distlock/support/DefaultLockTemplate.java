@@ -20,6 +20,7 @@ import dev.distlock.LockAcquisitionException;
 import dev.distlock.LockContext;
 import dev.distlock.LockOptions;
 import dev.distlock.LockTemplate;
+import dev.distlock.spi.Interrupts;
 import dev.distlock.spi.LockHandle;
 import dev.distlock.spi.LockProvider;
 import org.apache.commons.logging.Log;
@@ -295,7 +296,17 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 	}
 
 	private void leave(String key, LocalQueue queue) {
-		this.queues.computeIfPresent(key, (k, current) -> (--current.users == 0) ? null : current);
+		ManagedLease[] orphan = new ManagedLease[1];
+		this.queues.computeIfPresent(key, (k, current) -> {
+			if (--current.users > 0) {
+				return current;
+			}
+			orphan[0] = current.takeOffer();
+			return null;
+		});
+		if (orphan[0] != null) {
+			this.waitLoop.discard(orphan[0], null);
+		}
 	}
 
 	/**
@@ -332,8 +343,7 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 
 		@Override
 		public boolean handOver(ManagedLease lease) {
-			return DefaultLockTemplate.this.cohort.handOver(lease, DefaultLockTemplate.this.queues.get(lease.key()),
-					DefaultLockTemplate.this.held);
+			return DefaultLockTemplate.this.cohort.handOver(lease, DefaultLockTemplate.this.queues);
 		}
 
 		@Override
@@ -440,6 +450,19 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 	 */
 	@Override
 	public void close() {
+		for (LocalQueue queue : this.queues.values()) {
+			ManagedLease left = queue.takeOffer();
+			if (left != null) {
+				this.held.remove(left.key(), left);
+				try {
+					Interrupts.setAside(() -> left.handle().release());
+				}
+				catch (RuntimeException ex) {
+					logger.warn("Could not release lock '" + left.key() + "' at shutdown; it expires after its lease",
+							ex);
+				}
+			}
+		}
 		for (ManagedLease lease : this.held.values()) {
 			try {
 				lease.revoke("the application shut down while the lock was still held; it was released so that"

@@ -2,6 +2,7 @@ package dev.distlock.support;
 
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
@@ -45,13 +46,11 @@ final class LocalQueue {
 	private @Nullable LockBackendException lastFailure;
 
 	/**
-	 * The thread at the gate that takes a lock handed over in memory, with its settings;
-	 * guarded by {@link #lock}.
+	 * A lock released by its holder while threads were in this line, still held in the
+	 * store, for the next of them to take over in memory ({@link Cohort}); set while the
+	 * template's map lock for the key is held, so never after the line emptied.
 	 */
-	private @Nullable Acceptor acceptor;
-
-	/** A lease handed to the acceptor and not yet taken; guarded by {@link #lock}. */
-	private @Nullable ManagedLease offered;
+	private final AtomicReference<@Nullable ManagedLease> offered = new AtomicReference<>();
 
 	/**
 	 * Until when (monotonic clock) this JVM's waiters stand back, after the lock went
@@ -65,18 +64,6 @@ final class LocalQueue {
 	 */
 	volatile boolean selfMarked;
 
-	/** The thread at the gate and the settings it waits with. */
-	record Acceptor(Thread thread, LockSettings settings) {
-	}
-
-	/** Makes the lease to hand to an acceptor, or null if it may not have it. */
-	@FunctionalInterface
-	interface Successor {
-
-		@Nullable ManagedLease makeFor(Acceptor acceptor);
-
-	}
-
 	/** A release (or loss) may have freed the key: the waiter at the gate retries. */
 	void signal() {
 		this.signalled = true;
@@ -87,73 +74,16 @@ final class LocalQueue {
 	}
 
 	/**
-	 * The thread at the gate waits with {@code settings} and takes a lock handed over in
-	 * memory, until {@link #stopAccepting()}.
+	 * Leaves {@code lease} for the next thread of the line, if none is left there yet.
+	 * Called inside the template's map lock for the key, with threads in the line.
 	 */
-	void accepting(LockSettings settings) {
-		this.lock.lock();
-		try {
-			this.acceptor = new Acceptor(Thread.currentThread(), settings);
-		}
-		finally {
-			this.lock.unlock();
-		}
+	boolean offer(ManagedLease lease) {
+		return this.offered.compareAndSet(null, lease);
 	}
 
-	/**
-	 * Hands a lease to the thread at the gate, if one accepts and {@code successor} makes
-	 * one for it, and wakes it.
-	 * @return whether a lease was handed over
-	 */
-	boolean offer(Successor successor) {
-		Acceptor taker;
-		this.lock.lock();
-		try {
-			taker = this.acceptor;
-			if (taker == null || this.offered != null) {
-				return false;
-			}
-			ManagedLease lease = successor.makeFor(taker);
-			if (lease == null) {
-				return false;
-			}
-			this.offered = lease;
-		}
-		finally {
-			this.lock.unlock();
-		}
-		signal();
-		return true;
-	}
-
-	/** The lease handed to the current acceptor, if any; taken once. */
+	/** The lock left for the line, if any; taken once, by one caller. */
 	@Nullable ManagedLease takeOffer() {
-		this.lock.lock();
-		try {
-			ManagedLease lease = this.offered;
-			this.offered = null;
-			return lease;
-		}
-		finally {
-			this.lock.unlock();
-		}
-	}
-
-	/**
-	 * The thread at the gate takes no more leases in memory.
-	 * @return a lease handed to it that it has not taken yet: the caller owns it now
-	 */
-	@Nullable ManagedLease stopAccepting() {
-		this.lock.lock();
-		try {
-			this.acceptor = null;
-			ManagedLease lease = this.offered;
-			this.offered = null;
-			return lease;
-		}
-		finally {
-			this.lock.unlock();
-		}
+		return this.offered.getAndSet(null);
 	}
 
 	/** Failures so far: a caller notes this when it joins the line. */

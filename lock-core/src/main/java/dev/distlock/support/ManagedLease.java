@@ -401,7 +401,7 @@ final class ManagedLease implements Lease, ScopedLease {
 		}
 		boolean wasLost = (previous == State.LOST);
 		if (previous == State.HELD && this.events.handOver(this)) {
-			this.events.ended(this);
+			// Still registered: the thread that takes it over replaces it.
 			return true;
 		}
 		try {

@@ -1,7 +1,7 @@
 package dev.distlock.support;
 
 import java.time.Duration;
-import java.util.Map;
+import java.util.concurrent.ConcurrentMap;
 import java.util.UUID;
 
 import dev.distlock.Lease;
@@ -46,7 +46,7 @@ final class WaitLoop {
 
 	private final LockProvider provider;
 
-	private final Map<String, ManagedLease> held;
+	private final ConcurrentMap<String, ManagedLease> held;
 
 	private final Holder holder;
 
@@ -54,7 +54,7 @@ final class WaitLoop {
 
 	private final Cohort cohort;
 
-	WaitLoop(LockProvider provider, Map<String, ManagedLease> held, Holder holder, Background background,
+	WaitLoop(LockProvider provider, ConcurrentMap<String, ManagedLease> held, Holder holder, Background background,
 			Cohort cohort) {
 		this.cohort = cohort;
 		this.provider = provider;
@@ -83,16 +83,13 @@ final class WaitLoop {
 		String waiterId = fair ? UUID.randomUUID().toString() : "";
 		boolean queued = fair;
 		boolean cohort = this.cohort.applies(settings);
-		if (cohort) {
-			queue.accepting(settings);
-		}
 		try {
 			while (true) {
 				if (Thread.currentThread().isInterrupted()) {
 					throw interrupted(key, settings, null);
 				}
 				queue.signalled = false;
-				ManagedLease handed = cohort ? taken(queue.takeOffer()) : null;
+				ManagedLease handed = taken(queue, settings);
 				if (handed != null) {
 					return handed;
 				}
@@ -104,7 +101,7 @@ final class WaitLoop {
 					// waiter must ask, to keep its place in the queue.)
 					long remainingWait = deadline - System.nanoTime();
 					if (remainingWait <= 0) {
-						return cohort ? taken(queue.stopAccepting()) : null;
+						return taken(queue, settings);
 					}
 					// Never past the holder's deadline: a lease that runs out unrenewed
 					// frees the key then, whether or not its holder notices.
@@ -118,7 +115,7 @@ final class WaitLoop {
 					// first.
 					long remainingWait = deadline - System.nanoTime();
 					if (remainingWait <= 0) {
-						return taken(queue.stopAccepting());
+						return taken(queue, settings);
 					}
 					pause(queue, Math.min(standBack, remainingWait), key, settings);
 					continue;
@@ -142,7 +139,7 @@ final class WaitLoop {
 				}
 				long remainingWait = deadline - System.nanoTime();
 				if (remainingWait <= 0) {
-					return cohort ? taken(queue.stopAccepting()) : null;
+					return taken(queue, settings);
 				}
 				// With signals, the retry interval is only the fallback for a lost
 				// signal.
@@ -157,10 +154,6 @@ final class WaitLoop {
 			}
 		}
 		finally {
-			ManagedLease left = cohort ? queue.stopAccepting() : null;
-			if (left != null) {
-				discard(left);
-			}
 			queue.waiter = null;
 			if (subscription != null) {
 				subscription.close();
@@ -236,21 +229,39 @@ final class WaitLoop {
 	}
 
 	/**
-	 * A lease handed over in memory, if it is still held; one lost on the way is released
-	 * (owner-checked) and never counts as acquired.
+	 * The lock a holder of this JVM left for the line, taken over by this caller, if
+	 * there is one it may take; one it may not (other settings, its lease ran out
+	 * meanwhile) is released in the store (owner-checked) and never counts as acquired.
 	 */
-	private @Nullable ManagedLease taken(@Nullable ManagedLease handed) {
-		if (handed == null || handed.heldNow()) {
-			return handed;
+	private @Nullable ManagedLease taken(LocalQueue queue, LockSettings settings) {
+		ManagedLease left = queue.takeOffer();
+		if (left == null) {
+			return null;
 		}
-		discard(handed);
-		return null;
+		ManagedLease next = this.cohort.takeOver(left, settings, this.held);
+		if (next == null) {
+			discard(left, queue);
+		}
+		return next;
 	}
 
-	/** Releases, in the background, a handed-over lease that nobody takes. */
-	private void discard(ManagedLease lease) {
-		this.background.run(lease::release, "Could not release lock '" + lease.key() + "' handed over to a waiter"
-				+ " that had stopped waiting, or lost on the way");
+	/**
+	 * Ends, in the background, a lock left for the line that nobody takes over: deleted
+	 * in the store if still its own, then the line is told.
+	 */
+	void discard(ManagedLease left, @Nullable LocalQueue queue) {
+		this.held.remove(left.key(), left);
+		this.background.run(() -> {
+			try {
+				left.handle().release();
+			}
+			finally {
+				if (queue != null) {
+					queue.signal();
+				}
+			}
+		}, "Could not release lock '" + left.key() + "' that no thread of this JVM took over;"
+				+ " it expires after its lease");
 	}
 
 	/**

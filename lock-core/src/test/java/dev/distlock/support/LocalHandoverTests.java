@@ -157,6 +157,52 @@ class LocalHandoverTests {
 	}
 
 	/**
+	 * A lock passes locally at most {@code maxPasses} times in a row: the next waiter
+	 * then takes it from the store, with a token of a new block.
+	 */
+	@Test
+	void afterMaxPassesInARowTheNextHolderAsksTheStore() throws Exception {
+		String key = key();
+		DefaultLockTemplate jvm = template(new HandoverSettings(true, 2, Duration.ofMinutes(1)), Duration.ofMinutes(1),
+				true);
+		Lease first = jvm.acquire(key, LockOptions.defaults());
+		Lease holder = first;
+		List<Long> tokens = new ArrayList<>();
+		for (int pass = 0; pass < 3; pass++) {
+			CompletableFuture<Lease> next = waiting(jvm, key, LockOptions.defaults());
+			holder.release();
+			holder = next.get(10, TimeUnit.SECONDS);
+			tokens.add(holder.fencingToken());
+		}
+		holder.release();
+		assertThat(jvm.localHandovers()).isEqualTo(2);
+		assertThat(tokens.subList(0, 2)).containsExactly(first.fencingToken() + 1, first.fencingToken() + 2);
+		assertThat(tokens.get(2)).isGreaterThan(first.fencingToken() + 2);
+	}
+
+	/**
+	 * A release later than {@code maxTime} after the store acquisition goes to the store,
+	 * even with passes left.
+	 */
+	@Test
+	void aReleaseAfterMaxTimeGoesToTheStore() throws Exception {
+		String key = key();
+		Duration maxTime = Duration.ofMillis(50);
+		DefaultLockTemplate jvm = template(new HandoverSettings(true, 32, maxTime), Duration.ofMinutes(1), true);
+		long acquiring = System.nanoTime();
+		Lease first = jvm.acquire(key, LockOptions.defaults());
+		CompletableFuture<Lease> second = waiting(jvm, key, LockOptions.defaults());
+		// The condition is the time bound itself.
+		Await.until("the time bound has passed", Duration.ofSeconds(10),
+				() -> System.nanoTime() - acquiring > maxTime.toNanos());
+		first.release();
+		Lease next = second.get(10, TimeUnit.SECONDS);
+		assertThat(jvm.localHandovers()).isZero();
+		assertThat(next.fencingToken()).isGreaterThan(first.fencingToken() + 32);
+		next.release();
+	}
+
+	/**
 	 * A waiter of another JVM gets the lock while eight threads of this JVM hammer it, as
 	 * soon as the bound of {@code maxTime} is reached. The pass bound is set far too high
 	 * to end a run by itself within the waiter's wait time: only the time bound can.
@@ -198,13 +244,17 @@ class LocalHandoverTests {
 		String key = key();
 		DefaultLockTemplate jvm = template(PATIENT, Duration.ofMinutes(1), false);
 		Lease first = jvm.acquire(key, LockOptions.defaults());
+		long measured = System.nanoTime();
 		Duration firstRemaining = jvm.heldLockDetails().get(0).remainingLease();
 		CompletableFuture<Lease> second = waiting(jvm, key, LockOptions.defaults());
+		// The lease must have run on by a measurable amount before the hand-over.
+		Duration ranOn = Duration.ofMillis(100);
+		Await.until("the lease ran on", Duration.ofSeconds(10), () -> System.nanoTime() - measured > ranOn.toNanos());
 		first.release();
 		Lease next = second.get(10, TimeUnit.SECONDS);
 		assertThat(jvm.localHandovers()).isEqualTo(1);
 		assertThat(next.fencingToken()).isEqualTo(first.fencingToken() + 1);
-		assertThat(jvm.heldLockDetails().get(0).remainingLease()).isLessThanOrEqualTo(firstRemaining);
+		assertThat(jvm.heldLockDetails().get(0).remainingLease()).isLessThanOrEqualTo(firstRemaining.minus(ranOn));
 		next.release();
 	}
 
@@ -239,8 +289,9 @@ class LocalHandoverTests {
 	}
 
 	/**
-	 * A lease found lost is never handed on: the waiter takes the lock from the store,
-	 * with a token past the lost acquisition's block.
+	 * A lease found lost is never handed on, even with a thread of its JVM waiting: the
+	 * waiter takes the lock from the store after the other JVM that took it over, with a
+	 * greater token.
 	 */
 	@Test
 	void aLostLeaseIsNeverHandedOn() throws Exception {
@@ -258,12 +309,15 @@ class LocalHandoverTests {
 		this.closeables.add(jvm);
 		Lease first = jvm.acquire(key, LockOptions.defaults());
 		CompletableFuture<Lease> second = waiting(jvm, key, LockOptions.defaults());
+		// Another JVM takes the lock once it expires: the renewal finds it another's.
 		assertThat(this.store.expire(key)).isTrue();
+		Lease other = template().acquire(key, LockOptions.defaults());
 		Await.until("the loss is found", Duration.ofSeconds(20), () -> !first.isHeld());
 		assertThatExceptionOfType(LeaseLostException.class).isThrownBy(first::release);
+		other.release();
 		Lease next = second.get(10, TimeUnit.SECONDS);
 		assertThat(jvm.localHandovers()).isZero();
-		assertThat(next.fencingToken()).isGreaterThan(first.fencingToken() + HandoverSettings.DEFAULTS.maxPasses());
+		assertThat(next.fencingToken()).isGreaterThan(other.fencingToken());
 		next.release();
 	}
 
