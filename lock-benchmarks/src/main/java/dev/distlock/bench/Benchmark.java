@@ -100,6 +100,9 @@ public final class Benchmark {
 		if (runs("S5")) {
 			commands();
 		}
+		if (runs("S5")) {
+			new ServerCost(this.port, WINDOW, this.report).run();
+		}
 		if (runs("S6")) {
 			renewal();
 		}
