@@ -47,6 +47,11 @@ class LocalHandoverTests {
 	private DefaultLockTemplate template(HandoverSettings handover, Duration leaseTime, boolean autoRenew) {
 		RenewalScheduler scheduler = new RenewalScheduler();
 		this.closeables.add(scheduler);
+		return template(handover, leaseTime, autoRenew, scheduler);
+	}
+
+	private DefaultLockTemplate template(HandoverSettings handover, Duration leaseTime, boolean autoRenew,
+			RenewalScheduler scheduler) {
 		DefaultLockTemplate template = new DefaultLockTemplate(this.store, scheduler,
 				LockOptions.builder()
 					.waitTime(Duration.ofSeconds(30))
@@ -267,15 +272,7 @@ class LocalHandoverTests {
 		String key = key();
 		RenewalScheduler scheduler = new RenewalScheduler();
 		this.closeables.add(scheduler);
-		DefaultLockTemplate jvm = new DefaultLockTemplate(this.store, scheduler,
-				LockOptions.builder()
-					.waitTime(Duration.ofSeconds(30))
-					.leaseTime(Duration.ofMillis(300))
-					.autoRenew(true)
-					.retryInterval(Duration.ofMillis(100))
-					.build(),
-				LeaseLossListener.NONE, false, LockObserver.NONE, PATIENT);
-		this.closeables.add(jvm);
+		DefaultLockTemplate jvm = template(PATIENT, Duration.ofMillis(300), true, scheduler);
 		Lease first = jvm.acquire(key, LockOptions.defaults());
 		CompletableFuture<Lease> second = waiting(jvm, key, LockOptions.defaults());
 		first.release();
@@ -296,17 +293,7 @@ class LocalHandoverTests {
 	@Test
 	void aLostLeaseIsNeverHandedOn() throws Exception {
 		String key = key();
-		RenewalScheduler scheduler = new RenewalScheduler();
-		this.closeables.add(scheduler);
-		DefaultLockTemplate jvm = new DefaultLockTemplate(this.store, scheduler,
-				LockOptions.builder()
-					.waitTime(Duration.ofSeconds(30))
-					.leaseTime(Duration.ofMillis(600))
-					.autoRenew(true)
-					.retryInterval(Duration.ofMillis(50))
-					.build(),
-				LeaseLossListener.NONE, false, LockObserver.NONE, PATIENT);
-		this.closeables.add(jvm);
+		DefaultLockTemplate jvm = template(PATIENT, Duration.ofMillis(600), true);
 		Lease first = jvm.acquire(key, LockOptions.defaults());
 		CompletableFuture<Lease> second = waiting(jvm, key, LockOptions.defaults());
 		// Another JVM takes the lock once it expires: the renewal finds it another's.
@@ -328,17 +315,7 @@ class LocalHandoverTests {
 	@Test
 	void aLossAfterHandOverReachesTheNewHolder() throws Exception {
 		String key = key();
-		RenewalScheduler scheduler = new RenewalScheduler();
-		this.closeables.add(scheduler);
-		DefaultLockTemplate jvm = new DefaultLockTemplate(this.store, scheduler,
-				LockOptions.builder()
-					.waitTime(Duration.ofSeconds(30))
-					.leaseTime(Duration.ofMillis(600))
-					.autoRenew(true)
-					.retryInterval(Duration.ofMillis(50))
-					.build(),
-				LeaseLossListener.NONE, false, LockObserver.NONE, PATIENT);
-		this.closeables.add(jvm);
+		DefaultLockTemplate jvm = template(PATIENT, Duration.ofMillis(600), true);
 		Lease first = jvm.acquire(key, LockOptions.defaults());
 		CompletableFuture<Lease> second = waiting(jvm, key, LockOptions.defaults());
 		first.release();

@@ -286,9 +286,13 @@ public record FaultReport(String fault, boolean inModel, long seed, long seconds
 			assertThat(this.overlaps).as(why).isZero();
 			assertThat(this.crowdedEntries).as(why).isZero();
 		}
-		else {
+		else if (this.localHandovers <= 0) {
 			assertThat(this.staleHoldersSignalled).as(why).isEqualTo(this.staleHolders);
 		}
+		// With local hand-over, a lock the store lost before its lease ended (outside the
+		// model: eviction, a failover that loses writes) is found lost by the holder that
+		// next talks to the store; a holder that passed it on in memory meanwhile was not
+		// told. Fencing must still have stopped every one of them (checked above).
 	}
 
 	/**
