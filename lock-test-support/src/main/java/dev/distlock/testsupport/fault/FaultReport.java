@@ -269,7 +269,13 @@ public record FaultReport(String fault, boolean inModel, long seed, long seconds
 		assertThat(count(Outcome.OK)).as(why).isPositive();
 		assertThat(count(Outcome.ERROR)).as(why).isZero();
 		assertThat(this.staleWritesAccepted).as(why).isZero();
-		assertThat(this.wronglyFenced).as(why).isZero();
+		if (scenario.inModel() || this.localHandovers <= 0) {
+			// Outside the model, a lock the store lost while a JVM passed it on in memory
+			// reaches local holders with tokens of a block reserved before another JVM's
+			// acquisition (guarantees.md, local hand-over): counted, and fenced off, but
+			// not "newer".
+			assertThat(this.wronglyFenced).as(why).isZero();
+		}
 		assertThat(this.lostUpdates).as(why).isZero();
 		assertThat(this.leaks).as(why).isZero();
 		if (this.localHandovers >= 0) {

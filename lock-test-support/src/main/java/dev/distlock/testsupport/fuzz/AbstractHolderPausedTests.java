@@ -138,6 +138,9 @@ public abstract class AbstractHolderPausedTests {
 						assertThat(lease.isHeld()).isTrue();
 					}
 					String[] done = holder.awaitLine("DONE ", Duration.ofSeconds(60)).split(" ");
+					long pausedToken = Long.parseLong(holder.awaitLine("RUNNING ", Duration.ZERO).split(" ")[2]);
+					assertThat(secondToken).as("the next holder's token against the paused holder's")
+						.isGreaterThan(pausedToken);
 					List<Long> accepted = register.acceptedTokens();
 					long staleAccepted = accepted.subList(accepted.indexOf(secondToken), accepted.size())
 						.stream()
@@ -147,6 +150,7 @@ public abstract class AbstractHolderPausedTests {
 							+ "; stale writes accepted " + staleAccepted + ", rejected " + register.rejected());
 					assertThat(staleAccepted).as("stale writes accepted").isZero();
 					assertThat(Long.parseLong(done[1])).as("writes of lost holders accepted").isZero();
+					assertThat(Long.parseLong(done[2])).as("stale writes of the paused holder rejected").isPositive();
 					assertThat(Long.parseLong(done[3])).as("local hand-overs")
 						.isGreaterThanOrEqualTo(HandoverPausedHolder.RUNNING_AFTER);
 					assertThat(holder.awaitExit(Duration.ofSeconds(30))).isZero();

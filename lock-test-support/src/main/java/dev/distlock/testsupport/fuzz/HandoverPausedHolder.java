@@ -109,14 +109,30 @@ public final class HandoverPausedHolder {
 							if (lostAt.get() != 0) {
 								holdsAfterLoss.incrementAndGet();
 							}
+							if (!running.get() && template.localHandovers() >= RUNNING_AFTER
+									&& running.compareAndSet(false, true)) {
+								// This holder took the lock by hand-over: it stays,
+								// writing
+								// with its token without asking, until it is told of the
+								// loss, and a few times more.
+								System.out.println("RUNNING " + template.localHandovers() + " " + token);
+								int afterLoss = 0;
+								while (afterLoss < 5) {
+									boolean accepted = register.write(token, "first jvm");
+									if (!accepted) {
+										rejected.incrementAndGet();
+									}
+									if (lostAt.get() != 0) {
+										afterLoss++;
+										acceptedAfterLoss.addAndGet(accepted ? 1 : 0);
+									}
+									pause();
+								}
+							}
 						});
 					}
 					catch (RuntimeException ex) {
 						// Lost leases and timeouts while the other JVM holds: go on.
-					}
-					if (!running.get() && template.localHandovers() >= RUNNING_AFTER
-							&& running.compareAndSet(false, true)) {
-						System.out.println("RUNNING " + template.localHandovers());
 					}
 				}
 			}, "holder-" + i);
