@@ -100,14 +100,15 @@ final class Cohort {
 
 	/**
 	 * The lock went back to the store for a waiter of another JVM: this JVM's waiters
-	 * stand back for up to the maximum time (and at most the retry interval), so that
-	 * waiter takes it first. Not when a waiter of this JVM may have made the mark itself
-	 * ({@link LocalQueue#selfMarked}).
+	 * stand back for a quarter of the maximum time (at most the retry interval): long
+	 * enough for a signalled waiter to take it, short enough that a JVM whose run ended
+	 * early does not get the next turn as well, so that waiter takes it first. Not when a
+	 * waiter of this JVM may have made the mark itself ({@link LocalQueue#selfMarked}).
 	 */
 	void releasedToOthers(ManagedLease lease, @Nullable LocalQueue queue) {
 		if (queue != null && this.store != null && !queue.selfMarked) {
 			queue.standBackUntil = System.nanoTime()
-					+ Math.min(this.settings.maxTime().toNanos(), lease.settings().retryInterval().toNanos());
+					+ Math.min(this.settings.maxTime().toNanos() / 4, lease.settings().retryInterval().toNanos());
 		}
 	}
 

@@ -17,14 +17,14 @@ import java.time.Duration;
  * that waiters of other JVMs get their turn. When the store reports at that release that
  * a waiter of another JVM had marked the key
  * ({@link dev.distlock.spi.TokenBlock#releasedToWaiters()}), this JVM's waiters stand
- * back for up to {@code maxTime} (or until the next release signal), so that the other
+ * back for a quarter of {@code maxTime} (at most their retry interval), so that the other
  * JVM's waiter takes the lock first.
  *
  * @param enabled whether locks are handed over locally at all
  * @param maxPasses the most local passes per store acquisition (the token block holds one
  * more token than this); 0 turns hand-over off
  * @param maxTime the longest a JVM keeps passing a lock locally after taking it from the
- * store, and the longest its waiters stand back after giving it back to a waiter of
+ * store; its waiters stand back a quarter of it after giving it back to a waiter of
  * another JVM
  */
 public record HandoverSettings(boolean enabled, int maxPasses, Duration maxTime) {

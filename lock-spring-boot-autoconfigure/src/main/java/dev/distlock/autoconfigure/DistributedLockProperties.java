@@ -256,9 +256,9 @@ public class DistributedLockProperties {
 
 		/**
 		 * The longest a JVM keeps passing a lock locally after taking it from the store;
-		 * a release after it goes to the store. Also the longest this JVM's waiters stand
-		 * back (at most their retry interval) after a release that a waiter of another
-		 * JVM had asked for, so that one takes the lock first.
+		 * a release after it goes to the store. This JVM's waiters stand back for a
+		 * quarter of it (at most their retry interval) after a release that a waiter of
+		 * another JVM had asked for, so that one takes the lock first.
 		 */
 		private Duration maxTime = Duration.ofMillis(20);
 
