@@ -15,6 +15,8 @@ import dev.distlock.Lease;
 import dev.distlock.LockContext;
 import dev.distlock.LockOptions;
 import dev.distlock.redis.RedisLockProvider;
+import dev.distlock.spi.LockAttempt;
+import dev.distlock.spi.TokenBlock;
 import dev.distlock.redis.TestRedis;
 import dev.distlock.testsupport.Conditions;
 import dev.distlock.testsupport.RedisServer;
@@ -133,6 +135,28 @@ class RedisHandoverTests {
 		// Without hand-over every acquisition costs an acquire and a release script at
 		// least.
 		assertThat(scripts).as("script calls for 2,000 acquisitions").isLessThan(2 * 2000);
+	}
+
+	/**
+	 * The acquire script reserves the block: with the counter far ahead of the server's
+	 * clock (so tokens come from the counter, not the clock), the next acquisition's
+	 * token lies past the block's last. This server is this class's own, so the counter
+	 * left ahead troubles no other test.
+	 */
+	@Test
+	void theAcquireScriptReservesTheBlock() {
+		redis.opsForValue().set(TestRedis.PREFIX, Long.toString(Long.MAX_VALUE / 2));
+		RedisLockProvider provider = new RedisLockProvider(factory, TestRedis.PREFIX, false);
+		String key = "block-" + UUID.randomUUID();
+		LockAttempt.Acquired acquired = (LockAttempt.Acquired) provider.tryLockBlock(key, Duration.ofSeconds(30), false,
+				33);
+		TokenBlock block = (TokenBlock) acquired.handle();
+		assertThat(block.fencingToken()).isGreaterThan(Long.MAX_VALUE / 2);
+		assertThat(block.lastToken()).isEqualTo(block.fencingToken() + 32);
+		assertThat(block.release()).isTrue();
+		LockAttempt.Acquired next = (LockAttempt.Acquired) provider.tryLock(key, Duration.ofSeconds(30));
+		assertThat(next.handle().fencingToken()).isEqualTo(block.lastToken() + 1);
+		assertThat(next.handle().release()).isTrue();
 	}
 
 	/**
