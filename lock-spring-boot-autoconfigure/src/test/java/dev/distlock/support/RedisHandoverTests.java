@@ -145,13 +145,16 @@ class RedisHandoverTests {
 	 */
 	@Test
 	void theAcquireScriptReservesTheBlock() {
-		redis.opsForValue().set(TestRedis.PREFIX, Long.toString(Long.MAX_VALUE / 2));
+		// Eleven days ahead of the clock in microseconds, well inside Lua's exact
+		// integers.
+		long ahead = System.currentTimeMillis() * 1000 + 1_000_000_000_000L;
+		redis.opsForValue().set(TestRedis.PREFIX, Long.toString(ahead));
 		RedisLockProvider provider = new RedisLockProvider(factory, TestRedis.PREFIX, false);
 		String key = "block-" + UUID.randomUUID();
 		LockAttempt.Acquired acquired = (LockAttempt.Acquired) provider.tryLockBlock(key, Duration.ofSeconds(30), false,
 				33);
 		TokenBlock block = (TokenBlock) acquired.handle();
-		assertThat(block.fencingToken()).isGreaterThan(Long.MAX_VALUE / 2);
+		assertThat(block.fencingToken()).isEqualTo(ahead + 1);
 		assertThat(block.lastToken()).isEqualTo(block.fencingToken() + 32);
 		assertThat(block.release()).isTrue();
 		LockAttempt.Acquired next = (LockAttempt.Acquired) provider.tryLock(key, Duration.ofSeconds(30));
