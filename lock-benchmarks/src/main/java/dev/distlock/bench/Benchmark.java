@@ -33,6 +33,12 @@ public final class Benchmark {
 
 	private static final Duration WINDOW = Duration.ofMillis(Long.getLong("bench.window-ms", 3000));
 
+	/**
+	 * The scenarios to run ({@code -Dbench.scenarios=S3,S4}), or {@code all}; for a quick
+	 * look at a few.
+	 */
+	private static final String SCENARIOS = System.getProperty("bench.scenarios", "all");
+
 	private final int port;
 
 	private final StringBuilder report = new StringBuilder();
@@ -83,17 +89,37 @@ public final class Benchmark {
 			new ServerCost(this.port, WINDOW, this.report).run();
 			return;
 		}
-		throughput("S1 uncontended, 1 thread, one fixed key, lock+unlock cycles/s", 1);
-		throughput("S2 uncontended, 16 threads, a fixed key per thread, cycles/s", 16);
-		hotKey("S3 one hot key, 8 threads in one JVM", 8, false, ping);
-		hotKey("S4 one hot key, 2 JVMs x 4 threads", 4, true, ping);
-		commands();
-		new ServerCost(this.port, WINDOW, this.report).run();
-		renewal();
-		annotation();
+				if (runs("S1")) {
+			throughput("S1 uncontended, 1 thread, one fixed key, lock+unlock cycles/s", 1);
+		}
+		if (runs("S2")) {
+			throughput("S2 uncontended, 16 threads, a fixed key per thread, cycles/s", 16);
+		}
+		if (runs("S3")) {
+			hotKey("S3 one hot key, 8 threads in one JVM", 8, false, ping);
+		}
+		if (runs("S4")) {
+			hotKey("S4 one hot key, 2 JVMs x 4 threads", 4, true, ping);
+		}
+		if (runs("S5")) {
+			commands();
+		}
+		if (runs("S5")) {
+			new ServerCost(this.port, WINDOW, this.report).run();
+		}
+		if (runs("S6")) {
+			renewal();
+		}
+		if (runs("S7")) {
+			annotation();
+		}
 		this.report.append("## Notes\n\n");
 		this.notes
 			.forEach((name, note) -> this.report.append("- ").append(name).append(": ").append(note).append('\n'));
+	}
+
+	private static boolean runs(String scenario) {
+		return "all".equals(SCENARIOS) || java.util.Arrays.asList(SCENARIOS.split(",")).contains(scenario);
 	}
 
 	private double pingMillis() {
@@ -157,6 +183,7 @@ public final class Benchmark {
 		Map<String, double[]> crossRates = new LinkedHashMap<>();
 		Map<String, double[]> p50 = new LinkedHashMap<>();
 		Map<String, double[]> p99 = new LinkedHashMap<>();
+		Map<String, double[]> shares = new LinkedHashMap<>();
 		for (int round = 0; round < ROUNDS; round++) {
 			for (String name : Lib.NAMES) {
 				Events.Summary summary = twoJvms ? twoJvms(name, threads) : oneJvm(name, threads);
@@ -166,11 +193,13 @@ public final class Benchmark {
 						/ seconds;
 				p50.computeIfAbsent(name, (n) -> new double[ROUNDS])[round] = summary.p50Millis();
 				p99.computeIfAbsent(name, (n) -> new double[ROUNDS])[round] = summary.p99Millis();
+				shares.computeIfAbsent(name, (n) -> new double[ROUNDS])[round] = 100 * summary.smallerJvmShare();
 			}
 		}
 		table(title + ": acquisitions/s", "acquisitions/s", rates, true);
 		if (twoJvms) {
 			table(title + ": hand-offs between the JVMs per second", "cross-JVM hand-offs/s", crossRates, true);
+			table(title + ": the smaller JVM's share of the acquisitions, %", "%", shares, false);
 		}
 		table(title + ": hand-off latency p50 (release call to the next holder's acquire), ms", "ms", p50, false);
 		this.report.append(String.format(Locale.ROOT, "Hand-off p50 in PING round trips (PING p50 %.3f ms):", ping));

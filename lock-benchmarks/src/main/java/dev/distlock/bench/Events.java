@@ -52,9 +52,12 @@ final class Events {
 	}
 
 	/**
-	 * What a run shows: acquisitions, hand-offs (and across JVMs), latency percentiles.
+	 * What a run shows: acquisitions, hand-offs (and across JVMs), latency percentiles,
+	 * and the share of the acquisitions that the JVM with fewer of them made (0 with one
+	 * JVM).
 	 */
-	record Summary(long acquisitions, long handoffs, long crossJvmHandoffs, double p50Millis, double p99Millis) {
+	record Summary(long acquisitions, long handoffs, long crossJvmHandoffs, double p50Millis, double p99Millis,
+			double smallerJvmShare) {
 	}
 
 	/** Holders {@code >= 1000} belong to the second JVM. */
@@ -62,12 +65,14 @@ final class Events {
 		List<long[]> sorted = new ArrayList<>(this.events);
 		sorted.sort(Comparator.comparingLong((long[] e) -> e[0]));
 		long acquisitions = 0;
+		long second = 0;
 		long cross = 0;
 		List<Long> latencies = new ArrayList<>();
 		long[] previous = null;
 		for (long[] event : sorted) {
 			if (event[2] == 1) {
 				acquisitions++;
+				second += (event[1] >= 1000) ? 1 : 0;
 				if (previous != null && previous[2] == 0 && previous[1] != event[1]) {
 					latencies.add(event[0] - previous[0]);
 					if ((previous[1] >= 1000) != (event[1] >= 1000)) {
@@ -79,7 +84,9 @@ final class Events {
 		}
 		long[] values = latencies.stream().mapToLong(Long::longValue).toArray();
 		Arrays.sort(values);
-		return new Summary(acquisitions, values.length, cross, percentile(values, 0.5), percentile(values, 0.99));
+		double share = (acquisitions == 0) ? 0 : Math.min(second, acquisitions - second) / (double) acquisitions;
+		return new Summary(acquisitions, values.length, cross, percentile(values, 0.5), percentile(values, 0.99),
+				share);
 	}
 
 	private static double percentile(long[] sorted, double p) {

@@ -11,10 +11,11 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiFunction;
 
 import dev.distlock.spi.FairLocking;
+import dev.distlock.spi.LocalHandover;
 import dev.distlock.spi.LockAttempt;
-import dev.distlock.spi.LockHandle;
 import dev.distlock.spi.ReleaseSignalling;
 import dev.distlock.spi.ReleaseSignals;
+import dev.distlock.spi.TokenBlock;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -28,9 +29,11 @@ import org.jspecify.annotations.Nullable;
  * It keeps the contract of a networked store: every attempt is a fresh owner, so a handle
  * whose lease ran out can neither renew nor delete the lock of the next owner; a lock not
  * renewed expires after its lease on the monotonic clock; fencing tokens only rise. It
- * signals releases to waiters ({@link ReleaseSignalling}) and queues fair waiters
- * ({@link FairLocking}). Nothing here waits: every call returns at once, whatever other
- * threads hold.
+ * signals releases to waiters ({@link ReleaseSignalling}), queues fair waiters
+ * ({@link FairLocking}) and reserves blocks of fencing tokens for local hand-over
+ * ({@link LocalHandover}; each template on one instance counts as its own JVM, and a
+ * waiter marks the key as another JVM's would in Redis). Nothing here waits: every call
+ * returns at once, whatever other threads hold.
  *
  * <p>
  * An expired lock is found out when its key is next used (no timer thread): its waiters
@@ -39,7 +42,7 @@ import org.jspecify.annotations.Nullable;
  * released keys go at once, expired ones at the latest when the store has doubled in size
  * since it last swept.
  */
-public final class InMemoryLockProvider implements ReleaseSignalling, FairLocking {
+public final class InMemoryLockProvider implements ReleaseSignalling, FairLocking, LocalHandover {
 
 	private static final Log logger = LogFactory.getLog(InMemoryLockProvider.class);
 
@@ -93,10 +96,29 @@ public final class InMemoryLockProvider implements ReleaseSignalling, FairLockin
 	 */
 	@Override
 	public LockAttempt tryLock(String key, Duration leaseTime, boolean waiting) {
+		return tryLockBlock(key, leaseTime, waiting, 1);
+	}
+
+	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * A busy attempt with {@code waiting} marks the key, and the holder's release reports
+	 * the mark ({@link TokenBlock#releasedToWaiters()}).
+	 */
+	@Override
+	public LockAttempt tryLockBlock(String key, Duration leaseTime, boolean waiting, int tokens) {
 		long lease = positive(leaseTime);
+		if (tokens < 1) {
+			throw new IllegalArgumentException("A token block holds at least one token but was " + tokens);
+		}
 		sweepIfGrown();
-		return update(key, true,
-				(entry, now) -> (entry.holder == null) ? entry.acquire(this, key, lease, now, null) : entry.busy(now));
+		return update(key, true, (entry, now) -> {
+			if (entry.holder == null) {
+				return entry.acquire(this, key, lease, now, null, tokens);
+			}
+			entry.waited |= waiting;
+			return entry.busy(now);
+		});
 	}
 
 	/**
@@ -119,7 +141,7 @@ public final class InMemoryLockProvider implements ReleaseSignalling, FairLockin
 			String first = entry.queue.isEmpty() ? waiterId : entry.queue.keySet().iterator().next();
 			if (holder == null && first.equals(waiterId)) {
 				entry.queue.remove(waiterId);
-				return entry.acquire(this, key, lease, now, waiterId);
+				return entry.acquire(this, key, lease, now, waiterId, 1);
 			}
 			// Re-putting a present key keeps its place: the queue is in arrival order.
 			entry.queue.put(waiterId, now + keepPlace);
@@ -262,9 +284,14 @@ public final class InMemoryLockProvider implements ReleaseSignalling, FairLockin
 		/** The lock was released or expired during the current operation. */
 		boolean freed;
 
+		/** A waiter asked for the lock while its holder held it. */
+		boolean waited;
+
 		LockAttempt acquire(InMemoryLockProvider store, String key, long leaseNanos, long now,
-				@Nullable String waiterId) {
-			this.holder = new Holder(store, key, store.fence.incrementAndGet(), waiterId);
+				@Nullable String waiterId, int tokens) {
+			long last = store.fence.addAndGet(tokens);
+			this.holder = new Holder(store, key, last - tokens + 1, last, waiterId, new AtomicBoolean());
+			this.waited = false;
 			this.deadline = now + leaseNanos;
 			return new LockAttempt.Acquired(this.holder);
 		}
@@ -296,10 +323,12 @@ public final class InMemoryLockProvider implements ReleaseSignalling, FairLockin
 	 * One acquisition. The handle itself is the owner: identity, not a name, decides
 	 * whether it still holds the key.
 	 *
+	 * @param lastToken the last token of the block it reserved
 	 * @param waiterId the fair waiter that took the lock, if any
+	 * @param waitedAtRelease whether a waiter had marked the key when it was released
 	 */
-	private record Holder(InMemoryLockProvider store, String key, long fencingToken,
-			@Nullable String waiterId) implements LockHandle {
+	private record Holder(InMemoryLockProvider store, String key, long fencingToken, long lastToken,
+			@Nullable String waiterId, AtomicBoolean waitedAtRelease) implements TokenBlock {
 
 		@Override
 		public boolean renew(Duration leaseTime) {
@@ -321,8 +350,14 @@ public final class InMemoryLockProvider implements ReleaseSignalling, FairLockin
 				}
 				entry.holder = null;
 				entry.freed = true;
+				this.waitedAtRelease.set(entry.waited);
 				return true;
 			}));
+		}
+
+		@Override
+		public boolean releasedToWaiters() {
+			return this.waitedAtRelease.get();
 		}
 
 		@Override

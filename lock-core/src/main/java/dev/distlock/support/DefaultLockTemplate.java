@@ -20,6 +20,7 @@ import dev.distlock.LockAcquisitionException;
 import dev.distlock.LockContext;
 import dev.distlock.LockOptions;
 import dev.distlock.LockTemplate;
+import dev.distlock.spi.Interrupts;
 import dev.distlock.spi.LockHandle;
 import dev.distlock.spi.LockProvider;
 import org.apache.commons.logging.Log;
@@ -73,6 +74,8 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 
 	private final WaitLoop waitLoop;
 
+	private final Cohort cohort;
+
 	/** Clean-up calls whose outcome no caller waits for. */
 	private final ExecutorService cleanup = new ThreadPoolExecutor(0, 2, 10, TimeUnit.SECONDS,
 			new LinkedBlockingQueue<>(), (runnable) -> {
@@ -110,6 +113,22 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 	 */
 	public DefaultLockTemplate(LockProvider provider, RenewalScheduler scheduler, LockOptions defaults,
 			LeaseLossListener lossListener, boolean releaseAfterCommit, LockObserver observer) {
+		this(provider, scheduler, defaults, lossListener, releaseAfterCommit, observer, HandoverSettings.DEFAULTS);
+	}
+
+	/**
+	 * @param defaults values for everything a call leaves unset; must set every value
+	 * @param lossListener told when a held lease is found lost
+	 * @param releaseAfterCommit whether {@link #execute} (and the annotation) called
+	 * inside an active transaction keeps the lock, renewed, until that transaction has
+	 * completed
+	 * @param observer told of every acquisition, hold and loss (metrics, traces)
+	 * @param handover how a lock passes to another thread of this JVM without a store
+	 * call, where the store can ({@link dev.distlock.spi.LocalHandover})
+	 */
+	public DefaultLockTemplate(LockProvider provider, RenewalScheduler scheduler, LockOptions defaults,
+			LeaseLossListener lossListener, boolean releaseAfterCommit, LockObserver observer,
+			HandoverSettings handover) {
 		LockSettings.of(defaults, defaults);
 		this.provider = provider;
 		this.scheduler = scheduler;
@@ -117,7 +136,8 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 		this.observer = observer;
 		this.lossListener = (observer == LockObserver.NONE) ? lossListener : new ObservedLoss(lossListener, observer);
 		this.releaseAfterCommit = releaseAfterCommit;
-		this.waitLoop = new WaitLoop(provider, this.held, this::hold, this::background);
+		this.cohort = new Cohort(handover, provider);
+		this.waitLoop = new WaitLoop(provider, this.held, this::hold, this::background, this.cohort);
 	}
 
 	@Override
@@ -276,7 +296,17 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 	}
 
 	private void leave(String key, LocalQueue queue) {
-		this.queues.computeIfPresent(key, (k, current) -> (--current.users == 0) ? null : current);
+		ManagedLease[] orphan = new ManagedLease[1];
+		this.queues.computeIfPresent(key, (k, current) -> {
+			if (--current.users > 0) {
+				return current;
+			}
+			orphan[0] = current.takeOffer();
+			return null;
+		});
+		if (orphan[0] != null) {
+			this.waitLoop.discard(orphan[0], null);
+		}
 	}
 
 	/**
@@ -311,6 +341,16 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 			}
 		}
 
+		@Override
+		public boolean handOver(ManagedLease lease) {
+			return DefaultLockTemplate.this.cohort.handOver(lease, DefaultLockTemplate.this.queues);
+		}
+
+		@Override
+		public void releasedToOthers(ManagedLease lease) {
+			DefaultLockTemplate.this.cohort.releasedToOthers(lease, DefaultLockTemplate.this.queues.get(lease.key()));
+		}
+
 	}
 
 	private static void checkKey(@Nullable String key) {
@@ -322,6 +362,14 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 					"Lock key is " + key.length() + " characters long, more than " + MAX_KEY_LENGTH + " (it starts '"
 							+ key.substring(0, 40) + "…'): use an identifier, not a" + " payload, as the key");
 		}
+	}
+
+	/**
+	 * Locks passed from one thread of this JVM to another in memory, without a store
+	 * call, since the template was made ({@link HandoverSettings}).
+	 */
+	public long localHandovers() {
+		return this.cohort.handovers();
 	}
 
 	/** Locks that callers of this template hold now: 0 once every lease is released. */
@@ -338,7 +386,7 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 		List<HeldLock> details = new ArrayList<>(this.held.size());
 		for (ManagedLease lease : this.held.values()) {
 			if (lease.heldNow()) {
-				details.add(new HeldLock(lease.key(), lease.name(), lease.handle().fencingToken(), lease.holderNames(),
+				details.add(new HeldLock(lease.key(), lease.name(), lease.token(), lease.holderNames(),
 						Duration.ofNanos(Math.max(0, now - lease.acquiredAtNanos())),
 						Duration.ofNanos(Math.max(0, lease.nanosToDeadline())), lease.leaseTime()));
 			}
@@ -402,6 +450,19 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 	 */
 	@Override
 	public void close() {
+		for (LocalQueue queue : this.queues.values()) {
+			ManagedLease left = queue.takeOffer();
+			if (left != null) {
+				this.held.remove(left.key(), left);
+				try {
+					Interrupts.setAside(() -> left.handle().release());
+				}
+				catch (RuntimeException ex) {
+					logger.warn("Could not release lock '" + left.key() + "' at shutdown; it expires after its lease",
+							ex);
+				}
+			}
+		}
 		for (ManagedLease lease : this.held.values()) {
 			try {
 				lease.revoke("the application shut down while the lock was still held; it was released so that"

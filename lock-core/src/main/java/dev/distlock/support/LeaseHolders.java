@@ -13,7 +13,14 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class LeaseHolders {
 
-	private final Thread acquirer = Thread.currentThread();
+	private final Thread acquirer;
+
+	/**
+	 * @param acquirer the thread that acquired the lease (or took it over in memory)
+	 */
+	LeaseHolders(Thread acquirer) {
+		this.acquirer = acquirer;
+	}
 
 	/** Threads running a scope of the lease, with how many scopes each has open. */
 	private final Map<Thread, Integer> scopes = new ConcurrentHashMap<>();

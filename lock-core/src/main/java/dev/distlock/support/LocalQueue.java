@@ -2,6 +2,7 @@ package dev.distlock.support;
 
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
@@ -44,6 +45,25 @@ final class LocalQueue {
 	/** Guarded by {@link #lock}. */
 	private @Nullable LockBackendException lastFailure;
 
+	/**
+	 * A lock released by its holder while threads were in this line, still held in the
+	 * store, for the next of them to take over in memory ({@link Cohort}); set while the
+	 * template's map lock for the key is held, so never after the line emptied.
+	 */
+	private final AtomicReference<@Nullable ManagedLease> offered = new AtomicReference<>();
+
+	/**
+	 * Until when (monotonic clock) this JVM's waiters stand back, after the lock went
+	 * back to the store for a waiter of another JVM.
+	 */
+	volatile long standBackUntil = System.nanoTime();
+
+	/**
+	 * A waiter of this JVM found the key busy, marking it as waited for, while a thread
+	 * of this JVM held it: the store's mark then says nothing of other JVMs' waiters.
+	 */
+	volatile boolean selfMarked;
+
 	/** A release (or loss) may have freed the key: the waiter at the gate retries. */
 	void signal() {
 		this.signalled = true;
@@ -51,6 +71,19 @@ final class LocalQueue {
 		if (thread != null) {
 			LockSupport.unpark(thread);
 		}
+	}
+
+	/**
+	 * Leaves {@code lease} for the next thread of the line, if none is left there yet.
+	 * Called inside the template's map lock for the key, with threads in the line.
+	 */
+	boolean offer(ManagedLease lease) {
+		return this.offered.compareAndSet(null, lease);
+	}
+
+	/** The lock left for the line, if any; taken once, by one caller. */
+	@Nullable ManagedLease takeOffer() {
+		return this.offered.getAndSet(null);
 	}
 
 	/** Failures so far: a caller notes this when it joins the line. */

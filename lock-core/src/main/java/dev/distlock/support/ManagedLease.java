@@ -16,6 +16,7 @@ import dev.distlock.spi.LockHandle;
 import dev.distlock.spi.LockProvider;
 import dev.distlock.spi.LossReporting;
 import dev.distlock.spi.ScopedLease;
+import dev.distlock.spi.TokenBlock;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -60,7 +61,16 @@ final class ManagedLease implements Lease, ScopedLease {
 
 	private final RenewalScheduler scheduler;
 
-	private final LeaseHolders holders = new LeaseHolders();
+	private final LeaseHolders holders;
+
+	/**
+	 * This holder's fencing token: the store acquisition's, or, for a lock handed over in
+	 * memory, the next token of the acquisition's block ({@link TokenBlock}).
+	 */
+	private final long token;
+
+	/** When the store acquisition this lease continues was sent (monotonic clock). */
+	private final long blockSentNanos;
 
 	private final Object template;
 
@@ -109,6 +119,22 @@ final class ManagedLease implements Lease, ScopedLease {
 		 */
 		void freed(String key);
 
+		/**
+		 * The releasing thread offers the still-held lock to a waiting thread of this JVM
+		 * instead of releasing it in the store.
+		 * @return whether it was handed over (then nothing is released in the store)
+		 */
+		default boolean handOver(ManagedLease lease) {
+			return false;
+		}
+
+		/**
+		 * The lock was released in the store, which says that a waiter of another JVM had
+		 * marked it: this JVM's waiters let that one go first.
+		 */
+		default void releasedToOthers(ManagedLease lease) {
+		}
+
 	}
 
 	/**
@@ -117,6 +143,24 @@ final class ManagedLease implements Lease, ScopedLease {
 	 */
 	ManagedLease(Object template, LockProvider provider, LockHandle handle, LockSettings settings, long sentAtNanos,
 			RenewalScheduler scheduler, Events events, LeaseLossListener lossListener, boolean releaseAfterCommit) {
+		this(template, provider, handle, settings, scheduler, events, lossListener, releaseAfterCommit,
+				handle.fencingToken(), sentAtNanos, sentAtNanos, sentAtNanos + validityNanos(settings.leaseTime()),
+				Thread.currentThread());
+	}
+
+	/**
+	 * @param token this holder's fencing token
+	 * @param blockSentNanos when the store acquisition was sent
+	 * @param acquiredAtNanos when this holder got the lock
+	 * @param deadlineNanos the lease deadline this holder starts with
+	 * @param acquirer the thread that gets the lease
+	 */
+	private ManagedLease(Object template, LockProvider provider, LockHandle handle, LockSettings settings,
+			RenewalScheduler scheduler, Events events, LeaseLossListener lossListener, boolean releaseAfterCommit,
+			long token, long blockSentNanos, long acquiredAtNanos, long deadlineNanos, Thread acquirer) {
+		this.holders = new LeaseHolders(acquirer);
+		this.token = token;
+		this.blockSentNanos = blockSentNanos;
 		this.template = template;
 		this.provider = provider;
 		this.handle = handle;
@@ -125,8 +169,8 @@ final class ManagedLease implements Lease, ScopedLease {
 		this.events = events;
 		this.lossListener = lossListener;
 		this.releaseAfterCommit = releaseAfterCommit;
-		this.acquiredAtNanos = sentAtNanos;
-		this.deadlineNanos = sentAtNanos + validityNanos(settings.leaseTime());
+		this.acquiredAtNanos = acquiredAtNanos;
+		this.deadlineNanos = deadlineNanos;
 		this.deadlineWatch = new DeadlineWatch(scheduler, () -> this.deadlineNanos,
 				() -> this.state.get() == State.HELD,
 				() -> markLost(LockObserver.LossReason.EXPIRED, settings.autoRenew()
@@ -187,9 +231,38 @@ final class ManagedLease implements Lease, ScopedLease {
 		return this.settings.name();
 	}
 
-	/** When the acquire was sent, on the monotonic clock. */
+	/**
+	 * When the acquire was sent (or the lock handed over to this holder), on the
+	 * monotonic clock.
+	 */
 	long acquiredAtNanos() {
 		return this.acquiredAtNanos;
+	}
+
+	/** When the store acquisition this lease continues was sent. */
+	long blockSentNanos() {
+		return this.blockSentNanos;
+	}
+
+	/** This holder's fencing token, without counting as a use. */
+	long token() {
+		return this.token;
+	}
+
+	LockSettings settings() {
+		return this.settings;
+	}
+
+	/**
+	 * The lease of the next local holder of this lock, on the releasing thread, once this
+	 * lease is released: the same store acquisition with the next token of its block and
+	 * this lease's deadline, renewed from here on for {@code acquirer}. The caller has
+	 * checked that a token is left and that the settings match.
+	 */
+	ManagedLease successor(LockSettings settings, Thread acquirer, long now) {
+		return new ManagedLease(this.template, this.provider, this.handle, settings, this.scheduler, this.events,
+				this.lossListener, this.releaseAfterCommit, this.token + 1, this.blockSentNanos, now,
+				this.deadlineNanos, acquirer);
 	}
 
 	/** The names of the threads holding it, for the endpoint. */
@@ -210,7 +283,7 @@ final class ManagedLease implements Lease, ScopedLease {
 	@Override
 	public long fencingToken() {
 		this.holders.used();
-		return this.handle.fencingToken();
+		return this.token;
 	}
 
 	@Override
@@ -327,7 +400,23 @@ final class ManagedLease implements Lease, ScopedLease {
 			this.lock.unlock();
 		}
 		boolean wasLost = (previous == State.LOST);
-		this.events.ended(this);
+		if (previous == State.HELD && this.events.handOver(this)) {
+			// Still registered: the thread that takes it over replaces it.
+			return true;
+		}
+		try {
+			endInStoreAndSignal(wasLost);
+		}
+		finally {
+			// Still registered while the store call runs, so that a local waiter that
+			// finds
+			// the key busy meanwhile knows that this JVM holds it.
+			this.events.ended(this);
+		}
+		return true;
+	}
+
+	private void endInStoreAndSignal(boolean wasLost) {
 		if (this.revoked) {
 			this.events.freed(key());
 			throw lostException();
@@ -346,6 +435,9 @@ final class ManagedLease implements Lease, ScopedLease {
 			lost.addSuppressed(ex);
 			throw lost;
 		}
+		if (deleted && this.handle instanceof TokenBlock block && block.releasedToWaiters()) {
+			this.events.releasedToOthers(this);
+		}
 		this.events.freed(key());
 		if (wasLost || !deleted) {
 			if (this.lostReason == null) {
@@ -353,7 +445,6 @@ final class ManagedLease implements Lease, ScopedLease {
 			}
 			throw lostException();
 		}
-		return true;
 	}
 
 	/**
@@ -403,8 +494,8 @@ final class ManagedLease implements Lease, ScopedLease {
 	}
 
 	private LeaseLostException lostException() {
-		return new LeaseLostException(key(), "Lease on lock '" + key() + "' (fencing token "
-				+ this.handle.fencingToken() + ") was lost while held: " + this.lostReason);
+		return new LeaseLostException(key(), "Lease on lock '" + key() + "' (fencing token " + this.token
+				+ ") was lost while held: " + this.lostReason);
 	}
 
 	/**
@@ -554,8 +645,8 @@ final class ManagedLease implements Lease, ScopedLease {
 		List<Thread> holders = this.holders.toTell();
 		String names = holders.isEmpty() ? "no thread runs a scope of it"
 				: "held by " + holders.stream().map((t) -> "'" + t.getName() + "'").collect(Collectors.joining(", "));
-		logger.warn("Lost the lease on lock '" + key() + "' (fencing token " + this.handle.fencingToken() + ", " + names
-				+ "): " + reason);
+		logger.warn(
+				"Lost the lease on lock '" + key() + "' (fencing token " + this.token + ", " + names + "): " + reason);
 		if (this.settings.onLeaseLost() == OnLeaseLost.INTERRUPT) {
 			holders.forEach(Thread::interrupt);
 		}
@@ -577,7 +668,7 @@ final class ManagedLease implements Lease, ScopedLease {
 
 	@Override
 	public String toString() {
-		return "Lease[key=" + key() + ", token=" + this.handle.fencingToken() + ", state=" + this.state.get() + "]";
+		return "Lease[key=" + key() + ", token=" + this.token + ", state=" + this.state.get() + "]";
 	}
 
 }

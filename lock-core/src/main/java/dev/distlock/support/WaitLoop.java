@@ -1,7 +1,7 @@
 package dev.distlock.support;
 
 import java.time.Duration;
-import java.util.Map;
+import java.util.concurrent.ConcurrentMap;
 import java.util.UUID;
 
 import dev.distlock.Lease;
@@ -46,13 +46,17 @@ final class WaitLoop {
 
 	private final LockProvider provider;
 
-	private final Map<String, ManagedLease> held;
+	private final ConcurrentMap<String, ManagedLease> held;
 
 	private final Holder holder;
 
 	private final Background background;
 
-	WaitLoop(LockProvider provider, Map<String, ManagedLease> held, Holder holder, Background background) {
+	private final Cohort cohort;
+
+	WaitLoop(LockProvider provider, ConcurrentMap<String, ManagedLease> held, Holder holder, Background background,
+			Cohort cohort) {
+		this.cohort = cohort;
 		this.provider = provider;
 		this.held = held;
 		this.holder = holder;
@@ -78,12 +82,17 @@ final class WaitLoop {
 		boolean fair = settings.fair();
 		String waiterId = fair ? UUID.randomUUID().toString() : "";
 		boolean queued = fair;
+		boolean cohort = this.cohort.applies(settings);
 		try {
 			while (true) {
 				if (Thread.currentThread().isInterrupted()) {
 					throw interrupted(key, settings, null);
 				}
 				queue.signalled = false;
+				ManagedLease handed = taken(queue, settings);
+				if (handed != null) {
+					return handed;
+				}
 				ManagedLease local = fair ? null : this.held.get(key);
 				if (local != null && local.heldNow()) {
 					// Held by another thread of this JVM: its release or loss signals
@@ -92,7 +101,7 @@ final class WaitLoop {
 					// waiter must ask, to keep its place in the queue.)
 					long remainingWait = deadline - System.nanoTime();
 					if (remainingWait <= 0) {
-						return null;
+						return taken(queue, settings);
 					}
 					// Never past the holder's deadline: a lease that runs out unrenewed
 					// frees the key then, whether or not its holder notices.
@@ -100,18 +109,37 @@ final class WaitLoop {
 					pause(queue, Math.max(0, Math.min(pause, local.nanosToDeadline())), key, settings);
 					continue;
 				}
+				long standBack = cohort ? queue.standBackUntil - System.nanoTime() : 0;
+				if (standBack > 0) {
+					// The lock went back to the store for another JVM's waiter: let it go
+					// first.
+					long remainingWait = deadline - System.nanoTime();
+					if (remainingWait <= 0) {
+						return taken(queue, settings);
+					}
+					pause(queue, Math.min(standBack, remainingWait), key, settings);
+					continue;
+				}
 				long sent = System.nanoTime();
 				LockAttempt attempt = attemptOnce(key, settings, queue, fair, waiting, waiterId);
 				if (attempt instanceof LockAttempt.Acquired acquired) {
 					if (System.nanoTime() - sent < ManagedLease.validityNanos(settings.leaseTime())) {
 						queued = false;
+						queue.selfMarked = false;
 						return this.holder.hold(acquired.handle(), settings, sent);
 					}
 					discardLate(acquired.handle());
 				}
+				if (cohort && waiting) {
+					// A lease of this JVM, held or being released: the mark just made is
+					// this JVM's own.
+					if (this.held.containsKey(key)) {
+						queue.selfMarked = true;
+					}
+				}
 				long remainingWait = deadline - System.nanoTime();
 				if (remainingWait <= 0) {
-					return null;
+					return taken(queue, settings);
 				}
 				// With signals, the retry interval is only the fallback for a lost
 				// signal.
@@ -147,6 +175,9 @@ final class WaitLoop {
 		try {
 			if (fair) {
 				return fairLocking(key).tryLockFair(key, settings.leaseTime(), waiterId, queueTimeout(settings));
+			}
+			if (this.cohort.applies(settings)) {
+				return this.cohort.attempt(key, settings, waiting);
 			}
 			return (this.provider instanceof ReleaseSignalling signalling)
 					? signalling.tryLock(key, settings.leaseTime(), waiting)
@@ -195,6 +226,42 @@ final class WaitLoop {
 		if (!queue.park(pauseNanos)) {
 			throw interrupted(key, settings, null);
 		}
+	}
+
+	/**
+	 * The lock a holder of this JVM left for the line, taken over by this caller, if
+	 * there is one it may take; one it may not (other settings, its lease ran out
+	 * meanwhile) is released in the store (owner-checked) and never counts as acquired.
+	 */
+	private @Nullable ManagedLease taken(LocalQueue queue, LockSettings settings) {
+		ManagedLease left = queue.takeOffer();
+		if (left == null) {
+			return null;
+		}
+		ManagedLease next = this.cohort.takeOver(left, settings, this.held);
+		if (next == null) {
+			discard(left, queue);
+		}
+		return next;
+	}
+
+	/**
+	 * Ends, in the background, a lock left for the line that nobody takes over: deleted
+	 * in the store if still its own, then the line is told.
+	 */
+	void discard(ManagedLease left, @Nullable LocalQueue queue) {
+		this.held.remove(left.key(), left);
+		this.background.run(() -> {
+			try {
+				left.handle().release();
+			}
+			finally {
+				if (queue != null) {
+					queue.signal();
+				}
+			}
+		}, "Could not release lock '" + left.key() + "' that no thread of this JVM took over;"
+				+ " it expires after its lease");
 	}
 
 	/**

@@ -11,8 +11,10 @@ import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockHandle;
 import dev.distlock.spi.BatchRenewal;
 import dev.distlock.spi.FairLocking;
+import dev.distlock.spi.LocalHandover;
 import dev.distlock.spi.ReleaseSignalling;
 import dev.distlock.spi.ReleaseSignals;
+import dev.distlock.spi.TokenBlock;
 import io.lettuce.core.ScriptOutputType;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -33,7 +35,8 @@ import org.springframework.data.redis.core.script.RedisScript;
  * renew the lock that a later acquisition took, even one by the same thread. Acquire,
  * renew and release are one script call (one round trip) each.
  */
-public final class RedisLockProvider implements ReleaseSignalling, FairLocking, BatchRenewal, AutoCloseable {
+public final class RedisLockProvider
+		implements ReleaseSignalling, FairLocking, BatchRenewal, LocalHandover, AutoCloseable {
 
 	private static final Log logger = LogFactory.getLog(RedisLockProvider.class);
 
@@ -239,7 +242,30 @@ public final class RedisLockProvider implements ReleaseSignalling, FairLocking, 
 
 	@Override
 	public LockAttempt tryLock(String key, Duration leaseTime, boolean waiting) {
+		return tryLockBlock(key, leaseTime, waiting, 1);
+	}
+
+	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * The acquire script moves the slot's fencing counter past the block ({@code INCRBY})
+	 * in the same call, one more command than a plain acquire. With the failover guard on
+	 * ({@code wait-for-replicas}), the block is a single token, so such a lock is never
+	 * handed over locally.
+	 */
+	@Override
+	public LockAttempt tryLockBlock(String key, Duration leaseTime, boolean waiting, int tokens) {
+		if (tokens < 1) {
+			throw new IllegalArgumentException("A token block holds at least one token but was " + tokens);
+		}
 		String waitingFlag = waiting ? "1" : "0";
+		if (tokens > 1 && this.waitForReplicas == 0) {
+			return attempt(key, newOwner(), tokens,
+					(lockKey, owner, deadline) -> this.calls.<Long>call(key, "acquire", LockScripts.ACQUIRE,
+							ScriptOutputType.INTEGER, deadline, RedisCalls.args(lockKey, this.keys.fenceKey(lockKey)),
+							RedisCalls.args(owner, millis(leaseTime), waitingFlag, Integer.toString(tokens))),
+					false);
+		}
 		return attempt(key, newOwner(),
 				(lockKey, owner, deadline) -> (this.waitForReplicas > 0)
 						? guard().acquire(key, lockKey, owner, millis(leaseTime), waitingFlag, deadline)
@@ -313,10 +339,14 @@ public final class RedisLockProvider implements ReleaseSignalling, FairLocking, 
 	 * by that token.
 	 */
 	private LockAttempt attempt(String key, String owner, AcquireCall call) {
-		return attempt(key, owner, call, false);
+		return attempt(key, owner, 1, call, false);
 	}
 
 	private LockAttempt attempt(String key, String owner, AcquireCall call, boolean fair) {
+		return attempt(key, owner, 1, call, fair);
+	}
+
+	private LockAttempt attempt(String key, String owner, int tokens, AcquireCall call, boolean fair) {
 		String lockKey = this.keys.lockKey(key);
 		Long result;
 		try {
@@ -331,7 +361,8 @@ public final class RedisLockProvider implements ReleaseSignalling, FairLocking, 
 					new IllegalStateException("null script result"));
 		}
 		if (result > 0) {
-			return new LockAttempt.Acquired(new RedisLockHandle(key, lockKey, owner, result, fair));
+			return new LockAttempt.Acquired(
+					new RedisLockHandle(key, lockKey, owner, result, result + tokens - 1, fair));
 		}
 		return new LockAttempt.Busy(Duration.ofMillis(-result - 1));
 	}
@@ -414,7 +445,7 @@ public final class RedisLockProvider implements ReleaseSignalling, FairLocking, 
 		return Long.toString(Math.max(1, duration.toMillis()));
 	}
 
-	final class RedisLockHandle implements LockHandle {
+	final class RedisLockHandle implements TokenBlock {
 
 		private final String key;
 
@@ -424,19 +455,39 @@ public final class RedisLockProvider implements ReleaseSignalling, FairLocking, 
 
 		private final long fencingToken;
 
+		private final long lastToken;
+
+		private volatile boolean releasedToWaiters;
+
 		/** Whether the lock is fair: its release grants it to the next queued waiter. */
 		private final boolean fair;
 
 		RedisLockHandle(String key, String lockKey, String owner, long fencingToken) {
-			this(key, lockKey, owner, fencingToken, false);
+			this(key, lockKey, owner, fencingToken, fencingToken, false);
 		}
 
 		RedisLockHandle(String key, String lockKey, String owner, long fencingToken, boolean fair) {
+			this(key, lockKey, owner, fencingToken, fencingToken, fair);
+		}
+
+		RedisLockHandle(String key, String lockKey, String owner, long fencingToken, long lastToken, boolean fair) {
 			this.key = key;
 			this.lockKey = lockKey;
 			this.owner = owner;
 			this.fencingToken = fencingToken;
+			this.lastToken = lastToken;
 			this.fair = fair;
+		}
+
+		@Override
+		public long lastToken() {
+			return this.lastToken;
+		}
+
+		/** Read from the release script's reply: whether the lock was marked. */
+		@Override
+		public boolean releasedToWaiters() {
+			return this.releasedToWaiters;
 		}
 
 		@Override
@@ -456,13 +507,22 @@ public final class RedisLockProvider implements ReleaseSignalling, FairLocking, 
 
 		@Override
 		public boolean release() {
-			long result = this.fair ? releaseFair()
-					: call(LockScripts.RELEASE, "release", publishArgs(this.lockKey, this.owner));
+			if (this.fair) {
+				long fairResult = releaseFair();
+				if (fairResult == LockScripts.RELEASED_UNSIGNALLED) {
+					signalRefused(this.key, this.lockKey);
+					return true;
+				}
+				return fairResult == 1;
+			}
+			String[] publish = publishArgs(this.lockKey, this.owner);
+			long result = call(LockScripts.RELEASE, "release", publish[0], publish[1], publish[2], "1");
 			if (result == LockScripts.RELEASED_UNSIGNALLED) {
 				signalRefused(this.key, this.lockKey);
-				return true;
 			}
-			return result == 1;
+			this.releasedToWaiters = (result == LockScripts.RELEASED_UNSIGNALLED
+					|| result == LockScripts.RELEASED_TO_WAITERS);
+			return result == 1 || this.releasedToWaiters;
 		}
 
 		/** Deletes the lock, or grants it to the first queued waiter. */

@@ -8,6 +8,7 @@ import dev.distlock.aop.LockAutoProxyRegistrar;
 import dev.distlock.spi.Capabilities;
 import dev.distlock.spi.LockProvider;
 import dev.distlock.support.DefaultLockTemplate;
+import dev.distlock.support.HandoverSettings;
 import dev.distlock.support.LockObserver;
 import dev.distlock.support.RenewalScheduler;
 
@@ -21,6 +22,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -77,7 +79,21 @@ public final class DistributedLockAutoConfiguration {
 		return new DefaultLockTemplate(lockProvider, renewalScheduler, options.defaults(),
 				(lease, reason, holder) -> events
 					.publishEvent(new LockLostEvent(lease, reason, (holder != null) ? holder.getName() : "none")),
-				properties.isReleaseAfterCommit(), LockObserver.composite(observers.orderedStream().toList()));
+				properties.isReleaseAfterCommit(), LockObserver.composite(observers.orderedStream().toList()),
+				handover(properties.getHandover()));
+	}
+
+	/** The hand-over settings, or a startup failure naming the property at fault. */
+	static HandoverSettings handover(DistributedLockProperties.Handover handover) {
+		if (handover.getMaxPasses() < 0 || handover.getMaxPasses() > HandoverSettings.MAX_PASSES_LIMIT) {
+			throw new InvalidConfigurationPropertyValueException("distributed-lock.handover.max-passes",
+					handover.getMaxPasses(),
+					"The value must be between 0 and " + HandoverSettings.MAX_PASSES_LIMIT + ".");
+		}
+		LockOptionsResolver.check("distributed-lock.handover.max-time", handover.getMaxTime(),
+				handover.getMaxTime() == null || handover.getMaxTime().isNegative() || handover.getMaxTime().isZero(),
+				"must be positive");
+		return new HandoverSettings(handover.isEnabled(), handover.getMaxPasses(), handover.getMaxTime());
 	}
 
 	@Bean

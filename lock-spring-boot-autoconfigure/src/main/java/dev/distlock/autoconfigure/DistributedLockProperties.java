@@ -34,6 +34,12 @@ public class DistributedLockProperties {
 	private final Redis redis = new Redis();
 
 	/**
+	 * Local hand-over: a lock released while another thread of this JVM waits for it
+	 * passes to that thread in memory, without a store call.
+	 */
+	private final Handover handover = new Handover();
+
+	/**
 	 * Default time to wait for a lock before giving up. Zero tries once.
 	 */
 	private Duration waitTime = Duration.ofSeconds(5);
@@ -189,6 +195,10 @@ public class DistributedLockProperties {
 		this.store = store;
 	}
 
+	public Handover getHandover() {
+		return this.handover;
+	}
+
 	public Redis getRedis() {
 		return this.redis;
 	}
@@ -220,6 +230,65 @@ public class DistributedLockProperties {
 	/**
 	 * One named option set ({@code distributed-lock.locks.<name>.*}).
 	 */
+	/**
+	 * Local hand-over ("lock cohorting"), under distributed-lock.handover: the store
+	 * holds the lock for the JVM, and a release passes it to another thread of the same
+	 * JVM in memory, with the next fencing token of a block the store reserved at the
+	 * acquire, the same lease, renewal and loss detection. Plain locks only (never fair
+	 * locks, read locks, semaphores or multi-key locks), on stores that reserve token
+	 * blocks (Redis, in-memory). After max-passes passes or max-time, the lock goes back
+	 * to the store so that waiters of other JVMs get their turn.
+	 */
+	public static class Handover {
+
+		/**
+		 * Whether a released lock passes to a waiting thread of the same JVM in memory.
+		 * Off by default (see the guarantees page's local hand-over section): every
+		 * holder takes the lock from the store.
+		 */
+		private boolean enabled = false;
+
+		/**
+		 * The most local passes after one store acquisition (each acquire reserves this
+		 * many fencing tokens more); then the lock goes back to the store. 0 turns local
+		 * hand-over off.
+		 */
+		private int maxPasses = 32;
+
+		/**
+		 * The longest a JVM keeps passing a lock locally after taking it from the store;
+		 * a release after it goes to the store. This JVM's waiters stand back for a
+		 * quarter of it (at most their retry interval) after a release that a waiter of
+		 * another JVM had asked for, so that one takes the lock first.
+		 */
+		private Duration maxTime = Duration.ofMillis(20);
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public int getMaxPasses() {
+			return this.maxPasses;
+		}
+
+		public void setMaxPasses(int maxPasses) {
+			this.maxPasses = maxPasses;
+		}
+
+		public Duration getMaxTime() {
+			return this.maxTime;
+		}
+
+		public void setMaxTime(Duration maxTime) {
+			this.maxTime = maxTime;
+		}
+
+	}
+
 	/** Settings of the Redis store, under distributed-lock.redis. */
 	public static class Redis {
 

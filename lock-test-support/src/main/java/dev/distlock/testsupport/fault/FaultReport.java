@@ -45,12 +45,15 @@ import static org.assertj.core.api.Assertions.assertThat;
  *
  * @param fault the fault class's name
  * @param inModel whether it lies inside the fault model ({@link FaultScenario#inModel()})
+ * @param localHandovers locks passed between threads of one JVM without a store call, in
+ * both JVMs together ({@link dev.distlock.support.HandoverSettings}); -1 where the store
+ * or the workload (fair locks) never hands over
  */
 public record FaultReport(String fault, boolean inModel, long seed, long seconds, long operations,
 		Map<Outcome, Long> outcomes, long overlaps, long crowdedEntries, long staleHolders, long staleHoldersSignalled,
 		long staleWritesRejected, long staleWritesAccepted, long wronglyFenced, long lostUpdates, long leaks,
 		String leakDetail, long[] recoveryMillis, long faultsInjected, List<String> errors, List<String> unsignalled,
-		long callsOverBound, long busyWhileHung, List<String> boundViolations) {
+		long callsOverBound, long busyWhileHung, List<String> boundViolations, long localHandovers) {
 
 	/** What a busy host may add to a call's bound. */
 	public static final Duration SLACK = Duration.ofSeconds(2);
@@ -162,7 +165,20 @@ public record FaultReport(String fault, boolean inModel, long seed, long seconds
 		long busyWhileHung = fault.clientDefaults() ? busyWhileHung(ops, hangs, storeTimeout, boundViolations) : -1;
 		return new FaultReport(fault.name(), fault.inModel(), seed, seconds, ops.size(), outcomes, overlaps, crowded,
 				staleHolders, signalled, staleRejected, staleAccepted, wronglyFenced, lostUpdates, leaks, leakDetail,
-				recovery, faultsInjected, errors, unsignalled, overBound, busyWhileHung, boundViolations);
+				recovery, faultsInjected, errors, unsignalled, overBound, busyWhileHung, boundViolations, -1);
+	}
+
+	/**
+	 * This report with the count of local hand-overs, -1 where none could happen. A run
+	 * on a store that hands over must have done so, so that it proves the checks with
+	 * hand-over on.
+	 */
+	public FaultReport withLocalHandovers(long count) {
+		return new FaultReport(this.fault, this.inModel, this.seed, this.seconds, this.operations, this.outcomes,
+				this.overlaps, this.crowdedEntries, this.staleHolders, this.staleHoldersSignalled,
+				this.staleWritesRejected, this.staleWritesAccepted, this.wronglyFenced, this.lostUpdates, this.leaks,
+				this.leakDetail, this.recoveryMillis, this.faultsInjected, this.errors, this.unsignalled,
+				this.callsOverBound, this.busyWhileHung, this.boundViolations, count);
 	}
 
 	/**
@@ -256,6 +272,9 @@ public record FaultReport(String fault, boolean inModel, long seed, long seconds
 		assertThat(this.wronglyFenced).as(why).isZero();
 		assertThat(this.lostUpdates).as(why).isZero();
 		assertThat(this.leaks).as(why).isZero();
+		if (this.localHandovers >= 0) {
+			assertThat(this.localHandovers).as("local hand-overs: " + why).isPositive();
+		}
 		if (scenario.clientDefaults()) {
 			assertThat(this.callsOverBound).as(why).isZero();
 			assertThat(this.busyWhileHung).as(why).isZero();
@@ -304,9 +323,9 @@ public record FaultReport(String fault, boolean inModel, long seed, long seconds
 		return "| fault | model | ops | ok | timeout | interrupted | backend | lost | refused | rejected | error "
 				+ "| overlaps | crowded | stale holders signalled | stale writes rejected / accepted | wrongly fenced "
 				+ "| lost updates | leaks | calls over bound / busy while hung "
-				+ "| recovery ms p50 / p99 / max (n) | faults | seed |\n"
+				+ "| recovery ms p50 / p99 / max (n) | faults | seed | local hand-overs |\n"
 				+ "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: "
-				+ "| ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: |";
+				+ "| ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: |";
 	}
 
 	/** The run as one row of the Markdown table. */
@@ -318,7 +337,8 @@ public record FaultReport(String fault, boolean inModel, long seed, long seconds
 				+ count(Outcome.ERROR) + " | " + this.overlaps + " | " + this.crowdedEntries + " | "
 				+ this.staleHoldersSignalled + " / " + this.staleHolders + " | " + this.staleWritesRejected + " / "
 				+ this.staleWritesAccepted + " | " + this.wronglyFenced + " | " + this.lostUpdates + " | " + this.leaks
-				+ " | " + boundText() + " | " + recoveryText() + " | " + this.faultsInjected + " | " + this.seed + " |";
+				+ " | " + boundText() + " | " + recoveryText() + " | " + this.faultsInjected + " | " + this.seed + " | "
+				+ ((this.localHandovers < 0) ? "-" : Long.toString(this.localHandovers)) + " |";
 	}
 
 	/** "-" where the class does not check the store timeout's bound. */

@@ -41,6 +41,13 @@ public final class FaultRun {
 	public static final String CLIENT_DEFAULTS = "fault.client-defaults";
 
 	/**
+	 * The setting, in both JVMs, turning local hand-over on ({@code true} inside the fault
+	 * model, where the suite proves it; off outside it, see
+	 * {@link dev.distlock.support.HandoverSettings#DEFAULTS}).
+	 */
+	public static final String HANDOVER = "fault.handover";
+
+	/**
 	 * Worker threads in this JVM ({@code distlock.faults.threads}); one fewer in the
 	 * worker JVM.
 	 */
@@ -63,6 +70,7 @@ public final class FaultRun {
 			Map<String, String> settings = new LinkedHashMap<>(target.settings());
 			settings.put(LEASE_MILLIS, Long.toString(LEASE.toMillis()));
 			settings.put(CLIENT_DEFAULTS, Boolean.toString(fault.clientDefaults()));
+			settings.put(HANDOVER, Boolean.toString(fault.inModel()));
 			FencedResource resource = target.newResourceFactory().fencedResource(settings);
 			ProviderFactory store = target.newProviderFactory();
 			Workload workload = new Workload(0, store, settings, resource, LEASE, fault.fair());
@@ -71,6 +79,7 @@ public final class FaultRun {
 			List<long[]> hangs = List.of();
 			List<String> errors = new ArrayList<>();
 			int leaks;
+			long handovers;
 			StringBuilder leakDetail = new StringBuilder();
 			long[] accepted = new long[Workload.KEYS];
 			long[] values = new long[Workload.KEYS];
@@ -106,6 +115,9 @@ public final class FaultRun {
 				worker.awaitLine("DONE", duration.plus(grace));
 				String leakLine = worker.awaitLine("LEAKS", Duration.ofSeconds(1));
 				Workload.Leaks remote = Workload.Leaks.parse(leakLine);
+				long remoteHandovers = Long
+					.parseLong(worker.awaitLine("HANDOVERS", Duration.ofSeconds(1)).substring("HANDOVERS ".length()));
+				handovers = (workload.localHandovers() < 0) ? -1 : workload.localHandovers() + remoteHandovers;
 				worker.output()
 					.lines()
 					.filter((line) -> line.startsWith("ERROR") || line.startsWith("BACKEND"))
@@ -129,9 +141,10 @@ public final class FaultRun {
 				resource.close();
 			}
 			leaks += target.leftInStore(LEASE, leakDetail);
-			FaultReport report = FaultReport.check(fault, LEASE, storeTimeout, seed, duration.toSeconds(), ops,
-					accepted, values, leaks, leakDetail.toString(), log.healTimes(), log.injectedCount(), errors,
-					hangs);
+			FaultReport report = FaultReport
+				.check(fault, LEASE, storeTimeout, seed, duration.toSeconds(), ops, accepted, values, leaks,
+						leakDetail.toString(), log.healTimes(), log.injectedCount(), errors, hangs)
+				.withLocalHandovers(handovers);
 			System.out.println("Fault schedule of " + fault.name() + ":\n" + log.describe());
 			return report;
 		}

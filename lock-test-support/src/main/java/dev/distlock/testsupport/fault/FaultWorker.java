@@ -77,6 +77,7 @@ public final class FaultWorker {
 				}
 			}
 			System.out.println(workload.leaks().line());
+			System.out.println("HANDOVERS " + workload.localHandovers());
 			workload.errors().forEach((error, count) -> System.out.println("ERROR " + count + " " + error));
 			workload.backendErrors()
 				.forEach((error, count) -> System.out.println("BACKEND " + count + " " + error.replace('\n', ' ')));

@@ -17,9 +17,12 @@ import dev.distlock.LeaseLostException;
 import dev.distlock.LockAcquisitionException;
 import dev.distlock.LockBackendException;
 import dev.distlock.LockOptions;
+import dev.distlock.spi.LocalHandover;
 import dev.distlock.spi.LockProvider;
 import dev.distlock.support.DefaultLockTemplate;
+import dev.distlock.support.HandoverSettings;
 import dev.distlock.support.LeaseLossListener;
+import dev.distlock.support.LockObserver;
 import dev.distlock.support.RenewalScheduler;
 import dev.distlock.testsupport.ProviderFactory;
 import dev.distlock.testsupport.fault.Op.Outcome;
@@ -50,6 +53,9 @@ public final class Workload implements AutoCloseable {
 	private final LockProvider provider;
 
 	private final DefaultLockTemplate template;
+
+	/** Whether this run hands locks over locally ({@link FaultRun#HANDOVER}). */
+	private final boolean handover;
 
 	private final FencedResource resource;
 
@@ -88,7 +94,9 @@ public final class Workload implements AutoCloseable {
 			.fair(fair)
 			.build();
 		LeaseLossListener listener = (lease1, reason, holder) -> this.lostTokens.add(lease1.fencingToken());
-		this.template = new DefaultLockTemplate(this.provider, this.scheduler, this.options, listener, false);
+		this.handover = Boolean.parseBoolean(settings.get(FaultRun.HANDOVER));
+		this.template = new DefaultLockTemplate(this.provider, this.scheduler, this.options, listener, false,
+				LockObserver.NONE, this.handover ? HandoverSettings.ON : HandoverSettings.DEFAULTS);
 	}
 
 	/** How long an acquire waits for a busy lock: two leases. */
@@ -139,6 +147,16 @@ public final class Workload implements AutoCloseable {
 						+ List.of(thread.getStackTrace()).subList(0, Math.min(12, thread.getStackTrace().length)));
 			}
 		}
+	}
+
+	/**
+	 * Locks this JVM passed between its threads without a store call, or -1 where it
+	 * never can: hand-over off ({@link FaultRun#HANDOVER}), a store without
+	 * {@link LocalHandover}, or fair locks.
+	 */
+	public long localHandovers() {
+		return (this.handover && this.provider instanceof LocalHandover && !Boolean.TRUE.equals(this.options.fair()))
+				? this.template.localHandovers() : -1;
 	}
 
 	/** The operations recorded so far. */

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
+import dev.distlock.spi.LocalHandover;
 import dev.distlock.support.DefaultLockTemplate;
 import dev.distlock.support.RenewalScheduler;
 import dev.distlock.testsupport.ChildJvm;
@@ -60,6 +61,12 @@ public abstract class AbstractCrossJvmFuzzTests {
 				assertThat(remote.successes()).as(summary).isPositive();
 				assertThat(value).as(summary).isEqualTo(local.successes() + remote.successes());
 				assertThat(counter.inside()).as(summary).isZero();
+				if (templates.get(0).supports(LocalHandover.class)) {
+					// Hand-over is on by default: a run that never handed over proves
+					// nothing of it.
+					assertThat(local.handovers()).as("local hand-overs in this JVM: " + summary).isPositive();
+					assertThat(remote.handovers()).as("local hand-overs in the worker JVM: " + summary).isPositive();
+				}
 			}
 			finally {
 				scheduler.close();

@@ -8,6 +8,7 @@ import java.util.concurrent.locks.LockSupport;
 
 import dev.distlock.Lease;
 import dev.distlock.LockOptions;
+import dev.distlock.spi.LocalHandover;
 import dev.distlock.support.DefaultLockTemplate;
 import dev.distlock.support.RenewalScheduler;
 import dev.distlock.testsupport.ChildJvm;
@@ -16,6 +17,7 @@ import dev.distlock.testsupport.StoreFixture;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * A holder JVM ({@link PausedHolder}) stopped ({@code SIGSTOP}, as a long GC pause or a
@@ -88,6 +90,71 @@ public abstract class AbstractHolderPausedTests {
 				}
 				assertThat(holder.awaitExit(Duration.ofSeconds(10))).isZero();
 				assertThat(holder.output()).contains("RELEASE LeaseLostException");
+			}
+			finally {
+				scheduler.close();
+				factory.close();
+			}
+		}
+	}
+
+	/**
+	 * A holder JVM stopped for twice its lease while its threads pass the lock among
+	 * themselves in memory ({@link HandoverPausedHolder}): the holder it was stopped in
+	 * holds a token handed over locally, from the block its store acquisition reserved.
+	 * The next holder, in this JVM, must get a token past that whole block, and no write
+	 * of the stopped JVM with an older token may be accepted after it. Stores without
+	 * local hand-over skip this test.
+	 */
+	@Test
+	void aHolderPausedDuringARunOfLocalHandOversIsFencedOut() throws Exception {
+		try (StoreFixture store = startStore()) {
+			Map<String, String> settings = LockHolder.settings(store, KEY + "-handover", LEASE);
+			RenewalScheduler scheduler = new RenewalScheduler();
+			ProviderFactory factory = store.newProviderFactory();
+			try (FencedRegister register = store.newResourceFactory().fencedRegister(settings)) {
+				DefaultLockTemplate second = Templates.of(Templates.answering(factory, settings), scheduler);
+				assumeTrue(second.supports(LocalHandover.class), "the store does not hand over locally");
+				try (ChildJvm holder = ChildJvm.start(HandoverPausedHolder.class, settings)) {
+					holder.awaitLine("RUNNING ", Duration.ofSeconds(30));
+					holder.signal("STOP");
+					long stoppedAt = System.nanoTime();
+					LockOptions wait = LockOptions.builder()
+						.waitTime(LEASE.multipliedBy(2))
+						.leaseTime(Duration.ofSeconds(30))
+						.autoRenew(true)
+						.build();
+					long secondToken;
+					try (Lease lease = second.acquire(KEY + "-handover", wait)) {
+						secondToken = lease.fencingToken();
+						List<Long> before = register.acceptedTokens();
+						long newestOfStopped = before.stream().mapToLong(Long::longValue).max().orElseThrow();
+						assertThat(secondToken).as("the next holder's token against the stopped JVM's newest")
+							.isGreaterThan(newestOfStopped);
+						assertThat(register.write(secondToken, "second holder")).isTrue();
+						LockSupport.parkNanos(stoppedAt + LEASE.multipliedBy(2).toNanos() - System.nanoTime());
+						holder.signal("CONT");
+						holder.awaitLine("LOST ", Duration.ofSeconds(10));
+						assertThat(lease.isHeld()).isTrue();
+					}
+					String[] done = holder.awaitLine("DONE ", Duration.ofSeconds(60)).split(" ");
+					long pausedToken = Long.parseLong(holder.awaitLine("RUNNING ", Duration.ZERO).split(" ")[2]);
+					assertThat(secondToken).as("the next holder's token against the paused holder's")
+						.isGreaterThan(pausedToken);
+					List<Long> accepted = register.acceptedTokens();
+					long staleAccepted = accepted.subList(accepted.indexOf(secondToken), accepted.size())
+						.stream()
+						.filter((token) -> token < secondToken)
+						.count();
+					System.out.println("Holder paused during hand-overs: " + String.join(" ", done)
+							+ "; stale writes accepted " + staleAccepted + ", rejected " + register.rejected());
+					assertThat(staleAccepted).as("stale writes accepted").isZero();
+					assertThat(Long.parseLong(done[1])).as("writes of lost holders accepted").isZero();
+					assertThat(Long.parseLong(done[2])).as("stale writes of the paused holder rejected").isPositive();
+					assertThat(Long.parseLong(done[3])).as("local hand-overs")
+						.isGreaterThanOrEqualTo(HandoverPausedHolder.RUNNING_AFTER);
+					assertThat(holder.awaitExit(Duration.ofSeconds(30))).isZero();
+				}
 			}
 			finally {
 				scheduler.close();

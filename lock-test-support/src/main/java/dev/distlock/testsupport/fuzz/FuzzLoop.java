@@ -11,6 +11,7 @@ import dev.distlock.LeaseLostException;
 import dev.distlock.LockAcquisitionException;
 import dev.distlock.LockOptions;
 import dev.distlock.LockTemplate;
+import dev.distlock.support.DefaultLockTemplate;
 
 /**
  * The fuzz workload, run alike in the test JVM and in {@link FuzzWorker}, over any store:
@@ -65,6 +66,7 @@ public final class FuzzLoop {
 	public static Result run(List<? extends LockTemplate> templates, SharedCounter counter, int threads,
 			Duration duration) throws InterruptedException {
 		FuzzLoop loop = new FuzzLoop(counter);
+		long handoversBefore = handovers(templates);
 		long start = System.nanoTime();
 		long end = start + duration.toNanos();
 		long slowAt = start + duration.toNanos() / 3;
@@ -84,7 +86,18 @@ public final class FuzzLoop {
 		}
 		Throwable error = loop.firstError.get();
 		return new Result(loop.successes.sum(), loop.overlaps.sum(), loop.lost.sum(), loop.timeouts.sum(),
-				loop.errors.sum(), (error != null) ? error.toString() : "none");
+				loop.errors.sum(), handovers(templates) - handoversBefore, (error != null) ? error.toString() : "none");
+	}
+
+	/** Local hand-overs so far of the templates that count them. */
+	private static long handovers(List<? extends LockTemplate> templates) {
+		long count = 0;
+		for (LockTemplate template : templates) {
+			if (template instanceof DefaultLockTemplate counted) {
+				count += counted.localHandovers();
+			}
+		}
+		return count;
 	}
 
 	private void work(LockTemplate template, long end, long slowAt) {
@@ -147,9 +160,11 @@ public final class FuzzLoop {
 	 * @param lost holders told their lease was lost
 	 * @param timeouts acquires that timed out
 	 * @param errors anything else
+	 * @param handovers locks passed between this JVM's threads without a store call
 	 * @param firstError the first loss or error, or {@code none}
 	 */
-	public record Result(long successes, long overlaps, long lost, long timeouts, long errors, String firstError) {
+	public record Result(long successes, long overlaps, long lost, long timeouts, long errors, long handovers,
+			String firstError) {
 
 		/** The prefix of a {@link #line()}. */
 		public static final String PREFIX = "RESULT ";
@@ -157,14 +172,14 @@ public final class FuzzLoop {
 		/** The result as one line of text, for {@link #parse}. */
 		public String line() {
 			return PREFIX + this.successes + " " + this.overlaps + " " + this.lost + " " + this.timeouts + " "
-					+ this.errors + " " + this.firstError;
+					+ this.errors + " " + this.handovers + " " + this.firstError;
 		}
 
 		/** Reads a {@link #line()} back. */
 		public static Result parse(String line) {
-			String[] parts = line.substring(PREFIX.length()).split(" ", 6);
+			String[] parts = line.substring(PREFIX.length()).split(" ", 7);
 			return new Result(Long.parseLong(parts[0]), Long.parseLong(parts[1]), Long.parseLong(parts[2]),
-					Long.parseLong(parts[3]), Long.parseLong(parts[4]), parts[5]);
+					Long.parseLong(parts[3]), Long.parseLong(parts[4]), Long.parseLong(parts[5]), parts[6]);
 		}
 
 	}

@@ -6,6 +6,9 @@ import java.util.Map;
 import dev.distlock.LockOptions;
 import dev.distlock.spi.LockProvider;
 import dev.distlock.support.DefaultLockTemplate;
+import dev.distlock.support.HandoverSettings;
+import dev.distlock.support.LeaseLossListener;
+import dev.distlock.support.LockObserver;
 import dev.distlock.support.RenewalScheduler;
 import dev.distlock.testsupport.ProviderFactory;
 
@@ -43,10 +46,12 @@ public final class Templates {
 
 	/**
 	 * A template over {@code provider}, as an application instance would have one, with
-	 * {@link #DEFAULTS}.
+	 * {@link #DEFAULTS} and local hand-over on ({@link HandoverSettings#ON}), so that the
+	 * fuzz tests exercise it wherever the store offers it.
 	 */
 	public static DefaultLockTemplate of(LockProvider provider, RenewalScheduler scheduler) {
-		return new DefaultLockTemplate(provider, scheduler, DEFAULTS);
+		return new DefaultLockTemplate(provider, scheduler, DEFAULTS, LeaseLossListener.NONE, true, LockObserver.NONE,
+				HandoverSettings.ON);
 	}
 
 }

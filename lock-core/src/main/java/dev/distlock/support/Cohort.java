@@ -1,0 +1,125 @@
+package dev.distlock.support;
+
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+import dev.distlock.spi.LocalHandover;
+import dev.distlock.spi.LockAttempt;
+import dev.distlock.spi.LockProvider;
+import dev.distlock.spi.TokenBlock;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Local hand-over ("lock cohorting", Dice, Marathe and Shavit, PPoPP 2012): the store
+ * holds the global lock, this JVM is the cohort, and a release passes the lock to the
+ * thread waiting at the key's gate in memory, up to a bound, before it goes back to the
+ * store. See {@link HandoverSettings} for the rules and {@link LocalHandover} for what
+ * the store provides.
+ *
+ * <p>
+ * A lock is handed on only while its lease is held here (state held, deadline not
+ * passed), a token of its block is left, the bound is not reached, and the waiter asks
+ * for the same lease time and auto-renew setting (the store lease carries over as it is).
+ * Anything else releases it in the store, and the waiter asks the store.
+ */
+final class Cohort {
+
+	private final HandoverSettings settings;
+
+	private final @Nullable LocalHandover store;
+
+	private final AtomicLong handovers = new AtomicLong();
+
+	Cohort(HandoverSettings settings, LockProvider provider) {
+		this.settings = settings;
+		this.store = (settings.active() && provider instanceof LocalHandover handover) ? handover : null;
+	}
+
+	/** Whether a lock taken with {@code lock} may be handed over in this JVM. */
+	boolean applies(LockSettings lock) {
+		return this.store != null && !lock.fair();
+	}
+
+	/**
+	 * One store attempt that reserves a token block; only where {@link #applies} holds.
+	 */
+	LockAttempt attempt(String key, LockSettings lock, boolean waiting) {
+		LocalHandover handover = this.store;
+		if (handover == null) {
+			throw new IllegalStateException("Local hand-over is off");
+		}
+		return handover.tryLockBlock(key, lock.leaseTime(), waiting, this.settings.blockSize());
+	}
+
+	/**
+	 * Leaves {@code lease}, just released by its holder while still held in the store,
+	 * for the next thread in the key's local line, if the rules allow and a thread is in
+	 * line. Its renewal has stopped: the thread that takes it over ({@link #takeOver})
+	 * starts it again, with the same deadline.
+	 * @return whether it was left for the line (then nothing is released in the store)
+	 */
+	boolean handOver(ManagedLease lease, ConcurrentMap<String, LocalQueue> queues) {
+		if (!(lease.handle() instanceof TokenBlock block) || !applies(lease.settings())) {
+			return false;
+		}
+		long now = System.nanoTime();
+		if (lease.token() >= block.lastToken() || lease.token() - block.fencingToken() >= this.settings.maxPasses()
+				|| now - lease.blockSentNanos() >= this.settings.maxTime().toNanos() || lease.nanosToDeadline() <= 0) {
+			return false;
+		}
+		boolean[] offered = new boolean[1];
+		// In the map's lock for the key: a line that empties meanwhile finds the offer.
+		LocalQueue queue = queues.computeIfPresent(lease.key(), (key, line) -> {
+			offered[0] = line.users > 0 && line.offer(lease);
+			return line;
+		});
+		if (offered[0] && queue != null) {
+			queue.signal();
+		}
+		return offered[0];
+	}
+
+	/**
+	 * The thread at the gate takes over a lock left for the line: the same store
+	 * acquisition with the next token of its block, its deadline, and renewal from now
+	 * on. Null when it may not (its lease time or auto-renew setting differ, or the lease
+	 * ran out meanwhile): the caller then discards the lock ({@link #discard}).
+	 */
+	@Nullable ManagedLease takeOver(ManagedLease left, LockSettings lock, ConcurrentMap<String, ManagedLease> held) {
+		if (!applies(lock) || !compatible(left.settings(), lock) || left.nanosToDeadline() <= 0) {
+			return null;
+		}
+		ManagedLease next = left.successor(lock, Thread.currentThread(), System.nanoTime());
+		if (!held.replace(left.key(), left, next)) {
+			return null;
+		}
+		next.start();
+		this.handovers.incrementAndGet();
+		return next;
+	}
+
+	/**
+	 * The lock went back to the store for a waiter of another JVM: this JVM's waiters
+	 * stand back for a quarter of the maximum time (at most the retry interval): long
+	 * enough for a signalled waiter to take it, short enough that a JVM whose run ended
+	 * early does not get the next turn as well, so that waiter takes it first. Not when a
+	 * waiter of this JVM may have made the mark itself ({@link LocalQueue#selfMarked}).
+	 */
+	void releasedToOthers(ManagedLease lease, @Nullable LocalQueue queue) {
+		if (queue != null && this.store != null && !queue.selfMarked) {
+			queue.standBackUntil = System.nanoTime()
+					+ Math.min(this.settings.maxTime().toNanos() / 4, lease.settings().retryInterval().toNanos());
+		}
+	}
+
+	/** Locks handed over in memory so far. */
+	long handovers() {
+		return this.handovers.get();
+	}
+
+	/** The store lease carries over as it is, so the next holder must want the same. */
+	private static boolean compatible(LockSettings holder, LockSettings next) {
+		return !next.fair() && holder.leaseTime().equals(next.leaseTime()) && holder.autoRenew() == next.autoRenew();
+	}
+
+}

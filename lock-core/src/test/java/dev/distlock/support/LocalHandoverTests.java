@@ -1,0 +1,367 @@
+package dev.distlock.support;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import dev.distlock.Lease;
+import dev.distlock.LeaseLostException;
+import dev.distlock.LockOptions;
+import dev.distlock.inmemory.InMemoryLockProvider;
+import dev.distlock.spi.LockAttempt;
+import dev.distlock.spi.TokenBlock;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * Local hand-over ("lock cohorting") on the in-memory store: a release passes the lock to
+ * a waiting thread of the same template in memory, with the next token of the block the
+ * store reserved, the lease's deadline and renewal carried over, a bound after which the
+ * lock goes back to the store, and never a lease that was lost. Each template stands for
+ * one JVM.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class LocalHandoverTests {
+
+	/** Hand-over with a time bound longer than any of these tests. */
+	private static final HandoverSettings PATIENT = new HandoverSettings(true, 32, Duration.ofMinutes(1));
+
+	private final InMemoryLockProvider store = new InMemoryLockProvider();
+
+	private final List<AutoCloseable> closeables = new ArrayList<>();
+
+	private final ExecutorService threads = Executors.newCachedThreadPool();
+
+	private DefaultLockTemplate template(HandoverSettings handover, Duration leaseTime, boolean autoRenew) {
+		RenewalScheduler scheduler = new RenewalScheduler();
+		this.closeables.add(scheduler);
+		return template(handover, leaseTime, autoRenew, scheduler);
+	}
+
+	private DefaultLockTemplate template(HandoverSettings handover, Duration leaseTime, boolean autoRenew,
+			RenewalScheduler scheduler) {
+		DefaultLockTemplate template = new DefaultLockTemplate(this.store, scheduler,
+				LockOptions.builder()
+					.waitTime(Duration.ofSeconds(30))
+					.leaseTime(leaseTime)
+					.autoRenew(autoRenew)
+					.retryInterval(Duration.ofMillis(100))
+					.build(),
+				LeaseLossListener.NONE, false, LockObserver.NONE, handover);
+		this.closeables.add(template);
+		return template;
+	}
+
+	private DefaultLockTemplate template() {
+		return template(HandoverSettings.DEFAULTS, Duration.ofMinutes(1), true);
+	}
+
+	@AfterEach
+	void close() throws Exception {
+		this.threads.shutdownNow();
+		for (AutoCloseable closeable : this.closeables) {
+			closeable.close();
+		}
+	}
+
+	/** Another thread of {@code jvm} waits for {@code key}, parked between attempts. */
+	private static CompletableFuture<Lease> waiting(DefaultLockTemplate jvm, String key, LockOptions options) {
+		Waiter<Lease> waiter = Waiter.start("waiter", () -> jvm.acquire(key, options));
+		Await.parked(waiter.thread);
+		return waiter.result;
+	}
+
+	private static String key() {
+		return "handover-" + UUID.randomUUID();
+	}
+
+	@Test
+	void theStoreReservesABlockOfTokens() {
+		LockAttempt.Acquired first = (LockAttempt.Acquired) this.store.tryLockBlock("block", Duration.ofMinutes(1),
+				false, 10);
+		TokenBlock block = (TokenBlock) first.handle();
+		assertThat(block.lastToken()).isEqualTo(block.fencingToken() + 9);
+		assertThat(block.release()).isTrue();
+		LockAttempt.Acquired next = (LockAttempt.Acquired) this.store.tryLock("block", Duration.ofMinutes(1));
+		assertThat(next.handle().fencingToken()).isGreaterThan(block.lastToken());
+	}
+
+	/**
+	 * Two JVMs of four threads each on one key: mutual exclusion, tokens that rise in the
+	 * order the lock was held across both JVMs (a token handed over locally stays below
+	 * any token the other JVM gets later), and both JVMs handed over locally.
+	 */
+	@Test
+	void tokensRiseAcrossLocalHandOversAndJvms() throws Exception {
+		String key = key();
+		List<DefaultLockTemplate> jvms = List.of(template(), template());
+		List<Long> tokens = new ArrayList<>();
+		AtomicInteger inside = new AtomicInteger();
+		AtomicBoolean overlap = new AtomicBoolean();
+		List<Future<?>> workers = new ArrayList<>();
+		for (DefaultLockTemplate jvm : jvms) {
+			for (int t = 0; t < 4; t++) {
+				workers.add(this.threads.submit(() -> {
+					for (int i = 0; i < 500; i++) {
+						jvm.run(key, () -> {
+							if (inside.incrementAndGet() != 1) {
+								overlap.set(true);
+							}
+							tokens.add(jvm.heldLockDetails().get(0).fencingToken());
+							inside.decrementAndGet();
+						});
+					}
+				}));
+			}
+		}
+		for (Future<?> worker : workers) {
+			worker.get(50, TimeUnit.SECONDS);
+		}
+		assertThat(overlap).isFalse();
+		assertThat(tokens).hasSize(4000).isSorted().doesNotHaveDuplicates();
+		assertThat(jvms.get(0).localHandovers()).isPositive();
+		assertThat(jvms.get(1).localHandovers()).isPositive();
+	}
+
+	/**
+	 * At most {@code maxPasses} local passes follow one store acquisition.
+	 */
+	@Test
+	void theLockGoesBackToTheStoreAfterMaxPasses() throws Exception {
+		String key = key();
+		DefaultLockTemplate jvm = template(new HandoverSettings(true, 3, Duration.ofMinutes(1)), Duration.ofMinutes(1),
+				true);
+		List<Long> tokens = new ArrayList<>();
+		List<Future<?>> workers = new ArrayList<>();
+		for (int t = 0; t < 8; t++) {
+			workers.add(this.threads.submit(() -> {
+				for (int i = 0; i < 200; i++) {
+					jvm.run(key, () -> tokens.add(jvm.heldLockDetails().get(0).fencingToken()));
+				}
+			}));
+		}
+		for (Future<?> worker : workers) {
+			worker.get(50, TimeUnit.SECONDS);
+		}
+		long passes = jvm.localHandovers();
+		assertThat(passes).isPositive();
+		assertThat(tokens).hasSize(1600).isSorted().doesNotHaveDuplicates();
+		assertThat(passes).as("local passes against store acquisitions").isLessThanOrEqualTo(3 * (1600 - passes));
+	}
+
+	/**
+	 * A lock passes locally at most {@code maxPasses} times in a row: the next waiter
+	 * then takes it from the store, with a token of a new block.
+	 */
+	@Test
+	void afterMaxPassesInARowTheNextHolderAsksTheStore() throws Exception {
+		String key = key();
+		DefaultLockTemplate jvm = template(new HandoverSettings(true, 2, Duration.ofMinutes(1)), Duration.ofMinutes(1),
+				true);
+		Lease first = jvm.acquire(key, LockOptions.defaults());
+		Lease holder = first;
+		List<Long> tokens = new ArrayList<>();
+		for (int pass = 0; pass < 3; pass++) {
+			CompletableFuture<Lease> next = waiting(jvm, key, LockOptions.defaults());
+			holder.release();
+			holder = next.get(10, TimeUnit.SECONDS);
+			tokens.add(holder.fencingToken());
+		}
+		holder.release();
+		assertThat(jvm.localHandovers()).isEqualTo(2);
+		assertThat(tokens.subList(0, 2)).containsExactly(first.fencingToken() + 1, first.fencingToken() + 2);
+		assertThat(tokens.get(2)).isGreaterThan(first.fencingToken() + 2);
+	}
+
+	/**
+	 * A release later than {@code maxTime} after the store acquisition goes to the store,
+	 * even with passes left.
+	 */
+	@Test
+	void aReleaseAfterMaxTimeGoesToTheStore() throws Exception {
+		String key = key();
+		Duration maxTime = Duration.ofMillis(50);
+		DefaultLockTemplate jvm = template(new HandoverSettings(true, 32, maxTime), Duration.ofMinutes(1), true);
+		long acquiring = System.nanoTime();
+		Lease first = jvm.acquire(key, LockOptions.defaults());
+		CompletableFuture<Lease> second = waiting(jvm, key, LockOptions.defaults());
+		// The condition is the time bound itself.
+		Await.until("the time bound has passed", Duration.ofSeconds(10),
+				() -> System.nanoTime() - acquiring > maxTime.toNanos());
+		first.release();
+		Lease next = second.get(10, TimeUnit.SECONDS);
+		assertThat(jvm.localHandovers()).isZero();
+		assertThat(next.fencingToken()).isGreaterThan(first.fencingToken() + 32);
+		next.release();
+	}
+
+	/**
+	 * A waiter of another JVM gets the lock while eight threads of this JVM hammer it, as
+	 * soon as the bound of {@code maxTime} is reached. The pass bound is set far too high
+	 * to end a run by itself within the waiter's wait time: only the time bound can.
+	 */
+	@Test
+	void aRemoteWaiterGetsTheLockWithinTheTimeBound() throws Exception {
+		String key = key();
+		DefaultLockTemplate hammered = template(new HandoverSettings(true, 1_000_000, Duration.ofMillis(20)),
+				Duration.ofMinutes(1), true);
+		DefaultLockTemplate remote = template();
+		AtomicBoolean stop = new AtomicBoolean();
+		List<Future<?>> workers = new ArrayList<>();
+		for (int t = 0; t < 8; t++) {
+			workers.add(this.threads.submit(() -> {
+				while (!stop.get()) {
+					hammered.run(key, () -> {
+					});
+				}
+			}));
+		}
+		Await.until("hand-overs under way", Duration.ofSeconds(20), () -> hammered.localHandovers() > 1000);
+		for (int round = 0; round < 3; round++) {
+			try (Lease lease = remote.acquire(key, LockOptions.builder().waitTime(Duration.ofSeconds(5)).build())) {
+				assertThat(lease.isHeld()).isTrue();
+			}
+		}
+		stop.set(true);
+		for (Future<?> worker : workers) {
+			worker.get(20, TimeUnit.SECONDS);
+		}
+	}
+
+	/**
+	 * The lease deadline carries over: the next holder's lease runs out when the store
+	 * lease taken by the first one does, not one lease time after the hand-over.
+	 */
+	@Test
+	void theDeadlineCarriesOver() throws Exception {
+		String key = key();
+		DefaultLockTemplate jvm = template(PATIENT, Duration.ofMinutes(1), false);
+		Lease first = jvm.acquire(key, LockOptions.defaults());
+		long measured = System.nanoTime();
+		Duration firstRemaining = jvm.heldLockDetails().get(0).remainingLease();
+		CompletableFuture<Lease> second = waiting(jvm, key, LockOptions.defaults());
+		// The lease must have run on by a measurable amount before the hand-over.
+		Duration ranOn = Duration.ofMillis(100);
+		Await.until("the lease ran on", Duration.ofSeconds(10), () -> System.nanoTime() - measured > ranOn.toNanos());
+		first.release();
+		Lease next = second.get(10, TimeUnit.SECONDS);
+		assertThat(jvm.localHandovers()).isEqualTo(1);
+		assertThat(next.fencingToken()).isEqualTo(first.fencingToken() + 1);
+		assertThat(jvm.heldLockDetails().get(0).remainingLease()).isLessThanOrEqualTo(firstRemaining.minus(ranOn));
+		next.release();
+	}
+
+	/**
+	 * Renewal carries over: a lease handed over goes on being renewed, for several lease
+	 * times, and stays held.
+	 */
+	@Test
+	void renewalCarriesOver() throws Exception {
+		String key = key();
+		RenewalScheduler scheduler = new RenewalScheduler();
+		this.closeables.add(scheduler);
+		DefaultLockTemplate jvm = template(PATIENT, Duration.ofMillis(300), true, scheduler);
+		Lease first = jvm.acquire(key, LockOptions.defaults());
+		CompletableFuture<Lease> second = waiting(jvm, key, LockOptions.defaults());
+		first.release();
+		Lease next = second.get(10, TimeUnit.SECONDS);
+		assertThat(next.fencingToken()).isEqualTo(first.fencingToken() + 1);
+		long batches = scheduler.batches();
+		Await.until("four renewals", Duration.ofSeconds(20), () -> scheduler.batches() >= batches + 4);
+		assertThat(next.isHeld()).isTrue();
+		next.release();
+		assertThat(scheduler.pendingTasks()).isZero();
+	}
+
+	/**
+	 * A lease found lost is never handed on, even with a thread of its JVM waiting: the
+	 * waiter takes the lock from the store after the other JVM that took it over, with a
+	 * greater token.
+	 */
+	@Test
+	void aLostLeaseIsNeverHandedOn() throws Exception {
+		String key = key();
+		DefaultLockTemplate jvm = template(PATIENT, Duration.ofMillis(600), true);
+		Lease first = jvm.acquire(key, LockOptions.defaults());
+		CompletableFuture<Lease> second = waiting(jvm, key, LockOptions.defaults());
+		// Another JVM takes the lock once it expires: the renewal finds it another's.
+		assertThat(this.store.expire(key)).isTrue();
+		Lease other = template().acquire(key, LockOptions.defaults());
+		Await.until("the loss is found", Duration.ofSeconds(20), () -> !first.isHeld());
+		assertThatExceptionOfType(LeaseLostException.class).isThrownBy(first::release);
+		other.release();
+		Lease next = second.get(10, TimeUnit.SECONDS);
+		assertThat(jvm.localHandovers()).isZero();
+		assertThat(next.fencingToken()).isGreaterThan(other.fencingToken());
+		next.release();
+	}
+
+	/**
+	 * A lock lost after it was handed over is found lost by the new holder: the store
+	 * lease (now another JVM's) is what its renewal checks.
+	 */
+	@Test
+	void aLossAfterHandOverReachesTheNewHolder() throws Exception {
+		String key = key();
+		DefaultLockTemplate jvm = template(PATIENT, Duration.ofMillis(600), true);
+		Lease first = jvm.acquire(key, LockOptions.defaults());
+		CompletableFuture<Lease> second = waiting(jvm, key, LockOptions.defaults());
+		first.release();
+		Lease next = second.get(10, TimeUnit.SECONDS);
+		assertThat(next.fencingToken()).isEqualTo(first.fencingToken() + 1);
+		assertThat(this.store.expire(key)).isTrue();
+		Lease other = template().acquire(key, LockOptions.defaults());
+		Await.until("the new holder finds the loss", Duration.ofSeconds(20), () -> !next.isHeld());
+		assertThatExceptionOfType(LeaseLostException.class).isThrownBy(next::release);
+		assertThat(other.fencingToken()).isGreaterThan(next.fencingToken());
+		other.release();
+	}
+
+	@Test
+	void withHandOverOffEveryHolderAsksTheStore() throws Exception {
+		String key = key();
+		DefaultLockTemplate jvm = template(HandoverSettings.OFF, Duration.ofMinutes(1), true);
+		Lease first = jvm.acquire(key, LockOptions.defaults());
+		CompletableFuture<Lease> second = waiting(jvm, key, LockOptions.defaults());
+		first.release();
+		Lease next = second.get(10, TimeUnit.SECONDS);
+		assertThat(jvm.localHandovers()).isZero();
+		assertThat(next.fencingToken()).isEqualTo(first.fencingToken() + 1);
+		next.release();
+	}
+
+	@Test
+	void fairLocksAreNeverHandedOver() throws Exception {
+		String key = key();
+		DefaultLockTemplate jvm = template();
+		LockOptions fair = LockOptions.builder().fair(true).build();
+		Lease first = jvm.acquire(key, fair);
+		CompletableFuture<Lease> second = waiting(jvm, key, fair);
+		first.release();
+		second.get(10, TimeUnit.SECONDS).release();
+		assertThat(jvm.localHandovers()).isZero();
+	}
+
+	@Test
+	void badSettingsAreRejectedNamingTheProperty() {
+		assertThatExceptionOfType(IllegalArgumentException.class)
+			.isThrownBy(() -> new HandoverSettings(true, -1, Duration.ofMillis(10)))
+			.withMessageContaining("distributed-lock.handover.max-passes");
+		assertThatExceptionOfType(IllegalArgumentException.class)
+			.isThrownBy(() -> new HandoverSettings(true, 1, Duration.ZERO))
+			.withMessageContaining("distributed-lock.handover.max-time");
+	}
+
+}

@@ -1,0 +1,198 @@
+package dev.distlock.support;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import dev.distlock.Lease;
+import dev.distlock.LockContext;
+import dev.distlock.LockOptions;
+import dev.distlock.redis.RedisLockProvider;
+import dev.distlock.spi.LockAttempt;
+import dev.distlock.spi.TokenBlock;
+import dev.distlock.redis.TestRedis;
+import dev.distlock.testsupport.Conditions;
+import dev.distlock.testsupport.RedisServer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Local hand-over on Redis, two templates over providers of their own standing for two
+ * JVMs, with the default hand-over settings: fencing tokens rise across local passes and
+ * JVMs (the acquire script reserves the block with {@code INCRBY}), a lock passed locally
+ * costs no Redis command, and a waiter of the other JVM gets the lock while eight threads
+ * of this one hammer it.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class RedisHandoverTests {
+
+	private static RedisServer server;
+
+	private static LettuceConnectionFactory factory;
+
+	private static LettuceConnectionFactory otherFactory;
+
+	private static StringRedisTemplate redis;
+
+	private final List<AutoCloseable> closeables = new ArrayList<>();
+
+	private final ExecutorService threads = Executors.newCachedThreadPool();
+
+	@BeforeAll
+	static void startRedis() {
+		server = RedisServer.start();
+		factory = TestRedis.connectionFactory(server);
+		otherFactory = TestRedis.connectionFactory(server);
+		redis = new StringRedisTemplate(factory);
+	}
+
+	@AfterAll
+	static void stopRedis() {
+		factory.destroy();
+		otherFactory.destroy();
+		server.close();
+	}
+
+	@AfterEach
+	void close() throws Exception {
+		this.threads.shutdownNow();
+		for (AutoCloseable closeable : this.closeables) {
+			closeable.close();
+		}
+	}
+
+	private DefaultLockTemplate template(LettuceConnectionFactory connections) {
+		RedisLockProvider provider = new RedisLockProvider(connections, TestRedis.PREFIX, false);
+		TestRedis.awaitAnswers(provider);
+		RenewalScheduler scheduler = new RenewalScheduler();
+		this.closeables.add(scheduler);
+		DefaultLockTemplate template = new DefaultLockTemplate(provider, scheduler,
+				LockOptions.builder()
+					.waitTime(Duration.ofSeconds(10))
+					.leaseTime(Duration.ofSeconds(30))
+					.autoRenew(true)
+					.retryInterval(Duration.ofMillis(100))
+					.build());
+		this.closeables.add(template);
+		return template;
+	}
+
+	/**
+	 * Two JVMs of four threads each on one key: mutual exclusion, tokens that rise in the
+	 * order the lock was held, both JVMs handing over locally, and fewer acquire scripts
+	 * than acquisitions.
+	 */
+	@Test
+	void tokensRiseAcrossLocalHandOversAndJvms() throws Exception {
+		String key = "handover-" + UUID.randomUUID();
+		List<DefaultLockTemplate> jvms = List.of(template(factory), template(otherFactory));
+		long scriptsBefore = TestRedis.scriptCalls(redis);
+		List<Long> tokens = new ArrayList<>();
+		AtomicInteger inside = new AtomicInteger();
+		AtomicBoolean overlap = new AtomicBoolean();
+		List<Future<?>> workers = new ArrayList<>();
+		for (DefaultLockTemplate jvm : jvms) {
+			for (int t = 0; t < 4; t++) {
+				workers.add(this.threads.submit(() -> {
+					for (int i = 0; i < 250; i++) {
+						jvm.run(key, () -> {
+							if (inside.incrementAndGet() != 1) {
+								overlap.set(true);
+							}
+							tokens.add(LockContext.current().orElseThrow().fencingToken());
+							inside.decrementAndGet();
+						});
+					}
+				}));
+			}
+		}
+		for (Future<?> worker : workers) {
+			worker.get(100, TimeUnit.SECONDS);
+		}
+		long scripts = TestRedis.scriptCalls(redis) - scriptsBefore;
+		long handovers = jvms.get(0).localHandovers() + jvms.get(1).localHandovers();
+		System.out.println("Redis hand-over: 2,000 acquisitions, " + handovers + " local hand-overs, " + scripts
+				+ " script calls");
+		assertThat(overlap).isFalse();
+		assertThat(tokens).hasSize(2000).isSorted().doesNotHaveDuplicates();
+		assertThat(jvms.get(0).localHandovers()).isPositive();
+		assertThat(jvms.get(1).localHandovers()).isPositive();
+		// Without hand-over every acquisition costs an acquire and a release script at
+		// least.
+		assertThat(scripts).as("script calls for 2,000 acquisitions").isLessThan(2 * 2000);
+	}
+
+	/**
+	 * The acquire script reserves the block: with the counter far ahead of the server's
+	 * clock (so tokens come from the counter, not the clock), the next acquisition's
+	 * token lies past the block's last. This server is this class's own, so the counter
+	 * left ahead troubles no other test.
+	 */
+	@Test
+	void theAcquireScriptReservesTheBlock() {
+		// Eleven days ahead of the clock in microseconds, well inside Lua's exact
+		// integers.
+		long ahead = System.currentTimeMillis() * 1000 + 1_000_000_000_000L;
+		redis.opsForValue().set(TestRedis.PREFIX, Long.toString(ahead));
+		RedisLockProvider provider = new RedisLockProvider(factory, TestRedis.PREFIX, false);
+		String key = "block-" + UUID.randomUUID();
+		LockAttempt.Acquired acquired = (LockAttempt.Acquired) provider.tryLockBlock(key, Duration.ofSeconds(30), false,
+				33);
+		TokenBlock block = (TokenBlock) acquired.handle();
+		assertThat(block.fencingToken()).isEqualTo(ahead + 1);
+		assertThat(block.lastToken()).isEqualTo(block.fencingToken() + 32);
+		assertThat(block.release()).isTrue();
+		LockAttempt.Acquired next = (LockAttempt.Acquired) provider.tryLock(key, Duration.ofSeconds(30));
+		assertThat(next.handle().fencingToken()).isEqualTo(block.lastToken() + 1);
+		assertThat(next.handle().release()).isTrue();
+	}
+
+	/**
+	 * A waiter of another JVM gets the lock while eight threads of this one hammer it,
+	 * five times over: the JVM gives the lock back to Redis after at most 32 passes or 20
+	 * ms, and its own waiters stand back after a release the other JVM's waiter had
+	 * marked.
+	 */
+	@Test
+	void aRemoteWaiterGetsTheLockWhileEightLocalThreadsHammerIt() throws Exception {
+		String key = "handover-" + UUID.randomUUID();
+		DefaultLockTemplate hammered = template(factory);
+		DefaultLockTemplate remote = template(otherFactory);
+		AtomicBoolean stop = new AtomicBoolean();
+		List<Future<?>> workers = new ArrayList<>();
+		for (int t = 0; t < 8; t++) {
+			workers.add(this.threads.submit(() -> {
+				while (!stop.get()) {
+					hammered.run(key, () -> {
+					});
+				}
+			}));
+		}
+		Conditions.await("hand-overs under way", Duration.ofSeconds(30), () -> hammered.localHandovers() > 500);
+		for (int round = 0; round < 5; round++) {
+			try (Lease lease = remote.acquire(key, LockOptions.builder().waitTime(Duration.ofSeconds(5)).build())) {
+				assertThat(lease.isHeld()).isTrue();
+			}
+		}
+		stop.set(true);
+		for (Future<?> worker : workers) {
+			worker.get(30, TimeUnit.SECONDS);
+		}
+	}
+
+}
