@@ -89,7 +89,7 @@ public final class Benchmark {
 			new ServerCost(this.port, WINDOW, this.report).run();
 			return;
 		}
-				if (runs("S1")) {
+		if (runs("S1")) {
 			throughput("S1 uncontended, 1 thread, one fixed key, lock+unlock cycles/s", 1);
 		}
 		if (runs("S2")) {

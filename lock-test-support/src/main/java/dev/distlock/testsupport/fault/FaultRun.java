@@ -41,8 +41,8 @@ public final class FaultRun {
 	public static final String CLIENT_DEFAULTS = "fault.client-defaults";
 
 	/**
-	 * The setting, in both JVMs, turning local hand-over on ({@code true} inside the fault
-	 * model, where the suite proves it; off outside it, see
+	 * The setting, in both JVMs, turning local hand-over on ({@code true} inside the
+	 * fault model, where the suite proves it; off outside it, see
 	 * {@link dev.distlock.support.HandoverSettings#DEFAULTS}).
 	 */
 	public static final String HANDOVER = "fault.handover";
