@@ -65,7 +65,7 @@ class LocalHandoverTests {
 	}
 
 	private DefaultLockTemplate template() {
-		return template(HandoverSettings.DEFAULTS, Duration.ofMinutes(1), true);
+		return template(HandoverSettings.ON, Duration.ofMinutes(1), true);
 	}
 
 	@AfterEach

@@ -87,7 +87,8 @@ class RedisHandoverTests {
 					.leaseTime(Duration.ofSeconds(30))
 					.autoRenew(true)
 					.retryInterval(Duration.ofMillis(100))
-					.build());
+					.build(),
+				LeaseLossListener.NONE, true, LockObserver.NONE, HandoverSettings.ON);
 		this.closeables.add(template);
 		return template;
 	}
