@@ -33,8 +33,8 @@ public final class Capabilities {
 	 * Why {@code provider} cannot take multi-key (or segmented) locks, or null if it can.
 	 */
 	public static @Nullable String noMultiKeyLocks(LockProvider provider) {
-		if (provider instanceof MultiLocking) {
-			return null;
+		if (provider instanceof MultiLocking multi) {
+			return multi.multiKeyLocksUnavailable();
 		}
 		return "Multi-key locks need a store that takes several locks in one attempt, and the " + provider.storeName()
 				+ " store does not (it lacks the capability " + MultiLocking.class.getSimpleName() + ").";

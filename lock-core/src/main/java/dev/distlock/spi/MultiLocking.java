@@ -3,6 +3,8 @@ package dev.distlock.spi;
 import java.time.Duration;
 import java.util.List;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * A store that takes several locks in one attempt, all or none. Each key is written
  * exactly as {@link LockProvider#tryLock} writes it (so plain locks on it are excluded)
@@ -31,6 +33,14 @@ public interface MultiLocking extends LockProvider {
 	 */
 	default List<Boolean> releaseAll(List<LockHandle> handles) {
 		return handles.stream().map(LockHandle::release).toList();
+	}
+
+	/**
+	 * Why this store, as configured, cannot take multi-key locks after all, as a sentence
+	 * naming the setting, or null if it can.
+	 */
+	default @Nullable String multiKeyLocksUnavailable() {
+		return null;
 	}
 
 	/** The outcome of one {@link #tryLockAll}. */

@@ -3,6 +3,7 @@ package dev.distlock.support;
 import java.time.Duration;
 
 import dev.distlock.DistributedLatch;
+import dev.distlock.LockBackendException;
 import dev.distlock.spi.Latches;
 import dev.distlock.spi.ReleaseSignals;
 import org.jspecify.annotations.Nullable;
@@ -104,7 +105,7 @@ final class DefaultLatch implements DistributedLatch {
 		try {
 			while (true) {
 				wakeup.signalled = false;
-				if (isOpen()) {
+				if (isOpenOrInterrupted()) {
 					return true;
 				}
 				long left = deadline - System.nanoTime();
@@ -120,6 +121,24 @@ final class DefaultLatch implements DistributedLatch {
 		finally {
 			wakeup.waiter = null;
 			subscription.close();
+		}
+	}
+
+	/**
+	 * {@link #isOpen()}, where a store call cut short by an interrupt is the interrupt.
+	 */
+	private boolean isOpenOrInterrupted() throws InterruptedException {
+		try {
+			return isOpen();
+		}
+		catch (LockBackendException ex) {
+			if (Thread.interrupted()) {
+				InterruptedException interrupted = new InterruptedException(
+						"Interrupted while waiting for latch '" + this.key + "'");
+				interrupted.initCause(ex);
+				throw interrupted;
+			}
+			throw ex;
 		}
 	}
 

@@ -177,8 +177,9 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 
 	private MultiKeyAcquirer multiKey() {
 		MultiKeyAcquirer acquirer = this.multiKey;
-		if (acquirer == null) {
-			throw new UnsupportedOperationException(Capabilities.noMultiKeyLocks(this.provider));
+		String unavailable = Capabilities.noMultiKeyLocks(this.provider);
+		if (acquirer == null || unavailable != null) {
+			throw new UnsupportedOperationException(unavailable);
 		}
 		return acquirer;
 	}
