@@ -45,7 +45,8 @@ public final class LatchFaultCheck {
 	private final List<String> errors = Collections.synchronizedList(new ArrayList<>());
 
 	/**
-	 * @param providers one provider per simulated JVM, all on the store under test */
+	 * @param providers one provider per simulated JVM, all on the store under test
+	 */
 	public LatchFaultCheck(List<LockProvider> providers) {
 		LockOptions defaults = LockOptions.builder()
 			.waitTime(Duration.ZERO)
