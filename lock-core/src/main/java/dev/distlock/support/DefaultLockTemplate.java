@@ -139,7 +139,7 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 	public MultiLease acquireAll(Collection<String> keys, LockOptions options) {
 		LockSettings settings = LockSettings.of(options, this.defaults);
 		List<String> sorted = MultiKeyAcquirer.sortedKeys(keys);
-		DefaultMultiLease lease = multiKey().acquire(sorted, checked(sorted, settings));
+		DefaultMultiLease lease = observedAll(sorted, checked(sorted, settings), false);
 		if (lease == null) {
 			throw new LockAcquisitionException(String.join(",", sorted), settings.waitTime(), "Locks " + sorted
 					+ " not all acquired within " + settings.waitTime().toMillis() + "ms; none of them is held", null);
@@ -151,7 +151,48 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 	public Optional<MultiLease> tryAcquireAll(Collection<String> keys, LockOptions options) {
 		LockSettings settings = LockSettings.of(options, this.defaults);
 		List<String> sorted = MultiKeyAcquirer.sortedKeys(keys);
-		return Optional.ofNullable(multiKey().acquire(sorted, checked(sorted, settings)));
+		return Optional.ofNullable(observedAll(sorted, checked(sorted, settings), true));
+	}
+
+	/**
+	 * A multi-key acquisition as the observer sees it: one acquisition per key taken (a
+	 * re-entered key is none), told once the attempt has ended.
+	 */
+	private @Nullable DefaultMultiLease observedAll(List<String> keys, LockSettings settings, boolean tryOnly) {
+		MultiKeyAcquirer acquirer = multiKey();
+		if (this.observer == LockObserver.NONE) {
+			return acquirer.acquire(keys, settings);
+		}
+		List<String> taken = keys.stream().filter((key) -> reentrant(key) == null).toList();
+		List<LockObserver.Acquisition> acquisitions = taken.stream()
+			.map((key) -> this.observer.acquiring(key, settings.name(), false))
+			.toList();
+		DefaultMultiLease lease;
+		try {
+			lease = acquirer.acquire(keys, settings);
+		}
+		catch (RuntimeException ex) {
+			LockObserver.AcquireOutcome outcome = (ex instanceof LockAcquisitionException)
+					? LockObserver.AcquireOutcome.INTERRUPTED : LockObserver.AcquireOutcome.ERROR;
+			acquisitions
+				.forEach((acquisition) -> CompositeLockObserver.safely(() -> acquisition.notAcquired(outcome, ex)));
+			throw ex;
+		}
+		if (lease == null) {
+			LockObserver.AcquireOutcome outcome = tryOnly ? LockObserver.AcquireOutcome.SKIPPED
+					: LockObserver.AcquireOutcome.TIMEOUT;
+			acquisitions
+				.forEach((acquisition) -> CompositeLockObserver.safely(() -> acquisition.notAcquired(outcome, null)));
+			return null;
+		}
+		for (Lease part : lease.parts()) {
+			int index = taken.indexOf(part.key());
+			if (index >= 0 && part instanceof ManagedLease managed) {
+				LockObserver.Acquisition acquisition = acquisitions.get(index);
+				CompositeLockObserver.safely(() -> managed.observe(acquisition.acquired(managed)));
+			}
+		}
+		return lease;
 	}
 
 	@Override

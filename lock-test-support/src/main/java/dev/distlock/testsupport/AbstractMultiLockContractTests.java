@@ -22,6 +22,7 @@ import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockHandle;
 import dev.distlock.spi.LockProvider;
 import dev.distlock.spi.MultiLocking;
+import dev.distlock.support.DefaultLockTemplate;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.DisplayName;
@@ -156,13 +157,15 @@ public abstract class AbstractMultiLockContractTests {
 		List<String> keys = keys(2);
 		Lease blocker = this.templates.second.acquire(keys.get(1), LockOptions.defaults());
 		AtomicReference<MultiLease> taken = new AtomicReference<>();
+		// Re-checks only every minute: the release's signal is what must wake it.
+		DefaultLockTemplate waiting = this.templates.slowRetry(provider());
 		Thread waiter = new Thread(
-				() -> taken.set(this.templates.first.acquireAll(keys, TwoTemplates.waiting(Duration.ofSeconds(20)))));
+				() -> taken.set(waiting.acquireAll(keys, TwoTemplates.waiting(Duration.ofSeconds(30)))));
 		waiter.start();
 		Conditions.await("the waiter parks", Duration.ofSeconds(10), () -> parked(waiter));
 		assertThat(taken.get()).isNull();
 		blocker.release();
-		waiter.join(TimeUnit.SECONDS.toMillis(20));
+		waiter.join(TimeUnit.SECONDS.toMillis(25));
 		try (MultiLease lease = taken.get()) {
 			assertThat(lease).isNotNull();
 			assertThat(lease.isHeld()).isTrue();
@@ -189,8 +192,7 @@ public abstract class AbstractMultiLockContractTests {
 				if (t % 2 == 1) {
 					java.util.Collections.reverse(order);
 				}
-				dev.distlock.support.DefaultLockTemplate template = (t < 2) ? this.templates.first
-						: this.templates.second;
+				DefaultLockTemplate template = (t < 2) ? this.templates.first : this.templates.second;
 				done.add(pool.submit(() -> {
 					for (int i = 0; i < rounds; i++) {
 						template.runAll(order, TwoTemplates.waiting(Duration.ofSeconds(30)), () -> {

@@ -29,9 +29,22 @@ final class TwoTemplates implements AutoCloseable {
 
 	final DefaultLockTemplate second;
 
+	private final java.util.List<DefaultLockTemplate> extra = new java.util.ArrayList<>();
+
 	TwoTemplates(LockProvider provider, LockProvider other) {
 		this.first = new DefaultLockTemplate(provider, this.firstScheduler, DEFAULTS);
 		this.second = new DefaultLockTemplate(other, this.secondScheduler, DEFAULTS);
+	}
+
+	/**
+	 * A template on {@code provider} that re-checks only every minute while waiting, so
+	 * that a waiter it serves is woken by a signal or not at all within a test's time.
+	 */
+	DefaultLockTemplate slowRetry(LockProvider provider) {
+		DefaultLockTemplate template = new DefaultLockTemplate(provider, this.firstScheduler,
+				LockOptions.builder().retryInterval(Duration.ofMinutes(1)).build().orElse(DEFAULTS));
+		this.extra.add(template);
+		return template;
 	}
 
 	/** Renewal batches the first template's scheduler has sent. */
@@ -43,6 +56,7 @@ final class TwoTemplates implements AutoCloseable {
 	public void close() {
 		this.first.close();
 		this.second.close();
+		this.extra.forEach(DefaultLockTemplate::close);
 		this.firstScheduler.close();
 		this.secondScheduler.close();
 	}

@@ -30,8 +30,9 @@ import dev.distlock.support.RenewalScheduler;
  * <p>
  * What must hold: no key is entered by two holders at once unless the older of them was
  * told its lease was lost ({@code LeaseLostException} at release); no unexpected error;
- * and after the run, with the fault healed, every key comes free within one lease (a
- * failed, timed-out or interrupted acquire left no key held for good).
+ * and after the run, with the fault healed, every key comes free within one lease of the
+ * store answering again (a failed, timed-out or interrupted acquire left no key held for
+ * good).
  */
 public final class MultiLockFaultCheck {
 
@@ -181,10 +182,15 @@ public final class MultiLockFaultCheck {
 		}
 	}
 
+	/**
+	 * Whether every key comes free within {@code wait} of the store answering again (its
+	 * clients may take a while to reconnect after a restart); asks for at most a minute.
+	 */
 	private boolean allFreeWithin(Duration wait) {
 		List<String> all = keys();
-		long deadline = System.nanoTime() + wait.toNanos();
-		while (System.nanoTime() - deadline < 0) {
+		long giveUp = System.nanoTime() + Duration.ofMinutes(1).toNanos();
+		long answered = 0;
+		while (System.nanoTime() - giveUp < 0) {
 			try {
 				var lease = this.templates.get(0)
 					.tryAcquireAll(all, LockOptions.builder().waitTime(Duration.ofMillis(200)).build());
@@ -192,9 +198,13 @@ public final class MultiLockFaultCheck {
 					lease.get().release();
 					return true;
 				}
+				answered = (answered != 0) ? answered : System.nanoTime();
+				if (System.nanoTime() - answered - wait.toNanos() > 0) {
+					return false;
+				}
 			}
 			catch (RuntimeException ex) {
-				// the store may still be recovering: ask again until the deadline
+				// the store is not answering yet: ask again
 			}
 		}
 		return false;
