@@ -60,7 +60,7 @@ class SegmentedStockEndToEndTests {
 
 	@Test
 	void sixteenBuyersOnTwoInstancesSellEveryUnitOnce() throws Exception {
-		int stock = 120;
+		int stock = 60;
 		assertThat(send(0, "PUT", "/segmented-stock/hot?quantity=" + stock + "&segments=8")).isEqualTo(200);
 		AtomicInteger sold = new AtomicInteger();
 		AtomicInteger unexpected = new AtomicInteger();
@@ -71,7 +71,7 @@ class SegmentedStockEndToEndTests {
 				int buyer = b;
 				done.add(buyers.submit(() -> {
 					int quantity = (buyer % 4 == 0) ? 20 : 1;
-					for (int i = 0; i < 40; i++) {
+					for (int i = 0; i < 15; i++) {
 						int status = send(buyer % 2, "POST", "/segmented-orders?sku=hot&quantity=" + quantity);
 						if (status == 200) {
 							sold.addAndGet(quantity);
@@ -96,7 +96,7 @@ class SegmentedStockEndToEndTests {
 		assertThat(level.negativeSegment()).isFalse();
 		assertThat(level.accepted()).isEqualTo(sold.get());
 		assertThat(level.accepted() + level.remaining()).isEqualTo(stock);
-		assertThat(level.remaining()).as("16 x 40 orders ask for far more than the stock").isLessThan(20);
+		assertThat(level.remaining()).as("16 x 15 orders ask for far more than the stock").isLessThan(20);
 	}
 
 	@Test
