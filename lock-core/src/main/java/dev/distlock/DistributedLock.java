@@ -52,9 +52,24 @@ public @interface DistributedLock {
 	 * literal key is a quoted string ({@code "'nightly-report'"}). An expression that
 	 * does not parse fails the application at startup; one that evaluates to {@code null}
 	 * or a blank string throws {@link IllegalArgumentException} and the method is not
-	 * invoked.
+	 * invoked. Exactly one of {@code key} and {@link #keys()} must be set.
 	 */
-	String key();
+	String key() default "";
+
+	/**
+	 * SpEL expressions for the keys of a multi-key lock, held all at once: each may
+	 * evaluate to a single key, a collection or an array of keys. The keys of one call
+	 * are deduplicated and taken in sorted order, all or none within one wait time, each
+	 * with its own fencing token ({@link MultiLease}). Exactly one of {@link #key()} and
+	 * {@code keys} must be set; setting both, or neither, fails the application at
+	 * startup naming the method.
+	 *
+	 * <pre>
+	 * &#64;DistributedLock(keys = { "'account:' + #from", "'account:' + #to" })
+	 * public void transfer(long from, long to, long cents) { ... }
+	 * </pre>
+	 */
+	String[] keys() default {};
 
 	/**
 	 * Selects the named option set {@code distributed-lock.locks.<name>}; empty uses the

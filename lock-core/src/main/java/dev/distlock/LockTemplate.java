@@ -1,5 +1,7 @@
 package dev.distlock;
 
+import java.time.Duration;
+import java.util.Collection;
 import java.util.Optional;
 import java.util.function.Supplier;
 
@@ -62,5 +64,66 @@ public interface LockTemplate {
 	 * @throws LockBackendException if the store failed or could not be reached
 	 */
 	Optional<Lease> tryAcquire(String key, LockOptions options);
+
+	/**
+	 * Acquires the locks on all of {@code keys} at once: deduplicated, taken in sorted
+	 * order (so two callers with overlapping keys can neither deadlock nor livelock), all
+	 * or none within one wait time. Never leaves some keys held after a failure, a
+	 * timeout or an interrupt. Each key gets the fencing token a plain lock on it would
+	 * get, and excludes plain locks on it. Keys this thread already holds in a scope are
+	 * re-entered, as by {@link #acquire}.
+	 * @throws LockAcquisitionException if not all acquired within the wait time, or if
+	 * the thread was interrupted
+	 * @throws LockBackendException if the store failed or could not be reached
+	 * @throws UnsupportedOperationException if the store has no multi-key locks
+	 */
+	default MultiLease acquireAll(Collection<String> keys, LockOptions options) {
+		throw new UnsupportedOperationException(getClass().getName() + " has no multi-key locks");
+	}
+
+	/**
+	 * As {@link #acquireAll}; empty if not all keys were acquired within the wait time.
+	 */
+	default Optional<MultiLease> tryAcquireAll(Collection<String> keys, LockOptions options) {
+		throw new UnsupportedOperationException(getClass().getName() + " has no multi-key locks");
+	}
+
+	/**
+	 * Runs {@code action} holding the locks on all of {@code keys} ({@link #acquireAll}),
+	 * with the same release and loss rules as
+	 * {@link #execute(String, LockOptions, Supplier)}.
+	 */
+	default <T> T executeAll(Collection<String> keys, LockOptions options, Supplier<T> action) {
+		throw new UnsupportedOperationException(getClass().getName() + " has no multi-key locks");
+	}
+
+	/** As {@link #executeAll}, for an action with no result. */
+	default void runAll(Collection<String> keys, LockOptions options, Runnable action) {
+		executeAll(keys, options, () -> {
+			action.run();
+			return null;
+		});
+	}
+
+	/**
+	 * The countdown latch {@code key}: joins its current generation, or arms a new one
+	 * with {@code count} participants if there is none (never armed, or expired). An
+	 * untouched latch is deleted {@code expiry} after its last change.
+	 * @throws IllegalStateException if the current generation has a different count
+	 * @throws UnsupportedOperationException if the store has no latches
+	 */
+	default DistributedLatch latch(String key, int count, Duration expiry) {
+		throw new UnsupportedOperationException(getClass().getName() + " has no latches");
+	}
+
+	/**
+	 * The resource {@code key} split into {@code segments} segments, each with its own
+	 * lock, for hot inventory.
+	 * @throws UnsupportedOperationException if the store has no multi-key locks (taking
+	 * several segments needs them)
+	 */
+	default SegmentedLock segmented(String key, int segments) {
+		throw new UnsupportedOperationException(getClass().getName() + " has no segmented locks");
+	}
 
 }

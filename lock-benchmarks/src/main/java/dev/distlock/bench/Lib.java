@@ -15,6 +15,9 @@ import dev.distlock.Lease;
 import dev.distlock.LockOptions;
 import dev.distlock.redis.RedisLockProvider;
 import dev.distlock.support.DefaultLockTemplate;
+import dev.distlock.support.HandoverSettings;
+import dev.distlock.support.LeaseLossListener;
+import dev.distlock.support.LockObserver;
 import dev.distlock.support.RenewalScheduler;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.ScriptOutputType;
@@ -60,6 +63,8 @@ interface Lib extends AutoCloseable {
 		return switch (name) {
 			case "raw-lettuce" -> new Raw(port);
 			case "distlock" -> new Distlock(port, Duration.ofSeconds(30));
+			case "distlock-handover" -> new Distlock(port, Distlock.options(Duration.ofSeconds(30), false),
+					"distlock-handover", HandoverSettings.ON);
 			case "redisson" -> new RedissonLib(port, 30_000);
 			case "si-spin" -> new Integration(port, false);
 			case "si-pubsub" -> new Integration(port, true);
@@ -147,9 +152,15 @@ interface Lib extends AutoCloseable {
 		}
 
 		Distlock(int port, LockOptions options, String name) {
+			this(port, options, name, HandoverSettings.DEFAULTS);
+		}
+
+		/** With local hand-over as given (off by default; on for "distlock-handover"). */
+		Distlock(int port, LockOptions options, String name, HandoverSettings handover) {
 			this.factory = connectionFactory(port);
 			this.provider = new RedisLockProvider(this.factory, "distlock:", false);
-			this.template = new DefaultLockTemplate(this.provider, this.scheduler, options);
+			this.template = new DefaultLockTemplate(this.provider, this.scheduler, options, LeaseLossListener.NONE,
+					true, LockObserver.NONE, handover);
 			this.name = name;
 		}
 

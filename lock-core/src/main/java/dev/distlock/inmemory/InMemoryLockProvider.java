@@ -10,9 +10,13 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiFunction;
 
+import dev.distlock.DistributedLatch;
 import dev.distlock.spi.FairLocking;
+import dev.distlock.spi.Latches;
 import dev.distlock.spi.LocalHandover;
 import dev.distlock.spi.LockAttempt;
+import dev.distlock.spi.LockHandle;
+import dev.distlock.spi.MultiLocking;
 import dev.distlock.spi.ReleaseSignalling;
 import dev.distlock.spi.ReleaseSignals;
 import dev.distlock.spi.TokenBlock;
@@ -29,11 +33,14 @@ import org.jspecify.annotations.Nullable;
  * It keeps the contract of a networked store: every attempt is a fresh owner, so a handle
  * whose lease ran out can neither renew nor delete the lock of the next owner; a lock not
  * renewed expires after its lease on the monotonic clock; fencing tokens only rise. It
- * signals releases to waiters ({@link ReleaseSignalling}), queues fair waiters
- * ({@link FairLocking}) and reserves blocks of fencing tokens for local hand-over
- * ({@link LocalHandover}; each template on one instance counts as its own JVM, and a
- * waiter marks the key as another JVM's would in Redis). Nothing here waits: every call
- * returns at once, whatever other threads hold.
+ * signals releases to waiters ({@link ReleaseSignalling}) and queues fair waiters
+ * ({@link FairLocking}). It takes multi-key locks ({@link MultiLocking}: the sorted keys
+ * one by one, each atomically, and those taken given back at once when one is busy, so a
+ * plain attempt may find a key busy for that instant, as on a Redis cluster whose keys
+ * span slots) keeps countdown latches ({@link Latches}) and reserves blocks of fencing
+ * tokens for local hand-over ({@link LocalHandover}; each template on one instance counts
+ * as its own JVM, and a waiter marks the key as another JVM's would in Redis). Nothing
+ * here waits: every call returns at once, whatever other threads hold.
  *
  * <p>
  * An expired lock is found out when its key is next used (no timer thread): its waiters
@@ -42,7 +49,8 @@ import org.jspecify.annotations.Nullable;
  * released keys go at once, expired ones at the latest when the store has doubled in size
  * since it last swept.
  */
-public final class InMemoryLockProvider implements ReleaseSignalling, FairLocking, LocalHandover {
+public final class InMemoryLockProvider
+		implements ReleaseSignalling, FairLocking, LocalHandover, MultiLocking, Latches {
 
 	private static final Log logger = LogFactory.getLog(InMemoryLockProvider.class);
 
@@ -61,6 +69,8 @@ public final class InMemoryLockProvider implements ReleaseSignalling, FairLockin
 	private final AtomicBoolean sweeping = new AtomicBoolean();
 
 	private volatile int sweepAt = MIN_SWEEP_SIZE;
+
+	private final InMemoryLatches latches = new InMemoryLatches();
 
 	private final ReleaseSignals signals = new ReleaseSignals() {
 
@@ -151,6 +161,56 @@ public final class InMemoryLockProvider implements ReleaseSignalling, FairLockin
 			// Free, but another waiter's turn: look again when its place would lapse.
 			return new LockAttempt.Busy(Duration.ofNanos(Math.max(1, entry.queue.get(first) - now)));
 		});
+	}
+
+	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * Each key is taken as {@link #tryLock(String, Duration, boolean)} takes it, with a
+	 * token from the same counter.
+	 */
+	@Override
+	public MultiAttempt tryLockAll(List<String> keys, Duration leaseTime, boolean waiting) {
+		long lease = positive(leaseTime);
+		sweepIfGrown();
+		List<LockHandle> taken = new ArrayList<>(keys.size());
+		for (String key : keys) {
+			LockAttempt attempt = update(key, true, (entry, now) -> (entry.holder == null)
+					? entry.acquire(this, key, lease, now, null, 1) : entry.busy(now));
+			if (attempt instanceof LockAttempt.Acquired acquired) {
+				taken.add(acquired.handle());
+			}
+			else {
+				taken.forEach(LockHandle::release);
+				return new MultiAttempt.Busy(key, ((LockAttempt.Busy) attempt).remaining());
+			}
+		}
+		return new MultiAttempt.Acquired(taken);
+	}
+
+	@Override
+	public LatchState joinLatch(String key, int count, Duration expiry) {
+		return this.latches.join(key, count, expiry);
+	}
+
+	@Override
+	public DistributedLatch.CountDown countDown(String key, long generation, String participant, Duration expiry) {
+		return this.latches.countDown(key, generation, participant, expiry);
+	}
+
+	@Override
+	public @Nullable LatchState latchState(String key) {
+		return this.latches.state(key);
+	}
+
+	@Override
+	public LatchState rearm(String key, long generation, int count, Duration expiry) {
+		return this.latches.rearm(key, generation, count, expiry);
+	}
+
+	@Override
+	public ReleaseSignals latchSignals() {
+		return this.latches.signals;
 	}
 
 	@Override

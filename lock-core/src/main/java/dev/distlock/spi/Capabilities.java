@@ -29,4 +29,24 @@ public final class Capabilities {
 				+ " store does not (it lacks the capability " + FairLocking.class.getSimpleName() + ").";
 	}
 
+	/**
+	 * Why {@code provider} cannot take multi-key (or segmented) locks, or null if it can.
+	 */
+	public static @Nullable String noMultiKeyLocks(LockProvider provider) {
+		if (provider instanceof MultiLocking multi) {
+			return multi.multiKeyLocksUnavailable();
+		}
+		return "Multi-key locks need a store that takes several locks in one attempt, and the " + provider.storeName()
+				+ " store does not (it lacks the capability " + MultiLocking.class.getSimpleName() + ").";
+	}
+
+	/** Why {@code provider} cannot keep countdown latches, or null if it can. */
+	public static @Nullable String noLatches(LockProvider provider) {
+		if (provider instanceof Latches) {
+			return null;
+		}
+		return "Countdown latches need a store that keeps them, and the " + provider.storeName()
+				+ " store does not (it lacks the capability " + Latches.class.getSimpleName() + ").";
+	}
+
 }

@@ -2,6 +2,7 @@ package dev.distlock.support;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -15,14 +16,20 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
+import dev.distlock.DistributedLatch;
 import dev.distlock.Lease;
 import dev.distlock.LockAcquisitionException;
 import dev.distlock.LockContext;
 import dev.distlock.LockOptions;
 import dev.distlock.LockTemplate;
 import dev.distlock.spi.Interrupts;
+import dev.distlock.MultiLease;
+import dev.distlock.SegmentedLock;
+import dev.distlock.spi.Capabilities;
+import dev.distlock.spi.Latches;
 import dev.distlock.spi.LockHandle;
 import dev.distlock.spi.LockProvider;
+import dev.distlock.spi.MultiLocking;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -75,6 +82,11 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 	private final WaitLoop waitLoop;
 
 	private final Cohort cohort;
+
+	/** Multi-key acquirers waiting for keys held here; null without multi-key locks. */
+	private final KeyWaiters keyWaiters = new KeyWaiters();
+
+	private final @Nullable MultiKeyAcquirer multiKey;
 
 	/** Clean-up calls whose outcome no caller waits for. */
 	private final ExecutorService cleanup = new ThreadPoolExecutor(0, 2, 10, TimeUnit.SECONDS,
@@ -138,6 +150,108 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 		this.releaseAfterCommit = releaseAfterCommit;
 		this.cohort = new Cohort(handover, provider);
 		this.waitLoop = new WaitLoop(provider, this.held, this::hold, this::background, this.cohort);
+		this.multiKey = (provider instanceof MultiLocking multi)
+				? new MultiKeyAcquirer(multi, this.held, this::hold, this::background, this::reentrant, this.keyWaiters)
+				: null;
+	}
+
+	@Override
+	public MultiLease acquireAll(Collection<String> keys, LockOptions options) {
+		LockSettings settings = LockSettings.of(options, this.defaults);
+		List<String> sorted = MultiKeyAcquirer.sortedKeys(keys);
+		DefaultMultiLease lease = observedAll(sorted, checked(sorted, settings), false);
+		if (lease == null) {
+			throw new LockAcquisitionException(String.join(",", sorted), settings.waitTime(), "Locks " + sorted
+					+ " not all acquired within " + settings.waitTime().toMillis() + "ms; none of them is held", null);
+		}
+		return lease;
+	}
+
+	@Override
+	public Optional<MultiLease> tryAcquireAll(Collection<String> keys, LockOptions options) {
+		LockSettings settings = LockSettings.of(options, this.defaults);
+		List<String> sorted = MultiKeyAcquirer.sortedKeys(keys);
+		return Optional.ofNullable(observedAll(sorted, checked(sorted, settings), true));
+	}
+
+	/**
+	 * A multi-key acquisition as the observer sees it: one acquisition per key taken (a
+	 * re-entered key is none), told once the attempt has ended.
+	 */
+	private @Nullable DefaultMultiLease observedAll(List<String> keys, LockSettings settings, boolean tryOnly) {
+		MultiKeyAcquirer acquirer = multiKey();
+		if (this.observer == LockObserver.NONE) {
+			return acquirer.acquire(keys, settings);
+		}
+		List<String> taken = keys.stream().filter((key) -> reentrant(key) == null).toList();
+		List<LockObserver.Acquisition> acquisitions = taken.stream()
+			.map((key) -> this.observer.acquiring(key, settings.name(), false))
+			.toList();
+		DefaultMultiLease lease;
+		try {
+			lease = acquirer.acquire(keys, settings);
+		}
+		catch (RuntimeException ex) {
+			LockObserver.AcquireOutcome outcome = (ex instanceof LockAcquisitionException)
+					? LockObserver.AcquireOutcome.INTERRUPTED : LockObserver.AcquireOutcome.ERROR;
+			acquisitions
+				.forEach((acquisition) -> CompositeLockObserver.safely(() -> acquisition.notAcquired(outcome, ex)));
+			throw ex;
+		}
+		if (lease == null) {
+			LockObserver.AcquireOutcome outcome = tryOnly ? LockObserver.AcquireOutcome.SKIPPED
+					: LockObserver.AcquireOutcome.TIMEOUT;
+			acquisitions
+				.forEach((acquisition) -> CompositeLockObserver.safely(() -> acquisition.notAcquired(outcome, null)));
+			return null;
+		}
+		for (Lease part : lease.parts()) {
+			int index = taken.indexOf(part.key());
+			if (index >= 0 && part instanceof ManagedLease managed) {
+				LockObserver.Acquisition acquisition = acquisitions.get(index);
+				CompositeLockObserver.safely(() -> managed.observe(acquisition.acquired(managed)));
+			}
+		}
+		return lease;
+	}
+
+	@Override
+	public <T> T executeAll(Collection<String> keys, LockOptions options, Supplier<T> action) {
+		return LeasedCall.call(acquireAll(keys, options), action::get);
+	}
+
+	@Override
+	public DistributedLatch latch(String key, int count, java.time.Duration expiry) {
+		checkKey(key);
+		if (!(this.provider instanceof Latches latches)) {
+			throw new UnsupportedOperationException(Capabilities.noLatches(this.provider));
+		}
+		return DefaultLatch.join(latches, key, count, expiry, this.defaults.retryInterval());
+	}
+
+	@Override
+	public SegmentedLock segmented(String key, int segments) {
+		checkKey(key);
+		multiKey();
+		return new DefaultSegmentedLock(this, key, segments, this.held::containsKey, this.defaults);
+	}
+
+	private MultiKeyAcquirer multiKey() {
+		MultiKeyAcquirer acquirer = this.multiKey;
+		String unavailable = Capabilities.noMultiKeyLocks(this.provider);
+		if (acquirer == null || unavailable != null) {
+			throw new UnsupportedOperationException(unavailable);
+		}
+		return acquirer;
+	}
+
+	private LockSettings checked(List<String> keys, LockSettings settings) {
+		keys.forEach(DefaultLockTemplate::checkKey);
+		if (settings.fair()) {
+			throw new IllegalArgumentException("Multi-key locks " + keys + " cannot be fair: a fair lock queues for"
+					+ " one key, and a multi-key lock takes all its keys at once");
+		}
+		return settings;
 	}
 
 	@Override
@@ -218,10 +332,12 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 	 */
 	private @Nullable ManagedLease reentrant(String key) {
 		for (Lease lease : LockContext.held()) {
-			ManagedLease managed = (lease instanceof NestedLease nested) ? nested.outer()
-					: (lease instanceof ManagedLease direct) ? direct : null;
-			if (managed != null && managed.key().equals(key) && managed.reentrantFor(this)) {
-				return managed;
+			List<Lease> parts = (lease instanceof DefaultMultiLease multi) ? multi.parts() : List.of(lease);
+			for (Lease part : parts) {
+				ManagedLease managed = DefaultMultiLease.managed(part);
+				if (managed != null && managed.key().equals(key) && managed.reentrantFor(this)) {
+					return managed;
+				}
 			}
 		}
 		return null;
@@ -339,6 +455,7 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 			if (queue != null) {
 				queue.signal();
 			}
+			DefaultLockTemplate.this.keyWaiters.freed(key);
 		}
 
 		@Override

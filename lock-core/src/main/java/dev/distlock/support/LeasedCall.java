@@ -74,6 +74,11 @@ public final class LeasedCall {
 	}
 
 	private static void exit(Lease lease) {
+		if (lease instanceof DefaultMultiLease multi && TransactionBoundRelease.transactionActive()
+				&& multi.releaseAfterCommit()) {
+			multi.releaseAfterCompletion();
+			return;
+		}
 		if (lease instanceof ManagedLease managed && managed.releaseAfterCommit()
 				&& TransactionBoundRelease.transactionActive()) {
 			TransactionBoundRelease.releaseAfterCompletion(managed);
@@ -88,6 +93,9 @@ public final class LeasedCall {
 		}
 		if (lease instanceof NestedLease nested) {
 			return nested.outer().onLeaseLost();
+		}
+		if (lease instanceof DefaultMultiLease multi) {
+			return multi.onLeaseLost();
 		}
 		return OnLeaseLost.FAIL_ON_EXIT;
 	}

@@ -44,6 +44,14 @@ final class RedisKeys {
 		return slotTag(lockKey) + lockKey + ":waiters";
 	}
 
+	/**
+	 * The countdown latch named like a lock: in the lock's slot, and, starting with '{',
+	 * never a lock key.
+	 */
+	String latchKey(String lockKey) {
+		return slotTag(lockKey) + lockKey + ":latch";
+	}
+
 	private static String slotTag(String lockKey) {
 		return "{" + SlotTags.forSlot(ClusterSlotHashUtil.calculateSlot(lockKey)) + "}";
 	}

@@ -6,12 +6,15 @@ import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
+import dev.distlock.DistributedLatch;
 import dev.distlock.LockBackendException;
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockHandle;
 import dev.distlock.spi.BatchRenewal;
 import dev.distlock.spi.FairLocking;
 import dev.distlock.spi.LocalHandover;
+import dev.distlock.spi.Latches;
+import dev.distlock.spi.MultiLocking;
 import dev.distlock.spi.ReleaseSignalling;
 import dev.distlock.spi.ReleaseSignals;
 import dev.distlock.spi.TokenBlock;
@@ -34,9 +37,14 @@ import org.springframework.data.redis.core.script.RedisScript;
  * per JVM instance and per acquisition: a handle whose lease expired cannot delete or
  * renew the lock that a later acquisition took, even one by the same thread. Acquire,
  * renew and release are one script call (one round trip) each.
+ *
+ * <p>
+ * Multi-key locks ({@link MultiLocking}) take their keys in one script call per cluster
+ * slot ({@link RedisMultiLocks}); countdown latches ({@link Latches}) are hashes of their
+ * own ({@link RedisLatches}).
  */
 public final class RedisLockProvider
-		implements ReleaseSignalling, FairLocking, BatchRenewal, LocalHandover, AutoCloseable {
+		implements ReleaseSignalling, FairLocking, BatchRenewal, LocalHandover, MultiLocking, Latches, AutoCloseable {
 
 	private static final Log logger = LogFactory.getLog(RedisLockProvider.class);
 
@@ -69,6 +77,10 @@ public final class RedisLockProvider
 	private final AtomicBoolean signalRefusalReported = new AtomicBoolean();
 
 	private final FairGrants grants = new FairGrants();
+
+	private final RedisMultiLocks multiLocks;
+
+	private final RedisLatches latches;
 
 	/**
 	 * @param connectionFactory the connection factory to use
@@ -132,6 +144,8 @@ public final class RedisLockProvider
 		this.renewal = new SlotBatchRenewal(this.keys, this.calls);
 		this.replicaGuard = (waitForReplicas > 0) ? new ReplicaGuard(connectionFactory, this.keys, this.signals,
 				this.calls, waitForReplicas, replicaTimeout, this::abandon) : null;
+		this.multiLocks = new RedisMultiLocks(this, this.calls, this.keys);
+		this.latches = new RedisLatches(this, this.calls, this.keys, this.signals);
 		this.releaseSignals = new ReleaseSignals() {
 
 			@Override
@@ -240,6 +254,75 @@ public final class RedisLockProvider
 		return tryLock(key, leaseTime, false);
 	}
 
+	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * One script call per cluster slot the keys fall in (one on a standalone server); see
+	 * {@link RedisMultiLocks}.
+	 */
+	@Override
+	public MultiAttempt tryLockAll(List<String> keys, Duration leaseTime, boolean waiting) {
+		if (this.waitForReplicas > 0) {
+			throw new UnsupportedOperationException(multiKeyLocksUnavailable());
+		}
+		return this.multiLocks.tryLockAll(keys, leaseTime, waiting);
+	}
+
+	/** One script call per cluster slot and owner. */
+	@Override
+	public List<Boolean> releaseAll(List<LockHandle> handles) {
+		return this.multiLocks.releaseAll(handles);
+	}
+
+	@Override
+	public @Nullable String multiKeyLocksUnavailable() {
+		return (this.waitForReplicas > 0) ? "Multi-key locks cannot be combined with the replica guard"
+				+ " (distributed-lock.redis.wait-for-replicas): the guard's WAIT covers one acquire script per"
+				+ " connection, and a multi-key acquire may run one per cluster slot." : null;
+	}
+
+	@Override
+	public LatchState joinLatch(String key, int count, Duration expiry) {
+		return this.latches.join(key, count, expiry);
+	}
+
+	@Override
+	public DistributedLatch.CountDown countDown(String key, long generation, String participant, Duration expiry) {
+		return this.latches.countDown(key, generation, participant, expiry);
+	}
+
+	@Override
+	public @Nullable LatchState latchState(String key) {
+		return this.latches.state(key);
+	}
+
+	@Override
+	public LatchState rearm(String key, long generation, int count, Duration expiry) {
+		return this.latches.rearm(key, generation, count, expiry);
+	}
+
+	@Override
+	public ReleaseSignals latchSignals() {
+		return this.latches.signals();
+	}
+
+	/** A fresh owner token: unique to this provider instance and this acquisition. */
+	String newOwner() {
+		return this.instanceId + ":" + this.sequence.incrementAndGet();
+	}
+
+	/** The handle of a lock taken under {@code owner} by a script of this provider. */
+	RedisLockHandle handle(String key, String lockKey, String owner, long fencingToken) {
+		return new RedisLockHandle(key, lockKey, owner, fencingToken);
+	}
+
+	/**
+	 * The channel on which to signal {@code redisKey}, and whether to publish sharded.
+	 */
+	String[] publishArgs(String redisKey) {
+		return this.signals.publishArgs(redisKey);
+	}
+
 	@Override
 	public LockAttempt tryLock(String key, Duration leaseTime, boolean waiting) {
 		return tryLockBlock(key, leaseTime, waiting, 1);
@@ -327,10 +410,6 @@ public final class RedisLockProvider
 		catch (RuntimeException ex) {
 			logger.debug("Could not extend the lock '" + key + "' granted on release to its lease", ex);
 		}
-	}
-
-	private String newOwner() {
-		return this.instanceId + ":" + this.sequence.incrementAndGet();
 	}
 
 	/**

@@ -144,6 +144,9 @@ public final class DistributedLockAutoConfiguration {
 			}, beanFactory, order, allowTypes, (lockOptions) -> {
 				LockProvider store = provider.getIfUnique();
 				return (store != null) ? Capabilities.unsupported(lockOptions, store) : null;
+			}, () -> {
+				LockProvider store = provider.getIfUnique();
+				return (store != null) ? Capabilities.noMultiKeyLocks(store) : null;
 			});
 		}
 

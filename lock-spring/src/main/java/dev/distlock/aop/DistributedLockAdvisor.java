@@ -79,9 +79,22 @@ public final class DistributedLockAdvisor extends AbstractPointcutAdvisor {
 	public DistributedLockAdvisor(Function<String, @Nullable LockOptions> namedOptions, Supplier<LockTemplate> template,
 			@Nullable ConfigurableBeanFactory beanFactory, int order, boolean allowTypeReferences,
 			Function<LockOptions, @Nullable String> unsupported) {
+		this(namedOptions, template, beanFactory, order, allowTypeReferences, unsupported, () -> null);
+	}
+
+	/**
+	 * As
+	 * {@link #DistributedLockAdvisor(Function, Supplier, ConfigurableBeanFactory, int, boolean, Function)}.
+	 * @param noMultiKeyLocks why the configured store cannot take multi-key locks, or
+	 * null if it can: a method with {@code keys} then fails at startup with that message
+	 */
+	public DistributedLockAdvisor(Function<String, @Nullable LockOptions> namedOptions, Supplier<LockTemplate> template,
+			@Nullable ConfigurableBeanFactory beanFactory, int order, boolean allowTypeReferences,
+			Function<LockOptions, @Nullable String> unsupported, Supplier<@Nullable String> noMultiKeyLocks) {
 		LockKeyEvaluator evaluator = new LockKeyEvaluator(beanFactory, allowTypeReferences);
 		this.source = new LockOperationSource(namedOptions,
-				(beanFactory != null) ? beanFactory::resolveEmbeddedValue : null, evaluator, unsupported);
+				(beanFactory != null) ? beanFactory::resolveEmbeddedValue : null, evaluator, unsupported,
+				noMultiKeyLocks);
 		this.interceptor = new DistributedLockInterceptor(this.source, evaluator, template);
 		setOrder(order);
 	}

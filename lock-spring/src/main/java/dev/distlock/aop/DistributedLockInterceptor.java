@@ -1,10 +1,12 @@
 package dev.distlock.aop;
 
+import java.util.List;
 import java.util.Optional;
 import java.util.function.Supplier;
 
 import dev.distlock.Lease;
 import dev.distlock.LockTemplate;
+import dev.distlock.MultiLease;
 import dev.distlock.OnFailure;
 import dev.distlock.support.LeasedCall;
 import org.aopalliance.intercept.MethodInterceptor;
@@ -53,6 +55,9 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
 		if (operation == null) {
 			return invocation.proceed();
 		}
+		if (operation.multiKey()) {
+			return invokeMultiKey(invocation, operation, target, targetClass);
+		}
 		String key = this.evaluator.key(operation, invocation.getArguments(), target, targetClass);
 		LockTemplate template = this.resolved;
 		if (template == null) {
@@ -72,6 +77,27 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
 		}
 		else {
 			lease = template.acquire(key, operation.options());
+		}
+		return LeasedCall.call(lease, invocation::proceed);
+	}
+
+	private @Nullable Object invokeMultiKey(MethodInvocation invocation, LockOperation operation,
+			@Nullable Object target, Class<?> targetClass) throws Throwable {
+		List<String> keys = this.evaluator.keys(operation, invocation.getArguments(), target, targetClass);
+		LockTemplate template = this.template.get();
+		Lease lease;
+		if (operation.onFailure() == OnFailure.SKIP) {
+			Optional<MultiLease> acquired = template.tryAcquireAll(keys, operation.options());
+			if (acquired.isEmpty()) {
+				if (logger.isDebugEnabled()) {
+					logger.debug("Skipped " + operation.description() + ": locks " + keys + " are not all free");
+				}
+				return operation.returnsOptional() ? Optional.empty() : null;
+			}
+			lease = acquired.get();
+		}
+		else {
+			lease = template.acquireAll(keys, operation.options());
 		}
 		return LeasedCall.call(lease, invocation::proceed);
 	}

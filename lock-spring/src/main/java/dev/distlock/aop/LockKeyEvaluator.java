@@ -1,8 +1,13 @@
 package dev.distlock.aop;
 
 import java.lang.reflect.Constructor;
+import java.lang.reflect.Array;
 import java.lang.reflect.Method;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
@@ -113,15 +118,7 @@ final class LockKeyEvaluator extends CachedExpressionEvaluator {
 	 */
 	String key(LockOperation operation, @Nullable Object[] args, @Nullable Object target, Class<?> targetClass) {
 		Method method = operation.method();
-		LockExpressionRootObject root = new LockExpressionRootObject(method, args, target, targetClass);
-		MethodBasedEvaluationContext context = new MethodBasedEvaluationContext(root, method, args,
-				this.parameterNames);
-		if (!this.allowTypeReferences) {
-			context.setTypeLocator(NO_TYPES);
-		}
-		if (this.beanResolver != null) {
-			context.setBeanResolver(this.beanResolver);
-		}
+		MethodBasedEvaluationContext context = context(method, args, target, targetClass);
 		Object value;
 		try {
 			value = getExpression(this.expressions, operation.elementKey(), operation.keyExpression())
@@ -144,6 +141,71 @@ final class LockKeyEvaluator extends CachedExpressionEvaluator {
 					+ "; the method was not invoked" + parameterNameHint(method));
 		}
 		return key;
+	}
+
+	/**
+	 * The keys of a multi-key lock for one call: every expression's value, a collection
+	 * or an array flattened, in order (the template deduplicates and sorts them).
+	 * @throws IllegalArgumentException if an expression cannot be evaluated, or gives no
+	 * key, or a key that is null, blank or not a key type
+	 */
+	List<String> keys(LockOperation operation, @Nullable Object[] args, @Nullable Object target, Class<?> targetClass) {
+		MethodBasedEvaluationContext context = context(operation.method(), args, target, targetClass);
+		List<String> keys = new ArrayList<>();
+		for (String expression : operation.keyExpressions()) {
+			Object value;
+			try {
+				value = getExpression(this.expressions, operation.elementKey(), expression).getValue(context);
+			}
+			catch (EvaluationException ex) {
+				throw new IllegalArgumentException("@DistributedLock keys entry \"" + expression + "\" on "
+						+ operation.description() + " could not be evaluated: " + ex.getMessage(), ex);
+			}
+			Collection<?> values = (value instanceof Collection<?> collection) ? collection
+					: (value != null && value.getClass().isArray()) ? arrayElements(value)
+							: Collections.singletonList(value);
+			if (values.isEmpty()) {
+				throw new IllegalArgumentException("@DistributedLock keys entry \"" + expression + "\" on "
+						+ operation.description() + " evaluated to an empty " + value.getClass().getSimpleName()
+						+ "; the method was not invoked");
+			}
+			for (Object element : values) {
+				String key = (element != null && isKeyType(element)) ? element.toString() : null;
+				if (key == null || key.isBlank()) {
+					throw new IllegalArgumentException("@DistributedLock keys entry \"" + expression + "\" on "
+							+ operation.description() + " gave "
+							+ ((element == null) ? "null"
+									: isKeyType(element) ? "a blank key" : "a " + element.getClass().getName())
+							+ " among " + values + "; every key must be a non-blank string, number, boolean,"
+							+ " character, enum or UUID; the method was not invoked");
+				}
+				keys.add(key);
+			}
+		}
+		return keys;
+	}
+
+	private static List<Object> arrayElements(Object array) {
+		int length = Array.getLength(array);
+		List<Object> elements = new ArrayList<>(length);
+		for (int i = 0; i < length; i++) {
+			elements.add(Array.get(array, i));
+		}
+		return elements;
+	}
+
+	private MethodBasedEvaluationContext context(Method method, @Nullable Object[] args, @Nullable Object target,
+			Class<?> targetClass) {
+		LockExpressionRootObject root = new LockExpressionRootObject(method, args, target, targetClass);
+		MethodBasedEvaluationContext context = new MethodBasedEvaluationContext(root, method, args,
+				this.parameterNames);
+		if (!this.allowTypeReferences) {
+			context.setTypeLocator(NO_TYPES);
+		}
+		if (this.beanResolver != null) {
+			context.setBeanResolver(this.beanResolver);
+		}
+		return context;
 	}
 
 	private static boolean isKeyType(Object value) {

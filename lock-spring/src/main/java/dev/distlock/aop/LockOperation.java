@@ -1,6 +1,7 @@
 package dev.distlock.aop;
 
 import java.lang.reflect.Method;
+import java.util.List;
 
 import dev.distlock.LockOptions;
 import dev.distlock.OnFailure;
@@ -14,14 +15,22 @@ import org.springframework.context.expression.AnnotatedElementKey;
  *
  * @param method the most specific method, whose parameter names the key expression sees
  * @param elementKey the cache key of the parsed expression
- * @param keyExpression the SpEL key expression
+ * @param keyExpression the SpEL key expression; empty for a multi-key lock
  * @param options annotation and named-set options; unset values come from the global
  * configuration
  * @param onFailure what to do when the lock is not acquired
  * @param returnsOptional whether a skipped call returns {@code Optional.empty()} rather
  * than {@code null}
  * @param description the method, for messages
+ * @param keyExpressions the SpEL expressions of a multi-key lock ({@code keys}), each
+ * giving one key, a collection or an array; empty for a single key
  */
 record LockOperation(Method method, AnnotatedElementKey elementKey, String keyExpression, LockOptions options,
-		OnFailure onFailure, boolean returnsOptional, String description) {
+		OnFailure onFailure, boolean returnsOptional, String description, List<String> keyExpressions) {
+
+	/** Whether the method takes a multi-key lock. */
+	boolean multiKey() {
+		return !this.keyExpressions.isEmpty();
+	}
+
 }

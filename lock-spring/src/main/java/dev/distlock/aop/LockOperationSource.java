@@ -9,6 +9,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Future;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 import dev.distlock.DistributedLock;
 import dev.distlock.LockOptions;
@@ -59,19 +60,24 @@ public final class LockOperationSource {
 
 	private final Function<LockOptions, @Nullable String> unsupported;
 
+	private final Supplier<@Nullable String> noMultiKeyLocks;
+
 	LockOperationSource(Function<String, @Nullable LockOptions> namedOptions,
 			@Nullable StringValueResolver placeholders, LockKeyEvaluator evaluator) {
-		this(namedOptions, placeholders, evaluator, (options) -> null);
+		this(namedOptions, placeholders, evaluator, (options) -> null, () -> null);
 	}
 
 	/**
 	 * @param unsupported what the configured store cannot do of an option set, or null if
 	 * it can do all of it
+	 * @param noMultiKeyLocks why the configured store cannot take multi-key locks
+	 * ({@code keys}), or null if it can
 	 */
 	LockOperationSource(Function<String, @Nullable LockOptions> namedOptions,
 			@Nullable StringValueResolver placeholders, LockKeyEvaluator evaluator,
-			Function<LockOptions, @Nullable String> unsupported) {
+			Function<LockOptions, @Nullable String> unsupported, Supplier<@Nullable String> noMultiKeyLocks) {
 		this.unsupported = unsupported;
+		this.noMultiKeyLocks = noMultiKeyLocks;
 		this.namedOptions = namedOptions;
 		this.placeholders = placeholders;
 		this.evaluator = evaluator;
@@ -105,22 +111,37 @@ public final class LockOperationSource {
 		}
 		Class<?> owner = (targetClass != null) ? targetClass : specific.getDeclaringClass();
 		String description = ClassUtils.getQualifiedMethodName(specific, owner) + "()";
-		if (!StringUtils.hasText(annotation.key())) {
-			throw new IllegalStateException("@DistributedLock on " + description + " has an empty key");
+		List<String> keys = List.of(annotation.keys());
+		if (StringUtils.hasText(annotation.key()) == !keys.isEmpty()) {
+			throw new IllegalStateException("@DistributedLock on " + description + (keys.isEmpty() ? " has an empty key"
+					: " sets both key and keys: set key for one lock, or keys for a multi-key lock"));
+		}
+		if (keys.stream().anyMatch((key) -> !StringUtils.hasText(key))) {
+			throw new IllegalStateException(
+					"@DistributedLock on " + description + " has an empty entry in keys " + keys);
 		}
 		// First: no key or option can make an asynchronous method safe to lock.
 		checkSynchronous(specific, description);
 		AnnotatedElementKey elementKey = new AnnotatedElementKey(specific, owner);
-		this.evaluator.parse(annotation.key(), elementKey, description, specific);
+		if (keys.isEmpty()) {
+			this.evaluator.parse(annotation.key(), elementKey, description, specific);
+		}
+		keys.forEach((key) -> this.evaluator.parse(key, elementKey, description, specific));
 		LockOptions options = options(annotation, description);
 		String missing = this.unsupported.apply(options);
+		if (missing == null && !keys.isEmpty()) {
+			missing = this.noMultiKeyLocks.get();
+			if (missing == null && Boolean.TRUE.equals(options.fair())) {
+				missing = "a multi-key lock cannot be fair (a fair lock queues for one key)";
+			}
+		}
 		if (missing != null) {
 			throw new IllegalStateException("@DistributedLock on " + description + ": " + missing);
 		}
 		Class<?> returnType = specific.getReturnType();
 		checkSkip(annotation.onFailure(), returnType, description);
 		return new LockOperation(specific, elementKey, annotation.key(), options, annotation.onFailure(),
-				returnType == Optional.class, description);
+				returnType == Optional.class, description, keys);
 	}
 
 	private LockOptions options(DistributedLock annotation, String description) {

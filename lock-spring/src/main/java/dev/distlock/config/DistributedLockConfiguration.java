@@ -58,7 +58,10 @@ class DistributedLockConfiguration implements ImportAware {
 			}
 			return available;
 		}, beanFactory, enable.getNumber("order"), enable.getBoolean("allowTypeReferencesInKeys"),
-				(options) -> unsupported(options, provider.getIfUnique()));
+				(options) -> unsupported(options, provider.getIfUnique()), () -> {
+					LockProvider store = provider.getIfUnique();
+					return (store != null) ? Capabilities.noMultiKeyLocks(store) : null;
+				});
 	}
 
 	/**

@@ -70,6 +70,24 @@ class LockRecorderTests {
 	}
 
 	@Test
+	void aMultiKeyLockIsOneAcquisitionPerKeyTakenAndReentriesAreNone() {
+		this.template.run("a", () -> this.template.runAll(List.of("c", "a", "b"), LockOptions.defaults(), () -> {
+		}));
+		assertThat(this.recorder.acquiredKeys()).containsExactly("a", "b", "c");
+		assertThat(this.recorder.acquisitions())
+			.allSatisfy((acquisition) -> assertThat(acquisition.holdOutcome()).isEqualTo(HoldOutcome.RELEASED));
+		try (Lease blocker = this.other.acquire("d", LockOptions.defaults())) {
+			assertThat(this.template.tryAcquireAll(List.of("d", "e"),
+					LockOptions.builder().waitTime(Duration.ZERO).build()))
+				.isEmpty();
+		}
+		assertThat(this.recorder.acquisitions()).filteredOn((acquisition) -> acquisition.key().equals("e"))
+			.singleElement()
+			.extracting(LockRecorder.Acquisition::outcome)
+			.isEqualTo(AcquireOutcome.SKIPPED);
+	}
+
+	@Test
 	void anAcquisitionAndItsReleaseAreRecordedWithKeyNameAndToken() {
 		String key = key();
 		this.template.run(key, LockOptions.builder().name("stock").build(), () -> {

@@ -1,0 +1,173 @@
+package dev.distlock.redis;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+import dev.distlock.LockBackendException;
+import dev.distlock.spi.Interrupts;
+import dev.distlock.spi.LockHandle;
+import dev.distlock.spi.MultiLocking.MultiAttempt;
+import io.lettuce.core.ScriptOutputType;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+
+/**
+ * Multi-key locks on Redis: the sorted keys grouped by cluster slot (one group on a
+ * standalone server), one {@link FamilyScripts#ACQUIRE_ALL} call per group, groups in
+ * slot order. So keys sharing a slot (a standalone server, or keys with one hash tag)
+ * cost one round trip, all or none inside Redis; keys across slots cost one per slot, and
+ * a busy group releases the groups already taken before the attempt returns. Every caller
+ * takes groups in the same order, so two callers cannot each hold a group the other waits
+ * for.
+ *
+ * <p>
+ * A call that fails or is interrupted part-way (a reply lost, a timeout) may have taken
+ * groups whose reply never came: every group sent is then released, owner-checked, before
+ * the failure is thrown, so no key stays held by an owner nobody knows (Redisson's
+ * multi-lock leaves such keys until their lease ends: its issue #4456).
+ */
+final class RedisMultiLocks {
+
+	private static final Log logger = LogFactory.getLog(RedisMultiLocks.class);
+
+	private final RedisLockProvider provider;
+
+	private final RedisCalls calls;
+
+	private final RedisKeys keys;
+
+	RedisMultiLocks(RedisLockProvider provider, RedisCalls calls, RedisKeys keys) {
+		this.provider = provider;
+		this.calls = calls;
+		this.keys = keys;
+	}
+
+	MultiAttempt tryLockAll(List<String> userKeys, Duration leaseTime, boolean waiting) {
+		String owner = this.provider.newOwner();
+		Map<Integer, List<String>> bySlot = groups(userKeys);
+		List<List<String>> sent = new ArrayList<>();
+		List<LockHandle> handles = new ArrayList<>(userKeys.size());
+		String what = String.join(",", userKeys);
+		try {
+			for (List<String> group : bySlot.values()) {
+				sent.add(group);
+				List<Object> reply = acquire(what, group, owner, leaseTime, waiting);
+				if (((Number) reply.get(0)).longValue() != 1) {
+					sent.remove(sent.size() - 1);
+					releaseGroups(what, sent, owner);
+					long remaining = ((Number) reply.get(1)).longValue();
+					int index = ((Number) reply.get(2)).intValue() - 1;
+					return new MultiAttempt.Busy(group.get(index), Duration.ofMillis(remaining));
+				}
+				for (int i = 0; i < group.size(); i++) {
+					String key = group.get(i);
+					handles.add(this.provider.handle(key, this.keys.lockKey(key), owner,
+							((Number) reply.get(i + 1)).longValue()));
+				}
+			}
+		}
+		catch (RuntimeException ex) {
+			// Taken or not, every group sent is given back: no key stays held by an
+			// owner nobody knows.
+			Interrupts.setAside(() -> {
+				releaseGroups(what, sent, owner);
+				return null;
+			});
+			throw ex;
+		}
+		// Handles in the caller's (sorted) order, whatever the slot order.
+		List<LockHandle> ordered = new ArrayList<>(handles);
+		ordered.sort((a, b) -> Integer.compare(userKeys.indexOf(a.key()), userKeys.indexOf(b.key())));
+		return new MultiAttempt.Acquired(ordered);
+	}
+
+	/** Sorted keys by slot, slots in ascending order. */
+	private Map<Integer, List<String>> groups(List<String> userKeys) {
+		Map<Integer, List<String>> bySlot = new TreeMap<>();
+		for (String key : userKeys) {
+			int slot = this.keys.isCluster() ? RedisKeys.slotOf(this.keys.lockKey(key)) : 0;
+			bySlot.computeIfAbsent(slot, (s) -> new ArrayList<>()).add(key);
+		}
+		return bySlot;
+	}
+
+	@SuppressWarnings("unchecked")
+	private List<Object> acquire(String what, List<String> group, String owner, Duration leaseTime, boolean waiting) {
+		String[] lockKeys = new String[group.size() + 1];
+		for (int i = 0; i < group.size(); i++) {
+			lockKeys[i] = this.keys.lockKey(group.get(i));
+		}
+		lockKeys[group.size()] = this.keys.fenceKey(lockKeys[0]);
+		List<Object> reply = this.calls.call(what, "acquire", FamilyScripts.ACQUIRE_ALL, ScriptOutputType.MULTI,
+				this.calls.deadline(), RedisCalls.args(lockKeys),
+				RedisCalls.args(owner, Long.toString(Math.max(1, leaseTime.toMillis())), waiting ? "1" : "0"));
+		if (reply == null || reply.isEmpty()) {
+			throw new LockBackendException(what, "Redis returned no reply to acquire the locks " + group,
+					new IllegalStateException("empty script result"));
+		}
+		return reply;
+	}
+
+	/**
+	 * Releases the groups of one owner; failures are logged, the keys then expire after
+	 * their lease.
+	 */
+	private void releaseGroups(String what, List<List<String>> groups, String owner) {
+		for (List<String> group : groups) {
+			try {
+				release(what, group, owner);
+			}
+			catch (RuntimeException ex) {
+				logger.debug("Could not give back the locks " + group + " of a failed multi-key acquire;"
+						+ " they expire after their lease", ex);
+			}
+		}
+	}
+
+	/** Releases handles of this provider, one call per slot. */
+	List<Boolean> releaseAll(List<LockHandle> handles) {
+		List<Boolean> released = new ArrayList<>(handles.size());
+		Map<String, List<Integer>> bySlot = new TreeMap<>();
+		for (int i = 0; i < handles.size(); i++) {
+			released.add(false);
+			RedisLockProvider.RedisLockHandle handle = (RedisLockProvider.RedisLockHandle) handles.get(i);
+			int slot = this.keys.isCluster() ? RedisKeys.slotOf(handle.lockKey) : 0;
+			bySlot.computeIfAbsent(slot + "|" + handle.owner, (s) -> new ArrayList<>()).add(i);
+		}
+		RuntimeException failure = null;
+		for (List<Integer> group : bySlot.values()) {
+			List<String> groupKeys = group.stream().map((i) -> handles.get(i).key()).toList();
+			String owner = ((RedisLockProvider.RedisLockHandle) handles.get(group.get(0))).owner;
+			try {
+				List<Object> reply = release(String.join(",", groupKeys), groupKeys, owner);
+				for (int j = 0; j < group.size(); j++) {
+					released.set(group.get(j), ((Number) reply.get(j)).longValue() == 1);
+				}
+			}
+			catch (RuntimeException ex) {
+				if (failure == null) {
+					failure = ex;
+				}
+				else {
+					failure.addSuppressed(ex);
+				}
+			}
+		}
+		if (failure != null) {
+			throw failure;
+		}
+		return released;
+	}
+
+	@SuppressWarnings("unchecked")
+	private List<Object> release(String what, List<String> group, String owner) {
+		String[] lockKeys = group.stream().map(this.keys::lockKey).toArray(String[]::new);
+		String[] publish = this.provider.publishArgs(lockKeys[0]);
+		return this.calls.call(what, "release", FamilyScripts.RELEASE_ALL, ScriptOutputType.MULTI,
+				this.calls.deadline(), RedisCalls.args(lockKeys), RedisCalls.args(owner, publish[0], publish[1]));
+	}
+
+}

@@ -1,0 +1,117 @@
+package dev.distlock.redis;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+
+import dev.distlock.spi.LockAttempt;
+import dev.distlock.spi.LockProvider;
+import dev.distlock.spi.MultiLocking;
+import dev.distlock.testsupport.AbstractMultiLockContractTests;
+import dev.distlock.testsupport.RedisCluster;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.data.redis.connection.RedisClusterConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The multi-key contract on a Redis Cluster of three masters, with each test's keys
+ * spread over slots (and so over masters), except two that share a hash tag: the per-slot
+ * steps, their order and their undoing are what this run checks.
+ */
+class RedisClusterMultiLockContractTests extends AbstractMultiLockContractTests {
+
+	private static RedisCluster cluster;
+
+	private static LettuceConnectionFactory factory;
+
+	private static LettuceConnectionFactory otherFactory;
+
+	private static RedisLockProvider provider;
+
+	private static RedisLockProvider otherProvider;
+
+	@BeforeAll
+	static void startCluster() {
+		cluster = RedisCluster.start(3);
+		factory = connect();
+		otherFactory = connect();
+		provider = new RedisLockProvider(factory, TestRedis.PREFIX, true);
+		otherProvider = new RedisLockProvider(otherFactory, TestRedis.PREFIX, true);
+		TestRedis.awaitAnswers(provider);
+		TestRedis.awaitAnswers(otherProvider);
+	}
+
+	private static LettuceConnectionFactory connect() {
+		LettuceConnectionFactory created = new LettuceConnectionFactory(
+				new RedisClusterConfiguration(cluster.addresses()));
+		created.afterPropertiesSet();
+		created.start();
+		return created;
+	}
+
+	@AfterAll
+	static void stopCluster() {
+		provider.close();
+		otherProvider.close();
+		factory.destroy();
+		otherFactory.destroy();
+		cluster.close();
+	}
+
+	@Override
+	protected LockProvider provider() {
+		return provider;
+	}
+
+	@Override
+	protected LockProvider otherProvider() {
+		return otherProvider;
+	}
+
+	/**
+	 * A busy key in a later slot: the slot taken before it is given back before the
+	 * attempt returns.
+	 */
+	@Test
+	void aBusySlotGivesBackTheSlotsTakenBefore() {
+		String early;
+		String late;
+		do {
+			early = "slot-" + UUID.randomUUID();
+			late = "slot-" + UUID.randomUUID();
+		}
+		while (RedisKeys.slotOf(TestRedis.PREFIX + early) >= RedisKeys.slotOf(TestRedis.PREFIX + late));
+		LockAttempt held = otherProvider.tryLock(late, Duration.ofSeconds(30));
+		assertThat(held).isInstanceOf(LockAttempt.Acquired.class);
+		MultiLocking.MultiAttempt attempt = provider.tryLockAll(List.of(early, late).stream().sorted().toList(),
+				Duration.ofSeconds(30), false);
+		assertThat(attempt).isInstanceOf(MultiLocking.MultiAttempt.Busy.class);
+		assertThat(((MultiLocking.MultiAttempt.Busy) attempt).key()).isEqualTo(late);
+		LockAttempt free = otherProvider.tryLock(early, Duration.ofSeconds(30));
+		assertThat(free).as("the key in the earlier slot").isInstanceOf(LockAttempt.Acquired.class);
+		((LockAttempt.Acquired) free).handle().release();
+		((LockAttempt.Acquired) held).handle().release();
+	}
+
+	/** Keys in different slots, the last two sharing one (a hash tag). */
+	@Override
+	protected List<String> keys(int count) {
+		String id = UUID.randomUUID().toString();
+		List<String> keys = new ArrayList<>();
+		for (int i = 0; i < count; i++) {
+			keys.add((i >= 1 && i == count - 1) ? "multi-" + (char) ('a' + i) + "-{" + id + "-shared}"
+					: "multi-" + (char) ('a' + i) + "-" + id);
+		}
+		if (count >= 3) {
+			keys.set(count - 2, "multi-" + (char) ('a' + count - 2) + "-{" + id + "-shared}");
+		}
+		return keys;
+	}
+
+}
