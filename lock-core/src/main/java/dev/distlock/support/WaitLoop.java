@@ -81,12 +81,14 @@ final class WaitLoop {
 		// Subscribed before the first attempt, so that no release after it goes unheard.
 		ReleaseSignals.Subscription subscription = signalled ? signals.subscribe(key, queue::signal) : null;
 		boolean fair = settings.fair();
-		String waiterId = fair ? UUID.randomUUID().toString() : "";
-		boolean queued = fair;
-		// A plain or write waiter on a store with read locks records its intent after its
-		// first busy answer, so that new readers stop coming in; see SharedLocking.
+		// A plain or write waiter on a store with read locks records its intent with
+		// every busy attempt, so that new readers stop coming in (see SharedLocking):
+		// readers that kept overlapping would never leave a release to signal.
 		boolean writer = waiting && !fair && !settings.read() && !settings.semaphore()
 				&& this.provider instanceof SharedLocking;
+		String waiterId = (fair || writer) ? UUID.randomUUID().toString() : "";
+		boolean queued = fair;
+		// Whether an intent of this writer may be recorded in the store.
 		boolean intent = false;
 		try {
 			while (true) {
@@ -111,7 +113,7 @@ final class WaitLoop {
 					continue;
 				}
 				long sent = System.nanoTime();
-				LockAttempt attempt = attemptOnce(key, settings, queue, fair, waiting, waiterId, intent);
+				LockAttempt attempt = attemptOnce(key, settings, queue, fair, waiting, waiterId, writer);
 				if (attempt instanceof LockAttempt.Acquired acquired) {
 					// Taking the key ended the intent in the store.
 					intent = false;
@@ -121,9 +123,9 @@ final class WaitLoop {
 					}
 					discardLate(acquired.handle());
 				}
-				else if (writer && !intent) {
+				else if (writer) {
+					// The busy attempt recorded the intent (or refreshed it).
 					intent = true;
-					waiterId = UUID.randomUUID().toString();
 				}
 				long remainingWait = deadline - System.nanoTime();
 				if (remainingWait <= 0) {
