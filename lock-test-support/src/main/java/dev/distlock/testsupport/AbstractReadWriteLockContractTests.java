@@ -125,14 +125,19 @@ public abstract class AbstractReadWriteLockContractTests {
 	}
 
 	@Test
-	void theSameExclusiveAttemptTwiceReturnsTheLockItTook() {
+	void anExclusiveAttemptIsThePlainLock() {
 		String key = key();
-		LockHandle first = acquired(provider().tryLockExclusive(key, LONG_LEASE, "w1", LONG_LEASE));
-		LockHandle again = acquired(provider().tryLockExclusive(key, LONG_LEASE, "w1", LONG_LEASE));
-		assertThat(again.fencingToken()).isEqualTo(first.fencingToken());
+		LockHandle writer = acquired(provider().tryLockExclusive(key, LONG_LEASE, "w1", LONG_LEASE));
+		assertBusy("the plain lock", otherProvider().tryLock(key, LONG_LEASE));
 		assertBusy("another writer", otherProvider().tryLockExclusive(key, LONG_LEASE, "w2", LONG_LEASE));
-		assertThat(first.release()).isTrue();
+		assertThat(writer.release()).isTrue();
+		LockHandle plain = acquired(provider().tryLock(key, LONG_LEASE));
+		assertThat(plain.fencingToken()).isGreaterThan(writer.fencingToken());
+		assertBusy("a writer while the plain lock is held",
+				otherProvider().tryLockExclusive(key, LONG_LEASE, "w2", LONG_LEASE));
+		assertThat(plain.release()).isTrue();
 		otherProvider().withdrawIntent(key, "w2");
+		assertThat(acquired(provider().tryLockShared(key, LONG_LEASE, false)).release()).isTrue();
 	}
 
 	@Test
