@@ -164,7 +164,11 @@ public final class InMemoryLockProvider implements ReleaseSignalling, FairLockin
 				entry.intents.remove(waiterId);
 				return entry.acquire(this, key, lease, now, waiterId);
 			}
-			entry.intents.put(waiterId, now + keepIntent);
+			if (holder == null) {
+				// Readers hold it: hold new ones back. (Another writer's release is
+				// signalled anyway.)
+				entry.intents.put(waiterId, now + keepIntent);
+			}
 			return entry.busy(now);
 		});
 	}

@@ -37,9 +37,11 @@ public interface SharedLocking extends LockProvider {
 
 	/**
 	 * Tries once to take the write side of {@code key}, exactly as
-	 * {@link LockProvider#tryLock} does (the same lock, the same handle), and, when the
-	 * key is busy, records that writer {@code waiterId} waits for it, for
-	 * {@code intentTimeout} after this attempt. Taking the key ends the writer's intent.
+	 * {@link LockProvider#tryLock} does (the same lock, the same handle) for a caller
+	 * that waits, and, when readers hold the key, records that writer {@code waiterId}
+	 * waits for it, for {@code intentTimeout} after this attempt. (Behind another writer
+	 * no intent is needed: that writer's release is signalled, and if readers take the
+	 * key first, the next attempt records it.) Taking the key ends the writer's intent.
 	 * Running the same attempt twice must not lose the lock it took.
 	 */
 	LockAttempt tryLockExclusive(String key, Duration leaseTime, String waiterId, Duration intentTimeout);

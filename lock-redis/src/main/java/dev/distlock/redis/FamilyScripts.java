@@ -120,18 +120,22 @@ final class FamilyScripts {
 	 * KEYS[3] intents; ARGV[1] owner, ARGV[2] lease in ms, ARGV[3] waiter id, ARGV[4]
 	 * intent timeout in ms. Takes the mutex as {@link LockScripts#ACQUIRE} does (through
 	 * {@link LockScripts#WRITE_MUTEX}) when nobody holds the key, ending this writer's
-	 * intent, and writes it marked when readers wait behind it; otherwise records or
-	 * refreshes the intent and marks the holder (the mutex, or the readers' hash) so that
-	 * its end is published. Returns as {@link LockScripts#ACQUIRE}.
+	 * intent, and writes it marked when readers wait behind it. Busy behind another
+	 * writer, it marks the mutex as {@code ACQUIRE} does, and nothing more: that
+	 * release is signalled anyway. Busy behind readers, it records or refreshes the
+	 * intent (so that no new reader comes in) and marks the readers' hash, so that the
+	 * last reader's release is published. Returns as {@link LockScripts#ACQUIRE}.
 	 */
 	static final RedisScript<Long> WRITE_ACQUIRE = RedisScript
-		.of(LockScripts.MUTEX_FUNCTIONS + PRUNE_READERS + NOW + """
+		.of(LockScripts.MUTEX_FUNCTIONS + PRUNE_READERS + """
 				local lock, counter, intents, owner, lease = KEYS[1], KEYS[2], KEYS[3], ARGV[1], ARGV[2]
 				local held = redis.pcall('get', lock)
 				if owns(held, owner) then
 				  return fence(held)
 				end
+				local ms = 0
 				if held and type(held) ~= 'string' then
+				""" + NOW.replace("local ms =", "ms =") + """
 				  if prune(lock, ms) == 0 then
 				    redis.call('del', lock)
 				    held = false
@@ -147,17 +151,18 @@ final class FamilyScripts {
 				    end
 				    return token
 				  end
-				end
-				local timeout = tonumber(ARGV[4])
-				redis.call('zadd', intents, ms + timeout, ARGV[3])
-				if redis.call('pttl', intents) < 2 * timeout then
-				  redis.call('pexpire', intents, 2 * timeout)
+				  held = redis.pcall('get', lock)
 				end
 				if type(held) == 'string' then
 				  if not waited(held) then
 				    redis.call('append', lock, ' w')
 				  end
 				elseif held then
+				  local timeout = tonumber(ARGV[4])
+				  redis.call('zadd', intents, ms + timeout, ARGV[3])
+				  if redis.call('pttl', intents) < 2 * timeout then
+				    redis.call('pexpire', intents, 2 * timeout)
+				  end
 				  redis.call('hset', lock, '#w', '1')
 				end
 				return -1 - math.max(redis.call('pttl', lock), 1)
