@@ -118,52 +118,58 @@ final class FamilyScripts {
 	/**
 	 * The writer's side for a writer that waits. KEYS[1] lock, KEYS[2] fencing counter,
 	 * KEYS[3] intents; ARGV[1] owner, ARGV[2] lease in ms, ARGV[3] waiter id, ARGV[4]
-	 * intent timeout in ms. Takes the mutex as {@link LockScripts#ACQUIRE} does (through
-	 * {@link LockScripts#WRITE_MUTEX}) when nobody holds the key, ending this writer's
-	 * intent, and writes it marked when readers wait behind it. Busy behind another
-	 * writer, it marks the mutex as {@code ACQUIRE} does, and nothing more: that release
-	 * is signalled anyway. Busy behind readers, it records or refreshes the intent (so
-	 * that no new reader comes in) and marks the readers' hash, so that the last reader's
-	 * release is published. Returns as {@link LockScripts#ACQUIRE}.
+	 * intent timeout in ms, ARGV[5] {@code 1} if an earlier attempt of this waiter was
+	 * busy. Takes a free key exactly as {@link LockScripts#ACQUIRE} does (its token, then
+	 * {@link LockScripts#WRITE_MUTEX}: {@code INCR} and {@code SET NX}, nothing more for
+	 * a first attempt); after a busy attempt it also ends this writer's intent and writes
+	 * the mutex marked when readers wait behind it. Busy behind another writer, it marks
+	 * the mutex as {@code ACQUIRE} does, and nothing more: that release is signalled
+	 * anyway. Busy behind readers, it drops their expired holds (taking the key if none
+	 * is left), else records or refreshes the intent, so that no new reader comes in, and
+	 * marks the readers' hash, so that the last reader's release is published. Returns as
+	 * {@link LockScripts#ACQUIRE}.
 	 */
 	static final RedisScript<Long> WRITE_ACQUIRE = RedisScript.of(LockScripts.MUTEX_FUNCTIONS + PRUNE_READERS + """
 			local lock, counter, intents, owner, lease = KEYS[1], KEYS[2], KEYS[3], ARGV[1], ARGV[2]
-			local held = redis.pcall('get', lock)
-			if owns(held, owner) then
-			  return fence(held)
-			end
-			local ms = 0
-			if held and type(held) ~= 'string' then
-			""" + NOW.replace("local ms =", "ms =") + """
-			  if prune(lock, ms) == 0 then
-			    redis.call('del', lock)
-			    held = false
-			  end
-			end
-			if not held then
-			""" + LockScripts.NEXT_TOKEN + "if " + LockScripts.WRITE_MUTEX + """
-			 then
+			local function taken()
+			  if ARGV[5] == '1' then
 			    redis.call('zrem', intents, ARGV[3])
 			    if redis.call('zscore', intents, '#r') then
 			      redis.call('zrem', intents, '#r')
 			      redis.call('append', lock, ' w')
 			    end
-			    return token
 			  end
-			  held = redis.pcall('get', lock)
+			end
+			""" + LockScripts.NEXT_TOKEN + "if " + LockScripts.WRITE_MUTEX + """
+			 then
+			  taken()
+			  return token
+			end
+			local held = redis.pcall('get', lock)
+			if owns(held, owner) then
+			  return fence(held)
 			end
 			if type(held) == 'string' then
 			  if not waited(held) then
 			    redis.call('append', lock, ' w')
 			  end
-			elseif held then
-			  local timeout = tonumber(ARGV[4])
-			  redis.call('zadd', intents, ms + timeout, ARGV[3])
-			  if redis.call('pttl', intents) < 2 * timeout then
-			    redis.call('pexpire', intents, 2 * timeout)
-			  end
-			  redis.call('hset', lock, '#w', '1')
+			  return -1 - math.max(redis.call('pttl', lock), 1)
 			end
+			""" + NOW + """
+			if prune(lock, ms) == 0 then
+			  redis.call('del', lock)
+			""" + "  if " + LockScripts.WRITE_MUTEX + """
+			 then
+			    taken()
+			    return token
+			  end
+			end
+			local timeout = tonumber(ARGV[4])
+			redis.call('zadd', intents, ms + timeout, ARGV[3])
+			if redis.call('pttl', intents) < 2 * timeout then
+			  redis.call('pexpire', intents, 2 * timeout)
+			end
+			redis.call('hset', lock, '#w', '1')
 			return -1 - math.max(redis.call('pttl', lock), 1)
 			""", Long.class);
 

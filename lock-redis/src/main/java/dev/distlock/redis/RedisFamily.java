@@ -101,12 +101,12 @@ final class RedisFamily {
 	 * since the write side is the mutex.
 	 */
 	LockAttempt tryLockExclusive(String key, Duration leaseTime, String waiterId, Duration intentTimeout,
-			MutexHandles handles) {
+			boolean intentRecorded, MutexHandles handles) {
 		String lockKey = this.keys.lockKey(key);
 		String owner = this.owners.get();
 		Long result = acquire(key, Kind.WRITE, lockKey, owner, FamilyScripts.WRITE_ACQUIRE,
 				RedisCalls.args(lockKey, this.keys.fenceKey(lockKey), this.keys.intentsKey(lockKey)),
-				RedisCalls.args(owner, millis(leaseTime), waiterId, millis(intentTimeout)));
+				RedisCalls.args(owner, millis(leaseTime), waiterId, millis(intentTimeout), intentRecorded ? "1" : "0"));
 		if (result > 0) {
 			return new LockAttempt.Acquired(handles.handle(key, lockKey, owner, result));
 		}
