@@ -25,9 +25,9 @@ import org.springframework.data.redis.core.script.RedisScript;
  * <p>
  * <b>Semaphore.</b> A sorted set ({@link RedisKeys#permitsKey}): member owner token,
  * score its expiry in ms on the server's clock; {@code #n} scored minus the permit count,
- * {@code #w} (score -1) marks a waiter. Expired permits are dropped by every script
+ * {@code #w} (score -1) marks a waiter. Expired permits are dropped by every acquire
  * before it counts, so a dead holder's permit comes back at its own expiry. The key's TTL
- * is the latest permit's expiry.
+ * covers the latest permit's expiry; the last release deletes it.
  */
 final class FamilyScripts {
 
@@ -99,8 +99,7 @@ final class FamilyScripts {
 			    return tonumber(string.match(mine, ' (%d+)$'))
 			  end
 			end
-			redis.call('zremrangebyscore', intents, 1, ms)
-			local first = redis.call('zrangebyscore', intents, 1, '+inf', 'WITHSCORES', 'LIMIT', 0, 1)
+			local first = redis.call('zrangebyscore', intents, '(' .. ms, '+inf', 'WITHSCORES', 'LIMIT', 0, 1)
 			if #first > 0 then
 			  if ARGV[3] == '1' then
 			    redis.call('zadd', intents, 0, '#r')
@@ -109,7 +108,7 @@ final class FamilyScripts {
 			end
 			""" + LockScripts.NEXT_TOKEN + """
 			redis.call('hset', lock, owner, string.format('%d %d', ms + lease, token))
-			if redis.call('pttl', lock) < lease then
+			if not held or redis.call('pttl', lock) < lease then
 			  redis.call('pexpire', lock, lease)
 			end
 			return token
@@ -205,6 +204,9 @@ final class FamilyScripts {
 			end
 			redis.call('hdel', KEYS[1], ARGV[1])
 			local result = (tonumber(string.match(mine, '^(%d+)')) > ms) and 1 or 0
+			if redis.call('hlen', KEYS[1]) == 0 then
+			  return result
+			end
 			local live, latest = prune(KEYS[1], ms)
 			if live == 0 then
 			  local marked = redis.call('hexists', KEYS[1], '#w') == 1
@@ -231,9 +233,11 @@ final class FamilyScripts {
 			local permits, lease = tonumber(ARGV[2]), tonumber(ARGV[3])
 			redis.call('zremrangebyscore', sem, 0, ms)
 			local held = redis.call('zcount', sem, 0, '+inf')
-			local declared = redis.call('zscore', sem, '#n')
-			if held > 0 and declared and -tonumber(declared) ~= permits then
-			  return {2, -tonumber(declared)}
+			if held > 0 then
+			  local declared = redis.call('zscore', sem, '#n')
+			  if declared and -tonumber(declared) ~= permits then
+			    return {2, -tonumber(declared)}
+			  end
 			end
 			if held >= permits and not redis.call('zscore', sem, owner) then
 			  if ARGV[4] == '1' then
@@ -243,10 +247,10 @@ final class FamilyScripts {
 			  return {0, math.max(tonumber(first[2]) - ms, 1)}
 			end
 			""" + LockScripts.NEXT_TOKEN + """
-			redis.call('zadd', sem, ms + lease, owner)
-			redis.call('zadd', sem, -permits, '#n')
-			local last = redis.call('zrange', sem, -1, -1, 'WITHSCORES')
-			redis.call('pexpire', sem, tonumber(last[2]) - ms)
+			redis.call('zadd', sem, ms + lease, owner, -permits, '#n')
+			if held == 0 or redis.call('pttl', sem) < lease then
+			  redis.call('pexpire', sem, lease)
+			end
 			return {1, token}
 			""", List.class);
 
@@ -264,14 +268,11 @@ final class FamilyScripts {
 			end
 			redis.call('zrem', KEYS[1], ARGV[1])
 			local result = (tonumber(score) > ms) and 1 or 0
-			redis.call('zremrangebyscore', KEYS[1], 0, ms)
 			local marked = redis.call('zscore', KEYS[1], '#w')
 			if redis.call('zcount', KEYS[1], 0, '+inf') == 0 then
 			  redis.call('del', KEYS[1])
-			else
+			elseif marked then
 			  redis.call('zrem', KEYS[1], '#w')
-			  local last = redis.call('zrange', KEYS[1], -1, -1, 'WITHSCORES')
-			  redis.call('pexpire', KEYS[1], tonumber(last[2]) - ms)
 			end
 			if marked and publish(ARGV[2], ARGV[3], KEYS[1]) == 2 and result == 1 then
 			  return 2
