@@ -263,8 +263,11 @@ public abstract class AbstractReadWriteLockContractTests {
 	@Test
 	void waitingReadersOfEveryJvmAreWokenByTheWritersRelease() throws Exception {
 		String key = key();
-		DefaultLockTemplate jvm1 = this.templates.template(provider(), LONG_LEASE);
-		DefaultLockTemplate jvm2 = this.templates.template(otherProvider(), LONG_LEASE);
+		// Held for minutes, so that no waiter's hint (the writer's lease) wakes it.
+		DefaultLockTemplate jvm1 = this.templates.template(provider(), Duration.ofMinutes(2));
+		AtomicInteger busy = new AtomicInteger();
+		DefaultLockTemplate jvm2 = this.templates.template(ContractTemplates.countingBusy(otherProvider(), busy),
+				LONG_LEASE);
 		Lease writer = jvm1.acquire(key, LockOptions.defaults());
 		CountDownLatch allIn = new CountDownLatch(4);
 		CountDownLatch leave = new CountDownLatch(1);
@@ -279,6 +282,8 @@ public abstract class AbstractReadWriteLockContractTests {
 		Conditions.await("the readers to wait", Duration.ofSeconds(10),
 				() -> jvm1.waitingThreads().getOrDefault(key + " (read)", 0) == 2
 						&& jvm2.waitingThreads().getOrDefault(key + " (read)", 0) == 2);
+		Conditions.await("a reader of the other JVM to find the key busy while listening", Duration.ofSeconds(10),
+				() -> busy.get() > 0);
 		writer.release();
 		assertThat(allIn.await(20, TimeUnit.SECONDS)).as("all four readers hold at once").isTrue();
 		leave.countDown();

@@ -198,13 +198,18 @@ public abstract class AbstractSemaphoreContractTests {
 	@DisplayName("N freed permits wake N waiters across JVMs and within one (Redisson #6664: a waiter never woken)")
 	void nFreedPermitsWakeNWaiters() throws Exception {
 		String key = key();
-		DefaultLockTemplate holderJvm = this.templates.template(provider(), LONG_LEASE);
+		// Held for minutes, so that no waiter's hint (the first permit's expiry) wakes
+		// it.
+		DefaultLockTemplate holderJvm = this.templates.template(provider(), Duration.ofMinutes(2));
 		List<Lease> held = new ArrayList<>();
 		for (int i = 0; i < 3; i++) {
 			held.add(holderJvm.acquire(key, permits(3)));
 		}
-		List<DefaultLockTemplate> waiterJvms = List.of(this.templates.template(otherProvider(), LONG_LEASE),
-				this.templates.template(provider(), LONG_LEASE), this.templates.template(otherProvider(), LONG_LEASE));
+		AtomicInteger busy = new AtomicInteger();
+		List<DefaultLockTemplate> waiterJvms = List.of(
+				this.templates.template(ContractTemplates.countingBusy(otherProvider(), busy), LONG_LEASE),
+				this.templates.template(ContractTemplates.countingBusy(provider(), busy), LONG_LEASE),
+				this.templates.template(ContractTemplates.countingBusy(otherProvider(), busy), LONG_LEASE));
 		CountDownLatch in = new CountDownLatch(3);
 		CountDownLatch leave = new CountDownLatch(1);
 		List<CompletableFuture<Void>> waiters = new ArrayList<>();
@@ -216,6 +221,10 @@ public abstract class AbstractSemaphoreContractTests {
 		}
 		Conditions.await("three waiters", Duration.ofSeconds(10), () -> waiterJvms.stream()
 			.allMatch((jvm) -> jvm.waitingThreads().getOrDefault(key + " (permits)", 0) == 1));
+		// Each found no permit while listening, so waits for a signal, not a short
+		// backoff.
+		Conditions.await("the waiters to find no permit while listening", Duration.ofSeconds(10),
+				() -> busy.get() >= 3);
 		held.forEach(Lease::release);
 		assertThat(in.await(20, TimeUnit.SECONDS)).as("three freed permits let in the three waiters").isTrue();
 		// Now three threads of one JVM wait behind the three holders.
@@ -225,8 +234,11 @@ public abstract class AbstractSemaphoreContractTests {
 		for (int i = 0; i < 3; i++) {
 			crowd.add(CompletableFuture.runAsync(() -> crowded.run(key, permits(3), crowdIn::countDown)));
 		}
+		int busyBefore = busy.get();
 		Conditions.await("three more waiters in one JVM", Duration.ofSeconds(10),
 				() -> crowded.waitingThreads().getOrDefault(key + " (permits)", 0) == 3);
+		Conditions.await("the first of them to find no permit while listening", Duration.ofSeconds(10),
+				() -> busy.get() > busyBefore);
 		leave.countDown();
 		assertThat(crowdIn.await(20, TimeUnit.SECONDS)).as("the local line lets them in one after another").isTrue();
 		CompletableFuture.allOf(waiters.toArray(CompletableFuture[]::new)).get(20, TimeUnit.SECONDS);

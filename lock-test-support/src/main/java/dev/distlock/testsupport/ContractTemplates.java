@@ -2,7 +2,12 @@ package dev.distlock.testsupport;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
 
@@ -10,6 +15,8 @@ import dev.distlock.LockOptions;
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockHandle;
 import dev.distlock.spi.LockProvider;
+import dev.distlock.spi.PermitLocking;
+import dev.distlock.spi.ReleaseSignalling;
 import dev.distlock.support.DefaultLockTemplate;
 import dev.distlock.support.RenewalScheduler;
 
@@ -26,12 +33,15 @@ final class ContractTemplates implements AutoCloseable {
 
 	private final List<AutoCloseable> closeables = new ArrayList<>();
 
-	/** A template with the given lease, a 20 s wait and a retry interval of a minute. */
+	/**
+	 * A template with the given lease, a 45 s wait and a retry interval of a minute: a
+	 * waiter that missed its signal would wake after the tests' 20 s bounds.
+	 */
 	DefaultLockTemplate template(LockProvider provider, Duration leaseTime) {
 		RenewalScheduler scheduler = new RenewalScheduler();
 		DefaultLockTemplate template = new DefaultLockTemplate(provider, scheduler,
 				LockOptions.builder()
-					.waitTime(Duration.ofSeconds(20))
+					.waitTime(Duration.ofSeconds(45))
 					.leaseTime(leaseTime)
 					.autoRenew(true)
 					.retryInterval(RETRY)
@@ -39,6 +49,44 @@ final class ContractTemplates implements AutoCloseable {
 		this.closeables.add(template);
 		this.closeables.add(scheduler);
 		return template;
+	}
+
+	/**
+	 * {@code provider} with every capability it has, counting in {@code busy} the read
+	 * and permit attempts that found the key busy while the store's signals for it were
+	 * listened to: a test waits for them, so that its waiters are known to wait for a
+	 * signal (for their retry interval, not a short backoff) before it frees the key.
+	 */
+	@SuppressWarnings("unchecked")
+	static <P extends LockProvider> P countingBusy(P provider, AtomicInteger busy) {
+		Set<Class<?>> interfaces = new LinkedHashSet<>();
+		for (Class<?> type = provider.getClass(); type != null; type = type.getSuperclass()) {
+			interfaces.addAll(List.of(type.getInterfaces()));
+		}
+		return (P) Proxy.newProxyInstance(ContractTemplates.class.getClassLoader(), interfaces.toArray(Class<?>[]::new),
+				(proxy, method, args) -> {
+					Object result;
+					try {
+						result = method.invoke(provider, args);
+					}
+					catch (InvocationTargetException ex) {
+						throw ex.getCause();
+					}
+					if (result instanceof LockAttempt.Busy && listening(provider, method.getName(), (String) args[0])) {
+						busy.incrementAndGet();
+					}
+					return result;
+				});
+	}
+
+	private static boolean listening(LockProvider provider, String method, String key) {
+		if (method.equals("tryAcquirePermit")) {
+			return ((PermitLocking) provider).permitSignals().isListening(key);
+		}
+		if (method.equals("tryLockShared")) {
+			return !(provider instanceof ReleaseSignalling signalling) || signalling.releaseSignals().isListening(key);
+		}
+		return false;
 	}
 
 	@Override
