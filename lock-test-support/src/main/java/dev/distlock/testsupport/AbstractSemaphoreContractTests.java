@@ -229,12 +229,12 @@ public abstract class AbstractSemaphoreContractTests {
 		assertThat(in.await(20, TimeUnit.SECONDS)).as("three freed permits let in the three waiters").isTrue();
 		// Now three threads of one JVM wait behind the three holders.
 		DefaultLockTemplate crowded = waiterJvms.get(0);
+		int busyBefore = busy.get();
 		CountDownLatch crowdIn = new CountDownLatch(3);
 		List<CompletableFuture<Void>> crowd = new ArrayList<>();
 		for (int i = 0; i < 3; i++) {
 			crowd.add(CompletableFuture.runAsync(() -> crowded.run(key, permits(3), crowdIn::countDown)));
 		}
-		int busyBefore = busy.get();
 		Conditions.await("three more waiters in one JVM", Duration.ofSeconds(10),
 				() -> crowded.waitingThreads().getOrDefault(key + " (permits)", 0) == 3);
 		Conditions.await("the first of them to find no permit while listening", Duration.ofSeconds(10),
