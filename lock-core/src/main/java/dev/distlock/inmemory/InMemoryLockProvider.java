@@ -559,8 +559,47 @@ public final class InMemoryLockProvider implements ReleaseSignalling, FairLockin
 
 	}
 
-	/** One read hold: the handle is the owner, by identity. */
-	private record ReadHold(InMemoryLockProvider store, String key, long fencingToken) implements LockHandle {
+	/**
+	 * A read hold or a permit: the handle is the owner, by identity (no value equality,
+	 * so two holds never stand for each other in the maps that key on them).
+	 */
+	private abstract static class SharedHold implements LockHandle {
+
+		final InMemoryLockProvider store;
+
+		final String key;
+
+		private final long fencingToken;
+
+		SharedHold(InMemoryLockProvider store, String key, long fencingToken) {
+			this.store = store;
+			this.key = key;
+			this.fencingToken = fencingToken;
+		}
+
+		@Override
+		public String key() {
+			return this.key;
+		}
+
+		@Override
+		public long fencingToken() {
+			return this.fencingToken;
+		}
+
+		@Override
+		public String toString() {
+			return "InMemory" + getClass().getSimpleName() + "[key=" + this.key + ", token=" + this.fencingToken + "]";
+		}
+
+	}
+
+	/** One read hold. */
+	private static final class ReadHold extends SharedHold {
+
+		ReadHold(InMemoryLockProvider store, String key, long fencingToken) {
+			super(store, key, fencingToken);
+		}
 
 		@Override
 		public boolean renew(Duration leaseTime) {
@@ -582,25 +621,14 @@ public final class InMemoryLockProvider implements ReleaseSignalling, FairLockin
 			}));
 		}
 
-		@Override
-		public boolean equals(Object other) {
-			return this == other;
-		}
-
-		@Override
-		public int hashCode() {
-			return System.identityHashCode(this);
-		}
-
-		@Override
-		public String toString() {
-			return "InMemoryReadHold[key=" + this.key + ", token=" + this.fencingToken + "]";
-		}
-
 	}
 
-	/** One permit of a semaphore: the handle is the owner, by identity. */
-	private record Permit(InMemoryLockProvider store, String key, long fencingToken) implements LockHandle {
+	/** One permit of a semaphore. */
+	private static final class Permit extends SharedHold {
+
+		Permit(InMemoryLockProvider store, String key, long fencingToken) {
+			super(store, key, fencingToken);
+		}
 
 		@Override
 		public boolean renew(Duration leaseTime) {
@@ -620,21 +648,6 @@ public final class InMemoryLockProvider implements ReleaseSignalling, FairLockin
 					semaphore.freed = true;
 					return true;
 				}));
-		}
-
-		@Override
-		public boolean equals(Object other) {
-			return this == other;
-		}
-
-		@Override
-		public int hashCode() {
-			return System.identityHashCode(this);
-		}
-
-		@Override
-		public String toString() {
-			return "InMemoryPermit[key=" + this.key + ", token=" + this.fencingToken + "]";
 		}
 
 	}

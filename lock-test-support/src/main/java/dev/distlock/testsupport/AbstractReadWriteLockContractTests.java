@@ -276,7 +276,7 @@ public abstract class AbstractReadWriteLockContractTests {
 			DefaultLockTemplate jvm = (i % 2 == 0) ? jvm1 : jvm2;
 			readers[i] = CompletableFuture.runAsync(() -> jvm.run(key, READ, () -> {
 				allIn.countDown();
-				await(leave);
+				ContractTemplates.await(leave);
 			}));
 		}
 		Conditions.await("the readers to wait", Duration.ofSeconds(10),
@@ -385,18 +385,6 @@ public abstract class AbstractReadWriteLockContractTests {
 		assertThat(lease.isHeld()).isTrue();
 		assertBusy("writer while the renewed reader holds", otherProvider().tryLock(key, LONG_LEASE));
 		lease.release();
-	}
-
-	private static void await(CountDownLatch latch) {
-		try {
-			if (!latch.await(30, TimeUnit.SECONDS)) {
-				throw new AssertionError("latch not released");
-			}
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new AssertionError(ex);
-		}
 	}
 
 }

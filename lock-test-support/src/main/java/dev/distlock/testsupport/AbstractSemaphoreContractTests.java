@@ -216,7 +216,7 @@ public abstract class AbstractSemaphoreContractTests {
 		for (DefaultLockTemplate jvm : waiterJvms) {
 			waiters.add(CompletableFuture.runAsync(() -> jvm.run(key, permits(3), () -> {
 				in.countDown();
-				await(leave);
+				ContractTemplates.await(leave);
 			})));
 		}
 		Conditions.await("three waiters", Duration.ofSeconds(10), () -> waiterJvms.stream()
@@ -285,18 +285,6 @@ public abstract class AbstractSemaphoreContractTests {
 		assertThat(lease.isHeld()).isTrue();
 		assertBusy("the renewed permit is still held", otherProvider().tryAcquirePermit(key, 1, LONG_LEASE, false));
 		lease.release();
-	}
-
-	private static void await(CountDownLatch latch) {
-		try {
-			if (!latch.await(30, TimeUnit.SECONDS)) {
-				throw new AssertionError("latch not released");
-			}
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new AssertionError(ex);
-		}
 	}
 
 }

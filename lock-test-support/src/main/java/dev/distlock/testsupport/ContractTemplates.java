@@ -7,6 +7,8 @@ import java.lang.reflect.Proxy;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
@@ -93,6 +95,19 @@ final class ContractTemplates implements AutoCloseable {
 	public void close() throws Exception {
 		for (AutoCloseable closeable : this.closeables) {
 			closeable.close();
+		}
+	}
+
+	/** Waits for a latch a test's holders count down, at most 30 s. */
+	static void await(CountDownLatch latch) {
+		try {
+			if (!latch.await(30, TimeUnit.SECONDS)) {
+				throw new AssertionError("latch not released");
+			}
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new AssertionError(ex);
 		}
 	}
 
