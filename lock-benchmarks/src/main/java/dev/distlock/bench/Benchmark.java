@@ -79,11 +79,16 @@ public final class Benchmark {
 	private void run() throws Exception {
 		double ping = pingMillis();
 		this.report.append(String.format(Locale.ROOT, "PING round trip from one thread, p50: %.3f ms%n%n", ping));
+		if ("server-cost".equals(System.getProperty("bench.only"))) {
+			new ServerCost(this.port, WINDOW, this.report).run();
+			return;
+		}
 		throughput("S1 uncontended, 1 thread, one fixed key, lock+unlock cycles/s", 1);
 		throughput("S2 uncontended, 16 threads, a fixed key per thread, cycles/s", 16);
 		hotKey("S3 one hot key, 8 threads in one JVM", 8, false, ping);
 		hotKey("S4 one hot key, 2 JVMs x 4 threads", 4, true, ping);
 		commands();
+		new ServerCost(this.port, WINDOW, this.report).run();
 		renewal();
 		annotation();
 		this.report.append("## Notes\n\n");

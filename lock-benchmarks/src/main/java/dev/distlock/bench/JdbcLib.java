@@ -82,7 +82,7 @@ final class JdbcLib {
 			this.provider = new JdbcLockProvider(dataSource, "distlock_bench");
 			this.provider.createTableIfMissing();
 			this.template = new DefaultLockTemplate(this.provider, this.scheduler,
-					Lib.Distlock.options(Duration.ofSeconds(30)));
+					Lib.Distlock.options(Duration.ofSeconds(30), false));
 		}
 
 		@Override

@@ -140,28 +140,36 @@ interface Lib extends AutoCloseable {
 
 		final DefaultLockTemplate template;
 
+		private final String name;
+
 		Distlock(int port, Duration lease) {
+			this(port, options(lease, false), "distlock");
+		}
+
+		Distlock(int port, LockOptions options, String name) {
 			this.factory = connectionFactory(port);
 			this.provider = new RedisLockProvider(this.factory, "distlock:", false);
-			this.template = new DefaultLockTemplate(this.provider, this.scheduler, options(lease));
+			this.template = new DefaultLockTemplate(this.provider, this.scheduler, options);
+			this.name = name;
 		}
 
 		/**
 		 * The options every distlock runner takes: 60 s wait, renewed lease, 100 ms
 		 * retry.
 		 */
-		static LockOptions options(Duration lease) {
+		static LockOptions options(Duration lease, boolean fair) {
 			return LockOptions.builder()
 				.waitTime(Duration.ofSeconds(60))
 				.leaseTime(lease)
 				.autoRenew(true)
 				.retryInterval(Duration.ofMillis(100))
+				.fair(fair)
 				.build();
 		}
 
 		@Override
 		public String name() {
-			return "distlock";
+			return this.name;
 		}
 
 		@Override

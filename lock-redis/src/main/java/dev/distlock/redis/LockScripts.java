@@ -21,9 +21,9 @@ import org.springframework.data.redis.core.script.RedisScript;
  * lock it lost.
  *
  * <p>
- * <b>Commands.</b> An uncontended acquire runs {@code INCR} and {@code SET} (plus
- * {@code TIME} and a {@code SET} of the counter only when the counter was lost), and a
- * release {@code GET} and {@code DEL}: four commands per cycle.
+ * <b>Commands.</b> An uncontended acquire runs {@code TIME}, {@code SET ... GET} of the
+ * counter and {@code SET NX PX} of the lock, and a release {@code GET} and {@code DEL}:
+ * five commands per cycle.
  */
 final class LockScripts {
 
@@ -45,17 +45,22 @@ final class LockScripts {
 	static final String WRITE_MUTEX = "redis.call('set', lock, owner .. ' ' .. string.format('%d', token), 'NX', 'PX', lease)";
 
 	/**
-	 * Lua that sets the local {@code token} to the next fencing token from the counter
-	 * {@code counter}: the counter plus one, or, when the counter was lost (a restart
-	 * without persistence, an eviction: {@code INCR} answers 1), the server's clock in
-	 * microseconds, which the counter then continues from. So tokens keep rising across a
-	 * lost counter, and the uncontended path runs one command for its token.
+	 * Lua that sets the local {@code token} to the next fencing token, from the server's
+	 * clock in microseconds and the slot's counter {@code counter}, which holds the last
+	 * token: the clock, swapped into the counter with one {@code SET ... GET}; or, when
+	 * the counter is not behind the clock (two tokens in one microsecond, a clock stepped
+	 * back), the counter plus one, written back. So tokens rise strictly while the
+	 * counter lasts, and rise with the clock when it is lost (a restart without
+	 * persistence, an eviction) or lags (a failover to a replica that missed the last
+	 * writes), as far as the servers' clocks agree. Needs Redis 6.2
+	 * ({@code SET ... GET}).
 	 */
 	static final String NEXT_TOKEN = """
-			local token = redis.call('incr', counter)
-			if token == 1 then
-			  local now = redis.call('time')
-			  token = tonumber(now[1]) * 1000000 + tonumber(now[2])
+			local now = redis.call('time')
+			local token = tonumber(now[1]) * 1000000 + tonumber(now[2])
+			local last = tonumber(redis.call('set', counter, string.format('%d', token), 'GET') or '0')
+			if last >= token then
+			  token = last + 1
 			  redis.call('set', counter, string.format('%d', token))
 			end
 			""";
@@ -131,80 +136,162 @@ final class LockScripts {
 
 	/**
 	 * Fair acquire. KEYS[1] lock, KEYS[2] fencing counter, KEYS[3] queue (sorted set of
-	 * waiter ids by arrival), KEYS[4] waiter deadlines (hash), all in one slot; ARGV[1]
-	 * owner, ARGV[2] lease in ms, ARGV[3] waiter id, ARGV[4] queue timeout in ms. Waiters
-	 * whose deadline passed are dropped from the head of the queue first. The lock is
-	 * taken only when free and this waiter is first (or nobody queues); otherwise the
-	 * waiter queues and its deadline moves on. Returns as {@link #ACQUIRE}; a free lock
-	 * that is another waiter's turn is busy with 0 remaining. A lock taken while others
-	 * queue is written marked, so its release signals them.
+	 * waiter ids by arrival), KEYS[4] waiters (hash of waiter id to
+	 * {@code <deadline in server micros> <lease ms> <owner>}, what a
+	 * {@link #FAIR_RELEASE} needs to grant the lock to the waiter), all in one slot;
+	 * ARGV[1] owner (the same for every attempt of one wait, so a granted lock is found
+	 * as ours), ARGV[2] lease in ms, ARGV[3] waiter id, ARGV[4] queue timeout in ms.
+	 * Waiters whose deadline passed are dropped from the head of the queue first. The
+	 * lock is taken only when free and this waiter is first (or nobody queues); otherwise
+	 * the waiter queues and its deadline moves on. Returns as {@link #ACQUIRE}; a free
+	 * lock that is another waiter's turn is busy with 0 remaining. A lock taken while
+	 * others queue is written marked, so its release signals them.
 	 *
 	 * <p>
-	 * As {@link #ACQUIRE}, the same call run twice returns the token of the first run,
-	 * and touches nothing else: the first run took the waiter out of the queue, and a
-	 * second run that queued it again would leave its caller waiting behind its own lock.
+	 * As {@link #ACQUIRE}, the same call run twice returns the token of the first run
+	 * (and a lock granted to the owner is found the same way, its claim extended to the
+	 * lease), and touches nothing else: the first run took the waiter out of the queue,
+	 * and a second run that queued it again would leave its caller waiting behind its own
+	 * lock.
 	 */
-	static final RedisScript<Long> FAIR_ACQUIRE = RedisScript.of(MUTEX_FUNCTIONS + """
-			local lock, counter, owner, lease = KEYS[1], KEYS[2], ARGV[1], ARGV[2]
-			local held = redis.pcall('get', lock)
-			if owns(held, owner) then
-			  return fence(held)
-			end
-			local now = redis.call('time')
-			local micros = tonumber(now[1]) * 1000000 + tonumber(now[2])
-			while true do
-			  local head = redis.call('zrange', KEYS[3], 0, 0)
-			  if #head == 0 or head[1] == ARGV[3] then
-			    break
+	static final RedisScript<Long> FAIR_ACQUIRE = RedisScript.of(
+			MUTEX_FUNCTIONS + """
+					local lock, counter, owner, lease = KEYS[1], KEYS[2], ARGV[1], ARGV[2]
+					local held = redis.pcall('get', lock)
+					if owns(held, owner) then
+					  redis.call('pexpire', lock, lease)
+					  return fence(held)
+					end
+					local now = redis.call('time')
+					local micros = tonumber(now[1]) * 1000000 + tonumber(now[2])
+					while true do
+					  local head = redis.call('zrange', KEYS[3], 0, 0)
+					  if #head == 0 or head[1] == ARGV[3] then
+					    break
+					  end
+					  if tonumber(string.match(redis.call('hget', KEYS[4], head[1]) or '0', '^%d+')) > micros then
+					    break
+					  end
+					  redis.call('zrem', KEYS[3], head[1])
+					  redis.call('hdel', KEYS[4], head[1])
+					end
+					if not held then
+					  local head = redis.call('zrange', KEYS[3], 0, 0)
+					  if #head == 0 or head[1] == ARGV[3] then
+					    redis.call('zrem', KEYS[3], ARGV[3])
+					    redis.call('hdel', KEYS[4], ARGV[3])
+					""" + NEXT_TOKEN
+					+ """
+							    if redis.call('zcard', KEYS[3]) > 0 then
+							      redis.call('set', lock, ARGV[1] .. ' ' .. string.format('%d', token) .. ' w', 'PX', lease)
+							    else
+							      redis.call('set', lock, ARGV[1] .. ' ' .. string.format('%d', token), 'PX', lease)
+							    end
+							    return token
+							  end
+							end
+							if not redis.call('zscore', KEYS[3], ARGV[3]) then
+							  redis.call('zadd', KEYS[3], micros, ARGV[3])
+							end
+							local timeout = tonumber(ARGV[4])
+							redis.call('hset', KEYS[4], ARGV[3], string.format('%d', micros + timeout * 1000) .. ' ' .. lease .. ' ' .. owner)
+							redis.call('pexpire', KEYS[3], 2 * timeout)
+							redis.call('pexpire', KEYS[4], 2 * timeout)
+							if held then
+							  if type(held) == 'string' and not waited(held) then
+							    redis.call('append', lock, ' w')
+							  end
+							  return -1 - math.max(redis.call('pttl', lock), 0)
+							end
+							return -1
+							""",
+			Long.class);
+
+	/**
+	 * Lua functions for scripts that end a fair lock: {@code signal(channel, sharded,
+	 * message)} publishes (protected: returns {@value #RELEASED_UNSIGNALLED} if refused,
+	 * else 1), and {@code grant_next(lock, counter, queue, waiters, channel, sharded,
+	 * held)} hands a lock its caller holds to the first queued waiter whose place has not
+	 * expired: it takes the waiter out of the queue, writes the lock for the waiter's
+	 * owner with a new fencing token (marked when others still queue), and publishes
+	 * {@code <lock key>\n<waiter id> <token> <claim ms>}, so that the waiter holds the
+	 * lock without asking again. The granted lock's TTL, the claim, is what is left of
+	 * the waiter's place in the queue (at most its lease), not its lease: a waiter that
+	 * died with its place still kept holds the lock up no longer than it held up the
+	 * queue. A live waiter extends the claim to its lease as it takes the grant. Expired
+	 * waiters met on the way are dropped. With nobody to grant to, it deletes the lock
+	 * and signals as {@link #RELEASE} does.
+	 */
+	static final String GRANT_FUNCTIONS = """
+			local function signal(channel, sharded, message)
+			  local sent = redis.pcall((sharded == '1') and 'spublish' or 'publish', channel, message)
+			  if type(sent) == 'table' and sent.err then
+			    return 2
 			  end
-			  if tonumber(redis.call('hget', KEYS[4], head[1]) or '0') > micros then
-			    break
-			  end
-			  redis.call('zrem', KEYS[3], head[1])
-			  redis.call('hdel', KEYS[4], head[1])
+			  return 1
 			end
-			if not held then
-			  local head = redis.call('zrange', KEYS[3], 0, 0)
-			  if #head == 0 or head[1] == ARGV[3] then
-			    redis.call('zrem', KEYS[3], ARGV[3])
-			    redis.call('hdel', KEYS[4], ARGV[3])
-			""" + NEXT_TOKEN + """
-			    if redis.call('zcard', KEYS[3]) > 0 then
-			      redis.call('set', lock, ARGV[1] .. ' ' .. string.format('%d', token) .. ' w', 'PX', lease)
-			    else
-			      redis.call('set', lock, ARGV[1] .. ' ' .. string.format('%d', token), 'PX', lease)
+			local function grant_next(lock, counter, queue, waiters, channel, sharded, held)
+			  local now = redis.call('time')
+			  local micros = tonumber(now[1]) * 1000000 + tonumber(now[2])
+			  while true do
+			    local head = redis.call('zrange', queue, 0, 0)
+			    if #head == 0 then
+			      break
 			    end
-			    return token
-			  end
+			    local record = redis.call('hget', waiters, head[1])
+			    redis.call('zrem', queue, head[1])
+			    redis.call('hdel', waiters, head[1])
+			    local deadline, lease, owner = string.match(record or '', '^(%d+) (%d+) (%S+)$')
+			    if deadline and tonumber(deadline) > micros then
+			""" + NEXT_TOKEN
+			+ """
+					      local value = owner .. ' ' .. string.format('%d', token)
+					      if redis.call('zcard', queue) > 0 then
+					        value = value .. ' w'
+					      end
+					      local claim = math.max(1, math.min(tonumber(lease), math.floor((tonumber(deadline) - micros) / 1000)))
+					      redis.call('set', lock, value, 'PX', claim)
+					      return signal(channel, sharded, lock .. '\\n' .. head[1] .. ' ' .. string.format('%d', token) .. ' ' .. claim)
+					    end
+					  end
+					  redis.call('del', lock)
+					  if waited(held) then
+					    return signal(channel, sharded, lock)
+					  end
+					  return 1
+					end
+					""";
+
+	/**
+	 * Releases a fair lock, granting it to the next waiter. KEYS[1] lock, KEYS[2] fencing
+	 * counter, KEYS[3] queue, KEYS[4] waiters, all in one slot; ARGV[1] owner, ARGV[2]
+	 * release channel, ARGV[3] {@code 1} to publish sharded. Returns as {@link #RELEASE}.
+	 */
+	static final RedisScript<Long> FAIR_RELEASE = RedisScript.of(MUTEX_FUNCTIONS + GRANT_FUNCTIONS + """
+			local held = redis.pcall('get', KEYS[1])
+			if not owns(held, ARGV[1]) then
+			  return 0
 			end
-			if not redis.call('zscore', KEYS[3], ARGV[3]) then
-			  redis.call('zadd', KEYS[3], micros, ARGV[3])
-			end
-			local timeout = tonumber(ARGV[4])
-			redis.call('hset', KEYS[4], ARGV[3], string.format('%d', micros + timeout * 1000))
-			redis.call('pexpire', KEYS[3], 2 * timeout)
-			redis.call('pexpire', KEYS[4], 2 * timeout)
-			if held then
-			  if type(held) == 'string' and not waited(held) then
-			    redis.call('append', lock, ' w')
-			  end
-			  return -1 - math.max(redis.call('pttl', lock), 0)
-			end
-			return -1
+			return grant_next(KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV[2], ARGV[3], held)
 			""", Long.class);
 
 	/**
-	 * KEYS[1] lock, KEYS[2] queue, KEYS[3] waiter deadlines; ARGV[1] waiter id, ARGV[2]
-	 * release channel, ARGV[3] {@code 1} to publish sharded. Removes a waiter that gave
-	 * up; if the lock is free, the next waiter is told at once. A refused publish fails
-	 * this script after the waiter has left, which is logged at debug level only: the
-	 * place is gone either way.
+	 * KEYS[1] lock, KEYS[2] queue, KEYS[3] waiters, KEYS[4] fencing counter; ARGV[1]
+	 * waiter id, ARGV[2] release channel, ARGV[3] {@code 1} to publish sharded, ARGV[4]
+	 * the waiter's owner. Removes a waiter that gave up. A lock granted to it meanwhile
+	 * (the grant crossed the give-up) is granted on to the next waiter; a free lock tells
+	 * the next waiter at once. A refused publish is logged at debug level only: the place
+	 * is gone either way.
 	 */
-	static final RedisScript<Long> LEAVE_QUEUE = RedisScript.of("""
+	static final RedisScript<Long> LEAVE_QUEUE = RedisScript.of(MUTEX_FUNCTIONS + GRANT_FUNCTIONS + """
 			redis.call('zrem', KEYS[2], ARGV[1])
 			redis.call('hdel', KEYS[3], ARGV[1])
-			if redis.call('exists', KEYS[1]) == 0 and redis.call('zcard', KEYS[2]) > 0 then
-			  redis.call((ARGV[3] == '1') and 'spublish' or 'publish', ARGV[2], KEYS[1])
+			local held = redis.pcall('get', KEYS[1])
+			if ARGV[4] and owns(held, ARGV[4]) then
+			  return grant_next(KEYS[1], KEYS[4], KEYS[2], KEYS[3], ARGV[2], ARGV[3], held)
+			end
+			if not held and redis.call('zcard', KEYS[2]) > 0 then
+			  return signal(ARGV[2], ARGV[3], KEYS[1])
 			end
 			return 1
 			""", Long.class);

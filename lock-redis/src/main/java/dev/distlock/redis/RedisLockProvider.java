@@ -72,6 +72,8 @@ public final class RedisLockProvider
 	/** Read-write locks and semaphores. */
 	private final RedisFamily family;
 
+	private final FairGrants grants = new FairGrants();
+
 	/**
 	 * @param connectionFactory the connection factory to use
 	 * @param keyPrefix prepended to every key; non-empty, not starting with '{'
@@ -130,7 +132,7 @@ public final class RedisLockProvider
 		this.keys = new RedisKeys(keyPrefix, cluster);
 		this.waitForReplicas = waitForReplicas;
 		this.replicaTimeout = replicaTimeout;
-		this.signals = new RedisReleaseSignals(connectionFactory, this.keys);
+		this.signals = new RedisReleaseSignals(connectionFactory, this.keys, this.grants::onMessage);
 		this.renewal = new SlotBatchRenewal(this.keys, this.calls);
 		this.family = new RedisFamily(this.keys, this.calls, this.signals,
 				() -> this.instanceId + ":" + this.sequence.incrementAndGet(),
@@ -378,7 +380,7 @@ public final class RedisLockProvider
 	@Override
 	public LockAttempt tryLock(String key, Duration leaseTime, boolean waiting) {
 		String waitingFlag = waiting ? "1" : "0";
-		return attempt(key,
+		return attempt(key, newOwner(),
 				(lockKey, owner, deadline) -> (this.waitForReplicas > 0)
 						? guard().acquire(key, lockKey, owner, millis(leaseTime), waitingFlag, deadline)
 						: this.calls.<Long>call(key, "acquire", LockScripts.ACQUIRE, ScriptOutputType.INTEGER, deadline,
@@ -392,12 +394,57 @@ public final class RedisLockProvider
 			throw new UnsupportedOperationException(
 					"Fair locks are not available with distributed-lock.redis.wait-for-replicas (lock '" + key + "')");
 		}
-		return attempt(key,
-				(lockKey, owner, deadline) -> this.calls.<Long>call(key, "acquire", LockScripts.FAIR_ACQUIRE,
+		String lockKey = this.keys.lockKey(key);
+		FairGrants.Wait wait = this.grants.waitFor(waiterId, lockKey, this::newOwner);
+		long granted = wait.freshToken(leaseTime.toNanos() / 2);
+		if (granted > 0) {
+			// Granted on release, and the grant is fresh: held without asking again. The
+			// grant's claim is extended to the lease by a renewal sent now and not waited
+			// for; if it comes too late, the next renewal finds the lock lost.
+			this.grants.done(waiterId);
+			extendGrant(key, lockKey, wait.owner, leaseTime);
+			return new LockAttempt.Acquired(new RedisLockHandle(key, lockKey, wait.owner, granted, true));
+		}
+		LockAttempt attempt = attempt(key, wait.owner,
+				(fairKey, owner, deadline) -> this.calls.<Long>call(key, "acquire", LockScripts.FAIR_ACQUIRE,
 						ScriptOutputType.INTEGER, deadline,
-						RedisCalls.args(lockKey, this.keys.fenceKey(lockKey), this.keys.queueKey(lockKey),
-								this.keys.waiterDeadlinesKey(lockKey)),
-						RedisCalls.args(owner, millis(leaseTime), waiterId, millis(queueTimeout))));
+						RedisCalls.args(fairKey, this.keys.fenceKey(fairKey), this.keys.queueKey(fairKey),
+								this.keys.waiterDeadlinesKey(fairKey)),
+						RedisCalls.args(owner, millis(leaseTime), waiterId, millis(queueTimeout))),
+				true);
+		if (attempt instanceof LockAttempt.Acquired) {
+			this.grants.done(waiterId);
+		}
+		return attempt;
+	}
+
+	/**
+	 * Fair waits under way in this provider (each ends when it acquires or leaves the
+	 * queue); 0 when nobody waits for a fair lock.
+	 */
+	int fairWaits() {
+		return this.grants.size();
+	}
+
+	private void extendGrant(String key, String lockKey, String owner, Duration leaseTime) {
+		try {
+			this.calls
+				.send(key, "renew", LockScripts.RENEW, ScriptOutputType.INTEGER, this.calls.deadline(),
+						RedisCalls.args(lockKey), RedisCalls.args(owner, millis(leaseTime)))
+				.whenComplete((result, failure) -> {
+					if (failure != null && logger.isDebugEnabled()) {
+						logger.debug("Could not extend the lock '" + key + "' granted on release to its lease;"
+								+ " the next renewal tells", failure);
+					}
+				});
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Could not extend the lock '" + key + "' granted on release to its lease", ex);
+		}
+	}
+
+	private String newOwner() {
+		return this.instanceId + ":" + this.sequence.incrementAndGet();
 	}
 
 	/**
@@ -405,9 +452,12 @@ public final class RedisLockProvider
 	 * have been taken, or may still be taken when a queued command runs late) is undone
 	 * by that token.
 	 */
-	private LockAttempt attempt(String key, AcquireCall call) {
+	private LockAttempt attempt(String key, String owner, AcquireCall call) {
+		return attempt(key, owner, call, false);
+	}
+
+	private LockAttempt attempt(String key, String owner, AcquireCall call, boolean fair) {
 		String lockKey = this.keys.lockKey(key);
-		String owner = this.instanceId + ":" + this.sequence.incrementAndGet();
 		Long result;
 		try {
 			result = call.run(lockKey, owner, this.calls.deadline());
@@ -421,7 +471,7 @@ public final class RedisLockProvider
 					new IllegalStateException("null script result"));
 		}
 		if (result > 0) {
-			return new LockAttempt.Acquired(new RedisLockHandle(key, lockKey, owner, result));
+			return new LockAttempt.Acquired(new RedisLockHandle(key, lockKey, owner, result, fair));
 		}
 		return new LockAttempt.Busy(Duration.ofMillis(-result - 1));
 	}
@@ -436,10 +486,15 @@ public final class RedisLockProvider
 	@Override
 	public void leaveQueue(String key, String waiterId) {
 		String lockKey = this.keys.lockKey(key);
+		FairGrants.Wait wait = this.grants.current(waiterId);
+		this.grants.done(waiterId);
+		// A lock granted to the waiter as it gave up is granted on by the script.
+		String[] publish = this.signals.publishArgs(lockKey);
 		this.calls.<Long>call(key, "leave the queue of", LockScripts.LEAVE_QUEUE, ScriptOutputType.INTEGER,
 				this.calls.deadline(),
-				RedisCalls.args(lockKey, this.keys.queueKey(lockKey), this.keys.waiterDeadlinesKey(lockKey)),
-				RedisCalls.args(publishArgs(lockKey, waiterId)));
+				RedisCalls.args(lockKey, this.keys.queueKey(lockKey), this.keys.waiterDeadlinesKey(lockKey),
+						this.keys.fenceKey(lockKey)),
+				RedisCalls.args(waiterId, publish[0], publish[1], (wait != null) ? wait.owner : "-"));
 	}
 
 	/**
@@ -509,11 +564,19 @@ public final class RedisLockProvider
 
 		private final long fencingToken;
 
+		/** Whether the lock is fair: its release grants it to the next queued waiter. */
+		private final boolean fair;
+
 		RedisLockHandle(String key, String lockKey, String owner, long fencingToken) {
+			this(key, lockKey, owner, fencingToken, false);
+		}
+
+		RedisLockHandle(String key, String lockKey, String owner, long fencingToken, boolean fair) {
 			this.key = key;
 			this.lockKey = lockKey;
 			this.owner = owner;
 			this.fencingToken = fencingToken;
+			this.fair = fair;
 		}
 
 		@Override
@@ -533,7 +596,8 @@ public final class RedisLockProvider
 
 		@Override
 		public boolean release() {
-			long result = call(LockScripts.RELEASE, "release", publishArgs(this.lockKey, this.owner));
+			long result = this.fair ? releaseFair()
+					: call(LockScripts.RELEASE, "release", publishArgs(this.lockKey, this.owner));
 			if (result == LockScripts.RELEASED_UNSIGNALLED) {
 				signalRefused(this.key, this.lockKey);
 				return true;
@@ -541,10 +605,23 @@ public final class RedisLockProvider
 			return result == 1;
 		}
 
+		/** Deletes the lock, or grants it to the first queued waiter. */
+		private long releaseFair() {
+			RedisKeys keys = RedisLockProvider.this.keys;
+			return call(
+					LockScripts.FAIR_RELEASE, "release", RedisCalls.args(this.lockKey, keys.fenceKey(this.lockKey),
+							keys.queueKey(this.lockKey), keys.waiterDeadlinesKey(this.lockKey)),
+					publishArgs(this.lockKey, this.owner));
+		}
+
 		private long call(RedisScript<Long> script, String operation, String... args) {
+			return call(script, operation, RedisCalls.args(this.lockKey), args);
+		}
+
+		private long call(RedisScript<Long> script, String operation, byte[][] keys, String... args) {
 			RedisCalls calls = RedisLockProvider.this.calls;
-			Long result = calls.call(this.key, operation, script, ScriptOutputType.INTEGER, calls.deadline(),
-					RedisCalls.args(this.lockKey), RedisCalls.args(args));
+			Long result = calls.call(this.key, operation, script, ScriptOutputType.INTEGER, calls.deadline(), keys,
+					RedisCalls.args(args));
 			if (result == null) {
 				throw new LockBackendException(this.key,
 						"Redis returned no reply to " + operation + " lock '" + this.key + "'",

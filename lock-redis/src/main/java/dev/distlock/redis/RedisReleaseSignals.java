@@ -13,6 +13,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.UnaryOperator;
 
 import dev.distlock.spi.ReleaseSignals;
 import io.lettuce.core.cluster.RedisClusterClient;
@@ -85,7 +86,20 @@ final class RedisReleaseSignals implements ReleaseSignals, AutoCloseable {
 
 	private volatile boolean closed;
 
+	/** Turns a message into the lock key to wake, or null (grants to other providers). */
+	private final UnaryOperator<@Nullable String> messages;
+
 	RedisReleaseSignals(RedisConnectionFactory connectionFactory, RedisKeys keys) {
+		this(connectionFactory, keys, (message) -> message);
+	}
+
+	/**
+	 * @param messages turns a message into the lock key whose waiters to wake, or null to
+	 * wake nobody; a fair lock's grant message names its waiter ({@link FairGrants})
+	 */
+	RedisReleaseSignals(RedisConnectionFactory connectionFactory, RedisKeys keys,
+			UnaryOperator<@Nullable String> messages) {
+		this.messages = messages;
 		this.connectionFactory = connectionFactory;
 		this.keys = keys;
 		this.sharded = keys.isCluster() ? new ShardedSubscriptions(keys, this::onSlotListening) : null;
@@ -312,7 +326,11 @@ final class RedisReleaseSignals implements ReleaseSignals, AutoCloseable {
 		dispatch(new String(message.getBody(), StandardCharsets.UTF_8));
 	}
 
-	private void dispatch(String lockKey) {
+	private void dispatch(String message) {
+		String lockKey = this.messages.apply(message);
+		if (lockKey == null) {
+			return;
+		}
 		List<Runnable> callbacks = this.listeners.get(lockKey);
 		if (callbacks != null) {
 			for (Runnable callback : callbacks) {

@@ -111,8 +111,8 @@ class ScriptReRunTests {
 		assertThat(fairAcquire(lockKey, "owner-b", "waiter-b")).isNegative();
 		for (int run = 0; run < 2; run++) {
 			redis.execute(LockScripts.LEAVE_QUEUE,
-					List.of(lockKey, keys.queueKey(lockKey), keys.waiterDeadlinesKey(lockKey)), "waiter-a",
-					keys.releaseChannel(), "0");
+					List.of(lockKey, keys.queueKey(lockKey), keys.waiterDeadlinesKey(lockKey), keys.fenceKey(lockKey)),
+					"waiter-a", keys.releaseChannel(), "0", "owner-a");
 		}
 		assertThat(redis.opsForZSet().range(keys.queueKey(lockKey), 0, -1)).as("queue").containsExactly("waiter-b");
 		assertThat(redis.opsForHash().keys(keys.waiterDeadlinesKey(lockKey))).as("waiter deadlines")

@@ -31,6 +31,12 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
 
 	private final Supplier<LockTemplate> template;
 
+	/**
+	 * The template, looked up at the first call and kept: a lookup per call costs more
+	 * than an in-memory lock.
+	 */
+	private volatile @Nullable LockTemplate resolved;
+
 	DistributedLockInterceptor(LockOperationSource source, LockKeyEvaluator evaluator,
 			Supplier<LockTemplate> template) {
 		this.source = source;
@@ -48,7 +54,11 @@ public final class DistributedLockInterceptor implements MethodInterceptor {
 			return invocation.proceed();
 		}
 		String key = this.evaluator.key(operation, invocation.getArguments(), target, targetClass);
-		LockTemplate template = this.template.get();
+		LockTemplate template = this.resolved;
+		if (template == null) {
+			template = this.template.get();
+			this.resolved = template;
+		}
 		Lease lease;
 		if (operation.onFailure() == OnFailure.SKIP) {
 			Optional<Lease> acquired = template.tryAcquire(key, operation.options());

@@ -1,8 +1,10 @@
 package dev.distlock.aop;
 
+import java.lang.reflect.Constructor;
 import java.lang.reflect.Method;
 import java.util.Arrays;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -13,6 +15,7 @@ import org.springframework.context.expression.BeanFactoryResolver;
 import org.springframework.context.expression.CachedExpressionEvaluator;
 import org.springframework.context.expression.MethodBasedEvaluationContext;
 import org.springframework.beans.factory.BeanFactory;
+import org.springframework.core.ParameterNameDiscoverer;
 import org.springframework.expression.EvaluationException;
 import org.springframework.expression.Expression;
 import org.springframework.expression.ParseException;
@@ -37,6 +40,9 @@ final class LockKeyEvaluator extends CachedExpressionEvaluator {
 	private final Map<ExpressionKey, Expression> expressions = new ConcurrentHashMap<>(64);
 
 	private final @Nullable BeanFactoryResolver beanResolver;
+
+	/** Parameter names, discovered once per method rather than at every call. */
+	private final ParameterNameDiscoverer parameterNames = new CachedParameterNames();
 
 	private final boolean allowTypeReferences;
 
@@ -109,7 +115,7 @@ final class LockKeyEvaluator extends CachedExpressionEvaluator {
 		Method method = operation.method();
 		LockExpressionRootObject root = new LockExpressionRootObject(method, args, target, targetClass);
 		MethodBasedEvaluationContext context = new MethodBasedEvaluationContext(root, method, args,
-				getParameterNameDiscoverer());
+				this.parameterNames);
 		if (!this.allowTypeReferences) {
 			context.setTypeLocator(NO_TYPES);
 		}
@@ -150,6 +156,25 @@ final class LockKeyEvaluator extends CachedExpressionEvaluator {
 			return " (parameter names are not available: compile with -parameters, or use #p0/#a0)";
 		}
 		return "";
+	}
+
+	/** The evaluator's parameter name discoverer, with its answer kept per method. */
+	private final class CachedParameterNames implements ParameterNameDiscoverer {
+
+		private final Map<Method, Optional<@Nullable String[]>> names = new ConcurrentHashMap<>();
+
+		@Override
+		public @Nullable String @Nullable [] getParameterNames(Method method) {
+			return this.names
+				.computeIfAbsent(method, (m) -> Optional.ofNullable(getParameterNameDiscoverer().getParameterNames(m)))
+				.orElse(null);
+		}
+
+		@Override
+		public @Nullable String @Nullable [] getParameterNames(Constructor<?> constructor) {
+			return getParameterNameDiscoverer().getParameterNames(constructor);
+		}
+
 	}
 
 }
