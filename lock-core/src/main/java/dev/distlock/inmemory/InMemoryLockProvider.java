@@ -2,6 +2,7 @@ package dev.distlock.inmemory;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -9,6 +10,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiFunction;
+import java.util.function.Supplier;
+
+import dev.distlock.PermitCountMismatchException;
 
 import dev.distlock.DistributedLatch;
 import dev.distlock.spi.FairLocking;
@@ -17,8 +21,10 @@ import dev.distlock.spi.LocalHandover;
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockHandle;
 import dev.distlock.spi.MultiLocking;
+import dev.distlock.spi.PermitLocking;
 import dev.distlock.spi.ReleaseSignalling;
 import dev.distlock.spi.ReleaseSignals;
+import dev.distlock.spi.SharedLocking;
 import dev.distlock.spi.TokenBlock;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -39,8 +45,12 @@ import org.jspecify.annotations.Nullable;
  * plain attempt may find a key busy for that instant, as on a Redis cluster whose keys
  * span slots) keeps countdown latches ({@link Latches}) and reserves blocks of fencing
  * tokens for local hand-over ({@link LocalHandover}; each template on one instance counts
- * as its own JVM, and a waiter marks the key as another JVM's would in Redis). Nothing
- * here waits: every call returns at once, whatever other threads hold.
+ * as its own JVM, and a waiter marks the key as another JVM's would in Redis). It has
+ * read-write locks ({@link SharedLocking}: readers share a key, a plain lock is the
+ * writer's side, a waiting writer's intent holds new readers back) and semaphores
+ * ({@link PermitLocking}: a key space of their own, each permit a lease with its own
+ * token, freed permits signalled to every waiter). Nothing here waits: every call returns
+ * at once, whatever other threads hold.
  *
  * <p>
  * An expired lock is found out when its key is next used (no timer thread): its waiters
@@ -50,7 +60,7 @@ import org.jspecify.annotations.Nullable;
  * since it last swept.
  */
 public final class InMemoryLockProvider
-		implements ReleaseSignalling, FairLocking, LocalHandover, MultiLocking, Latches {
+		implements ReleaseSignalling, FairLocking, LocalHandover, MultiLocking, Latches, SharedLocking, PermitLocking {
 
 	private static final Log logger = LogFactory.getLog(InMemoryLockProvider.class);
 
@@ -63,6 +73,9 @@ public final class InMemoryLockProvider
 	 */
 	private final ConcurrentHashMap<String, Entry> entries = new ConcurrentHashMap<>();
 
+	/** Semaphores, a key space of their own, kept as {@link #entries} are. */
+	private final ConcurrentHashMap<String, Semaphore> semaphores = new ConcurrentHashMap<>();
+
 	/** One counter for every key: tokens then rise per key as well. */
 	private final AtomicLong fence = new AtomicLong();
 
@@ -72,15 +85,40 @@ public final class InMemoryLockProvider
 
 	private final InMemoryLatches latches = new InMemoryLatches();
 
-	private final ReleaseSignals signals = new ReleaseSignals() {
+	private final ReleaseSignals signals = new Signals<>(this.entries, Entry::new);
+
+	private final ReleaseSignals permitSignals = new Signals<>(this.semaphores, Semaphore::new);
+
+	@Override
+	public ReleaseSignals releaseSignals() {
+		return this.signals;
+	}
+
+	/** Every freed permit is signalled to every waiter of its semaphore. */
+	@Override
+	public ReleaseSignals permitSignals() {
+		return this.permitSignals;
+	}
+
+	/** Subscriptions to the slots of one key space. */
+	private final class Signals<S extends Slot> implements ReleaseSignals {
+
+		private final ConcurrentHashMap<String, S> slots;
+
+		private final Supplier<S> factory;
+
+		Signals(ConcurrentHashMap<String, S> slots, Supplier<S> factory) {
+			this.slots = slots;
+			this.factory = factory;
+		}
 
 		@Override
 		public Subscription subscribe(String key, Runnable onRelease) {
-			update(key, true, (entry, now) -> entry.subscribers.add(onRelease));
+			update(this.slots, this.factory, key, true, (slot, now) -> slot.subscribers.add(onRelease));
 			AtomicBoolean closed = new AtomicBoolean();
 			return () -> {
 				if (closed.compareAndSet(false, true)) {
-					update(key, false, (entry, now) -> entry.subscribers.remove(onRelease));
+					update(this.slots, this.factory, key, false, (slot, now) -> slot.subscribers.remove(onRelease));
 				}
 			};
 		}
@@ -91,11 +129,6 @@ public final class InMemoryLockProvider
 			return true;
 		}
 
-	};
-
-	@Override
-	public ReleaseSignals releaseSignals() {
-		return this.signals;
 	}
 
 	/**
@@ -123,11 +156,97 @@ public final class InMemoryLockProvider
 		}
 		sweepIfGrown();
 		return update(key, true, (entry, now) -> {
-			if (entry.holder == null) {
+			if (entry.free()) {
 				return entry.acquire(this, key, lease, now, null, tokens);
 			}
 			entry.waited |= waiting;
 			return entry.busy(now);
+		});
+	}
+
+	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * Granted while no writer holds the key and no writer's intent is recorded.
+	 */
+	@Override
+	public LockAttempt tryLockShared(String key, Duration leaseTime, boolean waiting) {
+		long lease = positive(leaseTime);
+		sweepIfGrown();
+		return update(key, true, (entry, now) -> {
+			if (entry.holder != null || !entry.intents.isEmpty()) {
+				return entry.busy(now);
+			}
+			ReadHold hold = new ReadHold(this, key, this.fence.incrementAndGet());
+			entry.readers.put(hold, now + lease);
+			return new LockAttempt.Acquired(hold);
+		});
+	}
+
+	@Override
+	public LockAttempt tryLockExclusive(String key, Duration leaseTime, String waiterId, Duration intentTimeout) {
+		long lease = positive(leaseTime);
+		long keepIntent = positive(intentTimeout);
+		sweepIfGrown();
+		return update(key, true, (entry, now) -> {
+			Holder holder = entry.holder;
+			if (holder != null && waiterId.equals(holder.waiterId)) {
+				return new LockAttempt.Acquired(holder);
+			}
+			if (entry.free()) {
+				entry.intents.remove(waiterId);
+				return entry.acquire(this, key, lease, now, waiterId, 1);
+			}
+			if (holder == null) {
+				// Readers hold it: hold new ones back. (Another writer's release is
+				// signalled anyway.)
+				entry.intents.put(waiterId, now + keepIntent);
+			}
+			return entry.busy(now);
+		});
+	}
+
+	@Override
+	public void withdrawIntent(String key, String waiterId) {
+		update(key, false, (entry, now) -> {
+			if (entry.intents.remove(waiterId) != null && entry.intents.isEmpty() && entry.holder == null) {
+				entry.freed = true;
+			}
+			return null;
+		});
+	}
+
+	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * The count is kept while any permit is held, and taken from the next attempt once
+	 * none is.
+	 */
+	@Override
+	public LockAttempt tryAcquirePermit(String key, int permits, Duration leaseTime, boolean waiting) {
+		if (permits <= 0) {
+			throw new IllegalArgumentException("permits must be positive but was " + permits);
+		}
+		long lease = positive(leaseTime);
+		sweepIfGrown();
+		return update(this.semaphores, Semaphore::new, key, true, (semaphore, now) -> {
+			if (semaphore.holders.isEmpty()) {
+				semaphore.permits = permits;
+			}
+			else if (semaphore.permits != permits) {
+				throw new PermitCountMismatchException(key, semaphore.permits, permits);
+			}
+			if (semaphore.holders.size() >= permits) {
+				long first = semaphore.holders.values()
+					.stream()
+					.mapToLong((deadline) -> deadline - now)
+					.min()
+					.orElse(1);
+				return new LockAttempt.Busy(Duration.ofNanos(Math.max(1, first)));
+			}
+			Permit permit = new Permit(this, key, this.fence.incrementAndGet());
+			semaphore.holders.put(permit, now + lease);
+			return new LockAttempt.Acquired(permit);
 		});
 	}
 
@@ -149,13 +268,13 @@ public final class InMemoryLockProvider
 				return new LockAttempt.Acquired(holder);
 			}
 			String first = entry.queue.isEmpty() ? waiterId : entry.queue.keySet().iterator().next();
-			if (holder == null && first.equals(waiterId)) {
+			if (entry.free() && first.equals(waiterId)) {
 				entry.queue.remove(waiterId);
 				return entry.acquire(this, key, lease, now, waiterId, 1);
 			}
 			// Re-putting a present key keeps its place: the queue is in arrival order.
 			entry.queue.put(waiterId, now + keepPlace);
-			if (holder != null) {
+			if (!entry.free()) {
 				return entry.busy(now);
 			}
 			// Free, but another waiter's turn: look again when its place would lapse.
@@ -175,8 +294,8 @@ public final class InMemoryLockProvider
 		sweepIfGrown();
 		List<LockHandle> taken = new ArrayList<>(keys.size());
 		for (String key : keys) {
-			LockAttempt attempt = update(key, true, (entry, now) -> (entry.holder == null)
-					? entry.acquire(this, key, lease, now, null, 1) : entry.busy(now));
+			LockAttempt attempt = update(key, true,
+					(entry, now) -> entry.free() ? entry.acquire(this, key, lease, now, null, 1) : entry.busy(now));
 			if (attempt instanceof LockAttempt.Acquired acquired) {
 				taken.add(acquired.handle());
 			}
@@ -231,13 +350,43 @@ public final class InMemoryLockProvider
 	 */
 	public boolean expire(String key) {
 		return Boolean.TRUE.equals(update(key, false, (entry, now) -> {
-			if (entry.holder == null) {
+			if (entry.holder == null && entry.readers.isEmpty()) {
 				return false;
 			}
 			entry.holder = null;
+			entry.readers.clear();
 			entry.freed = true;
 			return true;
 		}));
+	}
+
+	/**
+	 * Ends every held permit of the semaphore {@code key} at once, as if their holders
+	 * had died: for tests of what a holder does when its permit is lost. Waiters are
+	 * signalled.
+	 * @return how many permits were held
+	 */
+	public int expirePermits(String key) {
+		Integer ended = update(this.semaphores, Semaphore::new, key, false, (semaphore, now) -> {
+			int held = semaphore.holders.size();
+			semaphore.holders.clear();
+			semaphore.freed = held > 0;
+			return held;
+		});
+		return (ended != null) ? ended : 0;
+	}
+
+	/** Permits of the semaphore {@code key} held now (expired ones not counted). */
+	public int heldPermits(String key) {
+		Integer held = update(this.semaphores, Semaphore::new, key, false,
+				(semaphore, now) -> semaphore.holders.size());
+		return (held != null) ? held : 0;
+	}
+
+	/** Read holds on {@code key} now (expired ones not counted). */
+	public int readers(String key) {
+		Integer readers = update(key, false, (entry, now) -> entry.readers.size());
+		return (readers != null) ? readers : 0;
 	}
 
 	/** Fair waiters queued for {@code key} whose place has not lapsed. */
@@ -251,7 +400,7 @@ public final class InMemoryLockProvider
 	 * and nobody waits (expired locks may count until the store next sweeps).
 	 */
 	public int storedKeys() {
-		return this.entries.size();
+		return this.entries.size() + this.semaphores.size();
 	}
 
 	/** Calls never wait on I/O; at most, briefly, for another call on the same key. */
@@ -272,9 +421,14 @@ public final class InMemoryLockProvider
 	 * @param create whether to create a missing entry; if not, returns null for one
 	 */
 	private <R> @Nullable R update(String key, boolean create, BiFunction<Entry, Long, R> action) {
+		return update(this.entries, Entry::new, key, create, action);
+	}
+
+	private <S extends Slot, R> @Nullable R update(ConcurrentHashMap<String, S> slots, Supplier<S> factory, String key,
+			boolean create, BiFunction<S, Long, R> action) {
 		List<Object> outcome = new ArrayList<>(2);
-		this.entries.compute(key, (k, current) -> {
-			Entry entry = (current != null) ? current : create ? new Entry() : null;
+		slots.compute(key, (k, current) -> {
+			S entry = (current != null) ? current : create ? factory.get() : null;
 			if (entry == null) {
 				return null;
 			}
@@ -307,14 +461,17 @@ public final class InMemoryLockProvider
 	 * memory, without a timer thread.
 	 */
 	private void sweepIfGrown() {
-		if (this.entries.size() < this.sweepAt || !this.sweeping.compareAndSet(false, true)) {
+		if (storedKeys() < this.sweepAt || !this.sweeping.compareAndSet(false, true)) {
 			return;
 		}
 		try {
 			for (String key : this.entries.keySet()) {
 				update(key, false, (entry, now) -> null);
 			}
-			this.sweepAt = Math.max(MIN_SWEEP_SIZE, 2 * this.entries.size());
+			for (String key : this.semaphores.keySet()) {
+				update(this.semaphores, Semaphore::new, key, false, (semaphore, now) -> null);
+			}
+			this.sweepAt = Math.max(MIN_SWEEP_SIZE, 2 * storedKeys());
 		}
 		finally {
 			this.sweeping.set(false);
@@ -328,8 +485,29 @@ public final class InMemoryLockProvider
 		return duration.toNanos();
 	}
 
-	/** The state of one key; only ever touched inside a {@code compute} on the key. */
-	private static final class Entry {
+	/**
+	 * The state of one key of a key space; only ever touched inside a {@code compute} on
+	 * the key.
+	 */
+	private abstract static class Slot {
+
+		final List<Runnable> subscribers = new ArrayList<>(1);
+
+		/** Something was released or expired during the current operation. */
+		boolean freed;
+
+		/** Drops what expired or lapsed by {@code now}, setting {@link #freed}. */
+		abstract void prune(long now);
+
+		/** Whether nothing is held, queued or subscribed: the slot may go. */
+		abstract boolean unused();
+
+	}
+
+	/**
+	 * A lock's key: its writer (the plain lock), readers and waiting writers' intents.
+	 */
+	private static final class Entry extends Slot {
 
 		@Nullable Holder holder;
 
@@ -339,10 +517,16 @@ public final class InMemoryLockProvider
 		/** Fair waiters by arrival, each with the time its place lapses. */
 		final Map<String, Long> queue = new LinkedHashMap<>(2);
 
-		final List<Runnable> subscribers = new ArrayList<>(1);
+		/** Read holds, each with its deadline. */
+		final Map<ReadHold, Long> readers = new HashMap<>(2);
 
-		/** The lock was released or expired during the current operation. */
-		boolean freed;
+		/** Waiting writers' intents, each with the time it lapses. */
+		final Map<String, Long> intents = new LinkedHashMap<>(2);
+
+		/** Whether a writer may take the key: nobody holds it, neither side. */
+		boolean free() {
+			return this.holder == null && this.readers.isEmpty();
+		}
 
 		/** A waiter asked for the lock while its holder held it. */
 		boolean waited;
@@ -361,20 +545,43 @@ public final class InMemoryLockProvider
 		 * interval.
 		 */
 		LockAttempt busy(long now) {
-			return new LockAttempt.Busy(Duration.ofNanos(Math.max(1, this.deadline - now)));
+			long until = this.deadline;
+			if (this.holder == null) {
+				// Readers, or intents: whichever ends first may change the answer.
+				until = Long.MAX_VALUE;
+				for (long deadline : this.readers.values()) {
+					until = Math.min(until, deadline);
+				}
+				for (long lapse : this.intents.values()) {
+					until = Math.min(until, lapse);
+				}
+			}
+			return new LockAttempt.Busy(Duration.ofNanos(Math.max(1, until - now)));
 		}
 
-		/** Expiry by lease, found out lazily; lapsed places leave the queue. */
+		/**
+		 * Expiry by lease, found out lazily; lapsed places leave the queue, lapsed
+		 * intents let readers in.
+		 */
+		@Override
 		void prune(long now) {
 			if (this.holder != null && now - this.deadline >= 0) {
 				this.holder = null;
 				this.freed = true;
 			}
 			this.queue.values().removeIf((lapsesAt) -> now - lapsesAt >= 0);
+			if (this.readers.values().removeIf((deadline) -> now - deadline >= 0)) {
+				this.freed = true;
+			}
+			if (this.intents.values().removeIf((lapsesAt) -> now - lapsesAt >= 0)) {
+				this.freed = true;
+			}
 		}
 
+		@Override
 		boolean unused() {
-			return this.holder == null && this.queue.isEmpty() && this.subscribers.isEmpty();
+			return this.holder == null && this.queue.isEmpty() && this.subscribers.isEmpty() && this.readers.isEmpty()
+					&& this.intents.isEmpty();
 		}
 
 	}
@@ -423,6 +630,120 @@ public final class InMemoryLockProvider
 		@Override
 		public String toString() {
 			return "InMemoryLock[key=" + this.key + ", token=" + this.fencingToken + "]";
+		}
+
+	}
+
+	/** A semaphore: its count and its held permits, each with its deadline. */
+	private static final class Semaphore extends Slot {
+
+		int permits;
+
+		final Map<Permit, Long> holders = new HashMap<>(4);
+
+		@Override
+		void prune(long now) {
+			if (this.holders.values().removeIf((deadline) -> now - deadline >= 0)) {
+				this.freed = true;
+			}
+		}
+
+		@Override
+		boolean unused() {
+			return this.holders.isEmpty() && this.subscribers.isEmpty();
+		}
+
+	}
+
+	/**
+	 * A read hold or a permit: the handle is the owner, by identity (no value equality,
+	 * so two holds never stand for each other in the maps that key on them).
+	 */
+	private abstract static class SharedHold implements LockHandle {
+
+		final InMemoryLockProvider store;
+
+		final String key;
+
+		private final long fencingToken;
+
+		SharedHold(InMemoryLockProvider store, String key, long fencingToken) {
+			this.store = store;
+			this.key = key;
+			this.fencingToken = fencingToken;
+		}
+
+		@Override
+		public String key() {
+			return this.key;
+		}
+
+		@Override
+		public long fencingToken() {
+			return this.fencingToken;
+		}
+
+		@Override
+		public String toString() {
+			return "InMemory" + getClass().getSimpleName() + "[key=" + this.key + ", token=" + this.fencingToken + "]";
+		}
+
+	}
+
+	/** One read hold. */
+	private static final class ReadHold extends SharedHold {
+
+		ReadHold(InMemoryLockProvider store, String key, long fencingToken) {
+			super(store, key, fencingToken);
+		}
+
+		@Override
+		public boolean renew(Duration leaseTime) {
+			long lease = positive(leaseTime);
+			return Boolean.TRUE.equals(this.store.update(this.key, false,
+					(entry, now) -> entry.readers.computeIfPresent(this, (hold, deadline) -> now + lease) != null));
+		}
+
+		@Override
+		public boolean release() {
+			return Boolean.TRUE.equals(this.store.update(this.key, false, (entry, now) -> {
+				if (entry.readers.remove(this) == null) {
+					return false;
+				}
+				if (entry.readers.isEmpty()) {
+					entry.freed = true;
+				}
+				return true;
+			}));
+		}
+
+	}
+
+	/** One permit of a semaphore. */
+	private static final class Permit extends SharedHold {
+
+		Permit(InMemoryLockProvider store, String key, long fencingToken) {
+			super(store, key, fencingToken);
+		}
+
+		@Override
+		public boolean renew(Duration leaseTime) {
+			long lease = positive(leaseTime);
+			return Boolean.TRUE
+				.equals(this.store.update(this.store.semaphores, Semaphore::new, this.key, false, (semaphore,
+						now) -> semaphore.holders.computeIfPresent(this, (permit, deadline) -> now + lease) != null));
+		}
+
+		@Override
+		public boolean release() {
+			return Boolean.TRUE
+				.equals(this.store.update(this.store.semaphores, Semaphore::new, this.key, false, (semaphore, now) -> {
+					if (semaphore.holders.remove(this) == null) {
+						return false;
+					}
+					semaphore.freed = true;
+					return true;
+				}));
 		}
 
 	}

@@ -37,7 +37,7 @@ final class Cohort {
 
 	/** Whether a lock taken with {@code lock} may be handed over in this JVM. */
 	boolean applies(LockSettings lock) {
-		return this.store != null && !lock.fair();
+		return this.store != null && !lock.fair() && !lock.read() && !lock.semaphore();
 	}
 
 	/**

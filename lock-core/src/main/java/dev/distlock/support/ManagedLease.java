@@ -226,6 +226,11 @@ final class ManagedLease implements Lease, ScopedLease {
 		return this.settings.leaseTime();
 	}
 
+	/** The options it was taken with: its mode and permits decide re-entry. */
+	LockSettings settings() {
+		return this.settings;
+	}
+
 	/** The lock's name from its options, or null. */
 	@Nullable String name() {
 		return this.settings.name();
@@ -247,10 +252,6 @@ final class ManagedLease implements Lease, ScopedLease {
 	/** This holder's fencing token, without counting as a use. */
 	long token() {
 		return this.token;
-	}
-
-	LockSettings settings() {
-		return this.settings;
 	}
 
 	/**
