@@ -60,14 +60,14 @@ final class RedLockReplies {
 	private Tally tally() {
 		int yesCount = 0;
 		int noCount = 0;
-		int pending = 0;
+		List<String> silent = new ArrayList<>();
 		@Nullable Long[] values = new Long[this.replies.size()];
 		List<String> failures = new ArrayList<>();
 		List<Throwable> errors = new ArrayList<>();
 		for (int i = 0; i < this.replies.size(); i++) {
 			CompletableFuture<Long> reply = this.replies.get(i);
 			if (!reply.isDone()) {
-				pending++;
+				silent.add(this.masters.get(i).name());
 				continue;
 			}
 			try {
@@ -85,7 +85,7 @@ final class RedLockReplies {
 				errors.add(unwrap(ex));
 			}
 		}
-		return new Tally(this.replies.size(), this.quorum, yesCount, noCount, pending, values, failures, errors);
+		return new Tally(this.replies.size(), this.quorum, yesCount, noCount, silent, values, failures, errors);
 	}
 
 	private static String message(Throwable ex) {
@@ -104,12 +104,13 @@ final class RedLockReplies {
 	/**
 	 * The replies counted at one moment.
 	 *
+	 * @param silent the masters that have not answered
 	 * @param values each master's reply, null while pending or failed
 	 * @param failures the masters that failed, each with its error
 	 * @param errors the failures' exceptions
 	 */
-	record Tally(int masters, int quorum, int yes, int no, int pending, @Nullable Long[] values, List<String> failures,
-			List<Throwable> errors) {
+	record Tally(int masters, int quorum, int yes, int no, List<String> silent, @Nullable Long[] values,
+			List<String> failures, List<Throwable> errors) {
 
 		/**
 		 * The first master's failure (the others suppressed in it), or, when no master
@@ -139,7 +140,7 @@ final class RedLockReplies {
 		}
 
 		boolean decided() {
-			return reached() || impossible() || this.pending == 0;
+			return reached() || impossible() || this.silent.isEmpty();
 		}
 
 		/**
@@ -147,7 +148,7 @@ final class RedLockReplies {
 		 * others said.
 		 */
 		boolean unreachable() {
-			return this.failures.size() + this.pending > this.masters - this.quorum;
+			return this.failures.size() + this.silent.size() > this.masters - this.quorum;
 		}
 
 		String describe() {
@@ -159,8 +160,8 @@ final class RedLockReplies {
 				.append("), ")
 				.append(this.no)
 				.append(" refused");
-			if (this.pending > 0) {
-				text.append(", ").append(this.pending).append(" did not answer in time");
+			if (!this.silent.isEmpty()) {
+				text.append(", no answer in time from ").append(String.join(", ", this.silent));
 			}
 			if (!this.failures.isEmpty()) {
 				text.append(", failed: ").append(String.join(", ", this.failures));
