@@ -102,4 +102,33 @@ public @interface DistributedLock {
 	 */
 	boolean fair() default false;
 
+	/**
+	 * Which side of the key's read-write lock to take: {@link LockMode#WRITE} (the
+	 * default) is the plain lock, exclusive; {@link LockMode#READ} shares the key with
+	 * other readers and waits while a writer holds or waits for it. A store without read
+	 * locks fails startup. Re-entry rules are on {@link LockMode}.
+	 *
+	 * <pre>
+	 * &#64;DistributedLock(key = "'catalog'", mode = LockMode.READ)
+	 * public Catalog read() { ... }
+	 * </pre>
+	 */
+	LockMode mode() default LockMode.WRITE;
+
+	/**
+	 * Makes the key a semaphore admitting this many holders at once, and takes one permit
+	 * of it; {@code 0} (the default) is a lock. Each permit is a lease of its own,
+	 * renewed while the method runs, with its own fencing token, freed when the method
+	 * ends and otherwise only when its holder dies. A semaphore and a lock of the same
+	 * key are unrelated. Every caller of one semaphore must declare the same count. A
+	 * negative count, a count with {@code mode = READ} or {@code fair = true}, or a store
+	 * without semaphores fails startup.
+	 *
+	 * <pre>
+	 * &#64;DistributedLock(key = "'exports'", permits = 5)
+	 * public void export() { ... }
+	 * </pre>
+	 */
+	int permits() default 0;
+
 }

@@ -15,7 +15,8 @@ import org.jspecify.annotations.Nullable;
  */
 public final class LockOptions {
 
-	private static final LockOptions DEFAULTS = new LockOptions(null, null, null, null, null, null, null, null);
+	private static final LockOptions DEFAULTS = new LockOptions(null, null, null, null, null, null, null, null, null,
+			null);
 
 	private final @Nullable Duration waitTime;
 
@@ -33,9 +34,15 @@ public final class LockOptions {
 
 	private final @Nullable String name;
 
+	private final @Nullable LockMode mode;
+
+	private final @Nullable Integer permits;
+
 	private LockOptions(@Nullable Duration waitTime, @Nullable Duration leaseTime, @Nullable Boolean autoRenew,
 			@Nullable Duration retryInterval, @Nullable OnLeaseLost onLeaseLost, @Nullable Boolean fair,
-			@Nullable Duration minHoldTime, @Nullable String name) {
+			@Nullable Duration minHoldTime, @Nullable String name, @Nullable LockMode mode, @Nullable Integer permits) {
+		this.mode = mode;
+		this.permits = permits;
 		this.fair = fair;
 		this.minHoldTime = minHoldTime;
 		this.name = name;
@@ -110,12 +117,29 @@ public final class LockOptions {
 		return this.name;
 	}
 
+	/**
+	 * The side of the key's read-write lock to take, or {@code null} for
+	 * {@link LockMode#WRITE} (a plain lock is the writer's side).
+	 */
+	public @Nullable LockMode mode() {
+		return this.mode;
+	}
+
+	/**
+	 * The number of permits of the semaphore to take one permit of, or {@code null} (and
+	 * zero) for a lock, not a semaphore.
+	 */
+	public @Nullable Integer permits() {
+		return this.permits;
+	}
+
 	/** These options, with every value they leave unset taken from {@code fallback}. */
 	public LockOptions orElse(LockOptions fallback) {
 		return new LockOptions(first(this.waitTime, fallback.waitTime), first(this.leaseTime, fallback.leaseTime),
 				first(this.autoRenew, fallback.autoRenew), first(this.retryInterval, fallback.retryInterval),
 				first(this.onLeaseLost, fallback.onLeaseLost), first(this.fair, fallback.fair),
-				first(this.minHoldTime, fallback.minHoldTime), first(this.name, fallback.name));
+				first(this.minHoldTime, fallback.minHoldTime), first(this.name, fallback.name),
+				first(this.mode, fallback.mode), first(this.permits, fallback.permits));
 	}
 
 	private static <T> @Nullable T first(@Nullable T value, @Nullable T fallback) {
@@ -128,20 +152,22 @@ public final class LockOptions {
 				&& Objects.equals(this.leaseTime, that.leaseTime) && Objects.equals(this.autoRenew, that.autoRenew)
 				&& Objects.equals(this.retryInterval, that.retryInterval) && this.onLeaseLost == that.onLeaseLost
 				&& Objects.equals(this.fair, that.fair) && Objects.equals(this.minHoldTime, that.minHoldTime)
-				&& Objects.equals(this.name, that.name);
+				&& Objects.equals(this.name, that.name) && this.mode == that.mode
+				&& Objects.equals(this.permits, that.permits);
 	}
 
 	@Override
 	public int hashCode() {
 		return Objects.hash(this.waitTime, this.leaseTime, this.autoRenew, this.retryInterval, this.onLeaseLost,
-				this.fair, this.minHoldTime, this.name);
+				this.fair, this.minHoldTime, this.name, this.mode, this.permits);
 	}
 
 	@Override
 	public String toString() {
 		return "LockOptions[waitTime=" + this.waitTime + ", leaseTime=" + this.leaseTime + ", autoRenew="
 				+ this.autoRenew + ", retryInterval=" + this.retryInterval + ", onLeaseLost=" + this.onLeaseLost
-				+ ", fair=" + this.fair + ", minHoldTime=" + this.minHoldTime + ", name=" + this.name + "]";
+				+ ", fair=" + this.fair + ", minHoldTime=" + this.minHoldTime + ", name=" + this.name + ", mode="
+				+ this.mode + ", permits=" + this.permits + "]";
 	}
 
 	/**
@@ -164,6 +190,10 @@ public final class LockOptions {
 		private @Nullable Duration minHoldTime;
 
 		private @Nullable String name;
+
+		private @Nullable LockMode mode;
+
+		private @Nullable Integer permits;
 
 		private Builder() {
 		}
@@ -237,9 +267,46 @@ public final class LockOptions {
 			return this;
 		}
 
+		/**
+		 * Takes the read or the write side of the key's read-write lock; the default,
+		 * {@link LockMode#WRITE}, is the plain lock. See {@link LockMode} for re-entry (a
+		 * reader asking for the write side is an error).
+		 */
+		public Builder mode(LockMode mode) {
+			this.mode = Objects.requireNonNull(mode, "mode must not be null");
+			return this;
+		}
+
+		/**
+		 * Takes one permit of the semaphore {@code key} that admits {@code permits}
+		 * holders at once, instead of a lock. Each permit is a lease of its own (renewed,
+		 * with its own fencing token, lost loudly) that expires only when its holder dies
+		 * or stops renewing it. Semaphores live apart from locks: a semaphore and a lock
+		 * of the same key are unrelated. Every caller of one semaphore must declare the
+		 * same count ({@link PermitCountMismatchException} otherwise). Zero: not a
+		 * semaphore. Must not be negative; cannot be combined with {@link LockMode#READ}
+		 * or {@code fair}.
+		 */
+		public Builder permits(int permits) {
+			if (permits < 0) {
+				throw new IllegalArgumentException(
+						"permits must be zero (no semaphore) or positive but was " + permits);
+			}
+			this.permits = permits;
+			return this;
+		}
+
+		/**
+		 * @throws IllegalArgumentException if the options ask for a read lock and a
+		 * semaphore at once
+		 */
 		public LockOptions build() {
+			if (this.permits != null && this.permits > 0 && this.mode == LockMode.READ) {
+				throw new IllegalArgumentException(
+						"permits = " + this.permits + " with mode READ: a semaphore has no read side");
+			}
 			return new LockOptions(this.waitTime, this.leaseTime, this.autoRenew, this.retryInterval, this.onLeaseLost,
-					this.fair, this.minHoldTime, this.name);
+					this.fair, this.minHoldTime, this.name, this.mode, this.permits);
 		}
 
 		private static Duration check(String name, Duration value, boolean zeroAllowed) {

@@ -2,6 +2,7 @@ package dev.distlock.inmemory;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -9,12 +10,17 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiFunction;
+import java.util.function.Supplier;
+
+import dev.distlock.PermitCountMismatchException;
 
 import dev.distlock.spi.FairLocking;
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockHandle;
+import dev.distlock.spi.PermitLocking;
 import dev.distlock.spi.ReleaseSignalling;
 import dev.distlock.spi.ReleaseSignals;
+import dev.distlock.spi.SharedLocking;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -29,8 +35,11 @@ import org.jspecify.annotations.Nullable;
  * whose lease ran out can neither renew nor delete the lock of the next owner; a lock not
  * renewed expires after its lease on the monotonic clock; fencing tokens only rise. It
  * signals releases to waiters ({@link ReleaseSignalling}) and queues fair waiters
- * ({@link FairLocking}). Nothing here waits: every call returns at once, whatever other
- * threads hold.
+ * ({@link FairLocking}). It has read-write locks ({@link SharedLocking}: readers share a
+ * key, a plain lock is the writer's side, a waiting writer's intent holds new readers
+ * back) and semaphores ({@link PermitLocking}: a key space of their own, each permit a
+ * lease with its own token, freed permits signalled to every waiter). Nothing here waits:
+ * every call returns at once, whatever other threads hold.
  *
  * <p>
  * An expired lock is found out when its key is next used (no timer thread): its waiters
@@ -39,7 +48,7 @@ import org.jspecify.annotations.Nullable;
  * released keys go at once, expired ones at the latest when the store has doubled in size
  * since it last swept.
  */
-public final class InMemoryLockProvider implements ReleaseSignalling, FairLocking {
+public final class InMemoryLockProvider implements ReleaseSignalling, FairLocking, SharedLocking, PermitLocking {
 
 	private static final Log logger = LogFactory.getLog(InMemoryLockProvider.class);
 
@@ -52,6 +61,9 @@ public final class InMemoryLockProvider implements ReleaseSignalling, FairLockin
 	 */
 	private final ConcurrentHashMap<String, Entry> entries = new ConcurrentHashMap<>();
 
+	/** Semaphores, a key space of their own, kept as {@link #entries} are. */
+	private final ConcurrentHashMap<String, Semaphore> semaphores = new ConcurrentHashMap<>();
+
 	/** One counter for every key: tokens then rise per key as well. */
 	private final AtomicLong fence = new AtomicLong();
 
@@ -59,15 +71,40 @@ public final class InMemoryLockProvider implements ReleaseSignalling, FairLockin
 
 	private volatile int sweepAt = MIN_SWEEP_SIZE;
 
-	private final ReleaseSignals signals = new ReleaseSignals() {
+	private final ReleaseSignals signals = new Signals<>(this.entries, Entry::new);
+
+	private final ReleaseSignals permitSignals = new Signals<>(this.semaphores, Semaphore::new);
+
+	@Override
+	public ReleaseSignals releaseSignals() {
+		return this.signals;
+	}
+
+	/** Every freed permit is signalled to every waiter of its semaphore. */
+	@Override
+	public ReleaseSignals permitSignals() {
+		return this.permitSignals;
+	}
+
+	/** Subscriptions to the slots of one key space. */
+	private final class Signals<S extends Slot> implements ReleaseSignals {
+
+		private final ConcurrentHashMap<String, S> slots;
+
+		private final Supplier<S> factory;
+
+		Signals(ConcurrentHashMap<String, S> slots, Supplier<S> factory) {
+			this.slots = slots;
+			this.factory = factory;
+		}
 
 		@Override
 		public Subscription subscribe(String key, Runnable onRelease) {
-			update(key, true, (entry, now) -> entry.subscribers.add(onRelease));
+			update(this.slots, this.factory, key, true, (slot, now) -> slot.subscribers.add(onRelease));
 			AtomicBoolean closed = new AtomicBoolean();
 			return () -> {
 				if (closed.compareAndSet(false, true)) {
-					update(key, false, (entry, now) -> entry.subscribers.remove(onRelease));
+					update(this.slots, this.factory, key, false, (slot, now) -> slot.subscribers.remove(onRelease));
 				}
 			};
 		}
@@ -78,11 +115,6 @@ public final class InMemoryLockProvider implements ReleaseSignalling, FairLockin
 			return true;
 		}
 
-	};
-
-	@Override
-	public ReleaseSignals releaseSignals() {
-		return this.signals;
 	}
 
 	/**
@@ -96,7 +128,93 @@ public final class InMemoryLockProvider implements ReleaseSignalling, FairLockin
 		long lease = positive(leaseTime);
 		sweepIfGrown();
 		return update(key, true,
-				(entry, now) -> (entry.holder == null) ? entry.acquire(this, key, lease, now, null) : entry.busy(now));
+				(entry, now) -> entry.free() ? entry.acquire(this, key, lease, now, null) : entry.busy(now));
+	}
+
+	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * Granted while no writer holds the key and no writer's intent is recorded.
+	 */
+	@Override
+	public LockAttempt tryLockShared(String key, Duration leaseTime, boolean waiting) {
+		long lease = positive(leaseTime);
+		sweepIfGrown();
+		return update(key, true, (entry, now) -> {
+			if (entry.holder != null || !entry.intents.isEmpty()) {
+				return entry.busy(now);
+			}
+			ReadHold hold = new ReadHold(this, key, this.fence.incrementAndGet());
+			entry.readers.put(hold, now + lease);
+			return new LockAttempt.Acquired(hold);
+		});
+	}
+
+	@Override
+	public LockAttempt tryLockExclusive(String key, Duration leaseTime, String waiterId, Duration intentTimeout) {
+		long lease = positive(leaseTime);
+		long keepIntent = positive(intentTimeout);
+		sweepIfGrown();
+		return update(key, true, (entry, now) -> {
+			Holder holder = entry.holder;
+			if (holder != null && waiterId.equals(holder.waiterId)) {
+				return new LockAttempt.Acquired(holder);
+			}
+			if (entry.free()) {
+				entry.intents.remove(waiterId);
+				return entry.acquire(this, key, lease, now, waiterId);
+			}
+			if (holder == null) {
+				// Readers hold it: hold new ones back. (Another writer's release is
+				// signalled anyway.)
+				entry.intents.put(waiterId, now + keepIntent);
+			}
+			return entry.busy(now);
+		});
+	}
+
+	@Override
+	public void withdrawIntent(String key, String waiterId) {
+		update(key, false, (entry, now) -> {
+			if (entry.intents.remove(waiterId) != null && entry.intents.isEmpty() && entry.holder == null) {
+				entry.freed = true;
+			}
+			return null;
+		});
+	}
+
+	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * The count is kept while any permit is held, and taken from the next attempt once
+	 * none is.
+	 */
+	@Override
+	public LockAttempt tryAcquirePermit(String key, int permits, Duration leaseTime, boolean waiting) {
+		if (permits <= 0) {
+			throw new IllegalArgumentException("permits must be positive but was " + permits);
+		}
+		long lease = positive(leaseTime);
+		sweepIfGrown();
+		return update(this.semaphores, Semaphore::new, key, true, (semaphore, now) -> {
+			if (semaphore.holders.isEmpty()) {
+				semaphore.permits = permits;
+			}
+			else if (semaphore.permits != permits) {
+				throw new PermitCountMismatchException(key, semaphore.permits, permits);
+			}
+			if (semaphore.holders.size() >= permits) {
+				long first = semaphore.holders.values()
+					.stream()
+					.mapToLong((deadline) -> deadline - now)
+					.min()
+					.orElse(1);
+				return new LockAttempt.Busy(Duration.ofNanos(Math.max(1, first)));
+			}
+			Permit permit = new Permit(this, key, this.fence.incrementAndGet());
+			semaphore.holders.put(permit, now + lease);
+			return new LockAttempt.Acquired(permit);
+		});
 	}
 
 	/**
@@ -117,13 +235,13 @@ public final class InMemoryLockProvider implements ReleaseSignalling, FairLockin
 				return new LockAttempt.Acquired(holder);
 			}
 			String first = entry.queue.isEmpty() ? waiterId : entry.queue.keySet().iterator().next();
-			if (holder == null && first.equals(waiterId)) {
+			if (entry.free() && first.equals(waiterId)) {
 				entry.queue.remove(waiterId);
 				return entry.acquire(this, key, lease, now, waiterId);
 			}
 			// Re-putting a present key keeps its place: the queue is in arrival order.
 			entry.queue.put(waiterId, now + keepPlace);
-			if (holder != null) {
+			if (!entry.free()) {
 				return entry.busy(now);
 			}
 			// Free, but another waiter's turn: look again when its place would lapse.
@@ -149,13 +267,43 @@ public final class InMemoryLockProvider implements ReleaseSignalling, FairLockin
 	 */
 	public boolean expire(String key) {
 		return Boolean.TRUE.equals(update(key, false, (entry, now) -> {
-			if (entry.holder == null) {
+			if (entry.holder == null && entry.readers.isEmpty()) {
 				return false;
 			}
 			entry.holder = null;
+			entry.readers.clear();
 			entry.freed = true;
 			return true;
 		}));
+	}
+
+	/**
+	 * Ends every held permit of the semaphore {@code key} at once, as if their holders
+	 * had died: for tests of what a holder does when its permit is lost. Waiters are
+	 * signalled.
+	 * @return how many permits were held
+	 */
+	public int expirePermits(String key) {
+		Integer ended = update(this.semaphores, Semaphore::new, key, false, (semaphore, now) -> {
+			int held = semaphore.holders.size();
+			semaphore.holders.clear();
+			semaphore.freed = held > 0;
+			return held;
+		});
+		return (ended != null) ? ended : 0;
+	}
+
+	/** Permits of the semaphore {@code key} held now (expired ones not counted). */
+	public int heldPermits(String key) {
+		Integer held = update(this.semaphores, Semaphore::new, key, false,
+				(semaphore, now) -> semaphore.holders.size());
+		return (held != null) ? held : 0;
+	}
+
+	/** Read holds on {@code key} now (expired ones not counted). */
+	public int readers(String key) {
+		Integer readers = update(key, false, (entry, now) -> entry.readers.size());
+		return (readers != null) ? readers : 0;
 	}
 
 	/** Fair waiters queued for {@code key} whose place has not lapsed. */
@@ -169,7 +317,7 @@ public final class InMemoryLockProvider implements ReleaseSignalling, FairLockin
 	 * and nobody waits (expired locks may count until the store next sweeps).
 	 */
 	public int storedKeys() {
-		return this.entries.size();
+		return this.entries.size() + this.semaphores.size();
 	}
 
 	/** Calls never wait on I/O; at most, briefly, for another call on the same key. */
@@ -190,9 +338,14 @@ public final class InMemoryLockProvider implements ReleaseSignalling, FairLockin
 	 * @param create whether to create a missing entry; if not, returns null for one
 	 */
 	private <R> @Nullable R update(String key, boolean create, BiFunction<Entry, Long, R> action) {
+		return update(this.entries, Entry::new, key, create, action);
+	}
+
+	private <S extends Slot, R> @Nullable R update(ConcurrentHashMap<String, S> slots, Supplier<S> factory, String key,
+			boolean create, BiFunction<S, Long, R> action) {
 		List<Object> outcome = new ArrayList<>(2);
-		this.entries.compute(key, (k, current) -> {
-			Entry entry = (current != null) ? current : create ? new Entry() : null;
+		slots.compute(key, (k, current) -> {
+			S entry = (current != null) ? current : create ? factory.get() : null;
 			if (entry == null) {
 				return null;
 			}
@@ -225,14 +378,17 @@ public final class InMemoryLockProvider implements ReleaseSignalling, FairLockin
 	 * memory, without a timer thread.
 	 */
 	private void sweepIfGrown() {
-		if (this.entries.size() < this.sweepAt || !this.sweeping.compareAndSet(false, true)) {
+		if (storedKeys() < this.sweepAt || !this.sweeping.compareAndSet(false, true)) {
 			return;
 		}
 		try {
 			for (String key : this.entries.keySet()) {
 				update(key, false, (entry, now) -> null);
 			}
-			this.sweepAt = Math.max(MIN_SWEEP_SIZE, 2 * this.entries.size());
+			for (String key : this.semaphores.keySet()) {
+				update(this.semaphores, Semaphore::new, key, false, (semaphore, now) -> null);
+			}
+			this.sweepAt = Math.max(MIN_SWEEP_SIZE, 2 * storedKeys());
 		}
 		finally {
 			this.sweeping.set(false);
@@ -246,8 +402,29 @@ public final class InMemoryLockProvider implements ReleaseSignalling, FairLockin
 		return duration.toNanos();
 	}
 
-	/** The state of one key; only ever touched inside a {@code compute} on the key. */
-	private static final class Entry {
+	/**
+	 * The state of one key of a key space; only ever touched inside a {@code compute} on
+	 * the key.
+	 */
+	private abstract static class Slot {
+
+		final List<Runnable> subscribers = new ArrayList<>(1);
+
+		/** Something was released or expired during the current operation. */
+		boolean freed;
+
+		/** Drops what expired or lapsed by {@code now}, setting {@link #freed}. */
+		abstract void prune(long now);
+
+		/** Whether nothing is held, queued or subscribed: the slot may go. */
+		abstract boolean unused();
+
+	}
+
+	/**
+	 * A lock's key: its writer (the plain lock), readers and waiting writers' intents.
+	 */
+	private static final class Entry extends Slot {
 
 		@Nullable Holder holder;
 
@@ -257,10 +434,16 @@ public final class InMemoryLockProvider implements ReleaseSignalling, FairLockin
 		/** Fair waiters by arrival, each with the time its place lapses. */
 		final Map<String, Long> queue = new LinkedHashMap<>(2);
 
-		final List<Runnable> subscribers = new ArrayList<>(1);
+		/** Read holds, each with its deadline. */
+		final Map<ReadHold, Long> readers = new HashMap<>(2);
 
-		/** The lock was released or expired during the current operation. */
-		boolean freed;
+		/** Waiting writers' intents, each with the time it lapses. */
+		final Map<String, Long> intents = new LinkedHashMap<>(2);
+
+		/** Whether a writer may take the key: nobody holds it, neither side. */
+		boolean free() {
+			return this.holder == null && this.readers.isEmpty();
+		}
 
 		LockAttempt acquire(InMemoryLockProvider store, String key, long leaseNanos, long now,
 				@Nullable String waiterId) {
@@ -274,20 +457,43 @@ public final class InMemoryLockProvider implements ReleaseSignalling, FairLockin
 		 * interval.
 		 */
 		LockAttempt busy(long now) {
-			return new LockAttempt.Busy(Duration.ofNanos(Math.max(1, this.deadline - now)));
+			long until = this.deadline;
+			if (this.holder == null) {
+				// Readers, or intents: whichever ends first may change the answer.
+				until = Long.MAX_VALUE;
+				for (long deadline : this.readers.values()) {
+					until = Math.min(until, deadline);
+				}
+				for (long lapse : this.intents.values()) {
+					until = Math.min(until, lapse);
+				}
+			}
+			return new LockAttempt.Busy(Duration.ofNanos(Math.max(1, until - now)));
 		}
 
-		/** Expiry by lease, found out lazily; lapsed places leave the queue. */
+		/**
+		 * Expiry by lease, found out lazily; lapsed places leave the queue, lapsed
+		 * intents let readers in.
+		 */
+		@Override
 		void prune(long now) {
 			if (this.holder != null && now - this.deadline >= 0) {
 				this.holder = null;
 				this.freed = true;
 			}
 			this.queue.values().removeIf((lapsesAt) -> now - lapsesAt >= 0);
+			if (this.readers.values().removeIf((deadline) -> now - deadline >= 0)) {
+				this.freed = true;
+			}
+			if (this.intents.values().removeIf((lapsesAt) -> now - lapsesAt >= 0)) {
+				this.freed = true;
+			}
 		}
 
+		@Override
 		boolean unused() {
-			return this.holder == null && this.queue.isEmpty() && this.subscribers.isEmpty();
+			return this.holder == null && this.queue.isEmpty() && this.subscribers.isEmpty() && this.readers.isEmpty()
+					&& this.intents.isEmpty();
 		}
 
 	}
@@ -328,6 +534,107 @@ public final class InMemoryLockProvider implements ReleaseSignalling, FairLockin
 		@Override
 		public String toString() {
 			return "InMemoryLock[key=" + this.key + ", token=" + this.fencingToken + "]";
+		}
+
+	}
+
+	/** A semaphore: its count and its held permits, each with its deadline. */
+	private static final class Semaphore extends Slot {
+
+		int permits;
+
+		final Map<Permit, Long> holders = new HashMap<>(4);
+
+		@Override
+		void prune(long now) {
+			if (this.holders.values().removeIf((deadline) -> now - deadline >= 0)) {
+				this.freed = true;
+			}
+		}
+
+		@Override
+		boolean unused() {
+			return this.holders.isEmpty() && this.subscribers.isEmpty();
+		}
+
+	}
+
+	/** One read hold: the handle is the owner, by identity. */
+	private record ReadHold(InMemoryLockProvider store, String key, long fencingToken) implements LockHandle {
+
+		@Override
+		public boolean renew(Duration leaseTime) {
+			long lease = positive(leaseTime);
+			return Boolean.TRUE.equals(this.store.update(this.key, false,
+					(entry, now) -> entry.readers.computeIfPresent(this, (hold, deadline) -> now + lease) != null));
+		}
+
+		@Override
+		public boolean release() {
+			return Boolean.TRUE.equals(this.store.update(this.key, false, (entry, now) -> {
+				if (entry.readers.remove(this) == null) {
+					return false;
+				}
+				if (entry.readers.isEmpty()) {
+					entry.freed = true;
+				}
+				return true;
+			}));
+		}
+
+		@Override
+		public boolean equals(Object other) {
+			return this == other;
+		}
+
+		@Override
+		public int hashCode() {
+			return System.identityHashCode(this);
+		}
+
+		@Override
+		public String toString() {
+			return "InMemoryReadHold[key=" + this.key + ", token=" + this.fencingToken + "]";
+		}
+
+	}
+
+	/** One permit of a semaphore: the handle is the owner, by identity. */
+	private record Permit(InMemoryLockProvider store, String key, long fencingToken) implements LockHandle {
+
+		@Override
+		public boolean renew(Duration leaseTime) {
+			long lease = positive(leaseTime);
+			return Boolean.TRUE
+				.equals(this.store.update(this.store.semaphores, Semaphore::new, this.key, false, (semaphore,
+						now) -> semaphore.holders.computeIfPresent(this, (permit, deadline) -> now + lease) != null));
+		}
+
+		@Override
+		public boolean release() {
+			return Boolean.TRUE
+				.equals(this.store.update(this.store.semaphores, Semaphore::new, this.key, false, (semaphore, now) -> {
+					if (semaphore.holders.remove(this) == null) {
+						return false;
+					}
+					semaphore.freed = true;
+					return true;
+				}));
+		}
+
+		@Override
+		public boolean equals(Object other) {
+			return this == other;
+		}
+
+		@Override
+		public int hashCode() {
+			return System.identityHashCode(this);
+		}
+
+		@Override
+		public String toString() {
+			return "InMemoryPermit[key=" + this.key + ", token=" + this.fencingToken + "]";
 		}
 
 	}

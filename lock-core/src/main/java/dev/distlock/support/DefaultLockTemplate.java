@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
@@ -20,6 +21,10 @@ import dev.distlock.LockAcquisitionException;
 import dev.distlock.LockContext;
 import dev.distlock.LockOptions;
 import dev.distlock.LockTemplate;
+import dev.distlock.PermitCountMismatchException;
+import dev.distlock.spi.Capabilities;
+import dev.distlock.spi.PermitLocking;
+import dev.distlock.spi.SharedLocking;
 import dev.distlock.spi.LockHandle;
 import dev.distlock.spi.LockProvider;
 import org.apache.commons.logging.Log;
@@ -67,7 +72,23 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 	 */
 	private final ConcurrentMap<String, ManagedLease> held = new ConcurrentHashMap<>();
 
+	/**
+	 * Read holds and semaphore permits held by this template's callers: several per key,
+	 * so never in {@link #held}.
+	 */
+	private final Set<ManagedLease> shared = ConcurrentHashMap.newKeySet();
+
+	/**
+	 * One local line per key and side: the write (plain) side under the key itself, the
+	 * read side and the semaphore under the key with a suffix no key has.
+	 */
 	private final ConcurrentMap<String, LocalQueue> queues = new ConcurrentHashMap<>();
+
+	/** Suffix of a read line's name in {@link #queues}. */
+	private static final String READ_LINE = "\0read";
+
+	/** Suffix of a semaphore line's name in {@link #queues}. */
+	private static final String PERMIT_LINE = "\0permits";
 
 	private final ManagedLease.Events events = new LeaseEvents();
 
@@ -142,7 +163,8 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 	 */
 	private @Nullable Lease observed(String key, LockSettings settings, boolean tryOnly) {
 		checkKey(key);
-		ManagedLease scoped = reentrant(key);
+		checkCapability(key, settings);
+		ManagedLease scoped = reentrant(key, settings);
 		if (scoped != null) {
 			return scoped.enter();
 		}
@@ -174,7 +196,8 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 	private @Nullable ManagedLease acquire(String key, LockSettings settings) {
 		long start = System.nanoTime();
 		long deadline = start + settings.waitTime().toNanos();
-		LocalQueue queue = join(key);
+		String line = line(key, settings);
+		LocalQueue queue = join(line);
 		try {
 			if (!enter(queue, key, settings, deadline)) {
 				return null;
@@ -187,7 +210,24 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 			}
 		}
 		finally {
-			leave(key, queue);
+			leave(line, queue);
+		}
+	}
+
+	private static String line(String key, LockSettings settings) {
+		return settings.semaphore() ? key + PERMIT_LINE : settings.read() ? key + READ_LINE : key;
+	}
+
+	/**
+	 * A read lock or a semaphore on a store that lacks them fails at the call, naming the
+	 * store and what it lacks (the advisor checks annotated methods at startup).
+	 */
+	private void checkCapability(String key, LockSettings settings) {
+		String missing = settings.semaphore()
+				? Capabilities.noCapability(this.provider, PermitLocking.class, "Semaphores (permits)")
+				: settings.read() ? Capabilities.noCapability(this.provider, SharedLocking.class, "Read locks") : null;
+		if (missing != null) {
+			throw new UnsupportedOperationException("Lock '" + key + "': " + missing);
 		}
 	}
 
@@ -196,15 +236,38 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 	 * is for code inside a locked scope on its own thread, never merely for the thread
 	 * that once acquired (it may have handed the lease on).
 	 */
-	private @Nullable ManagedLease reentrant(String key) {
+	private @Nullable ManagedLease reentrant(String key, LockSettings settings) {
 		for (Lease lease : LockContext.held()) {
 			ManagedLease managed = (lease instanceof NestedLease nested) ? nested.outer()
 					: (lease instanceof ManagedLease direct) ? direct : null;
-			if (managed != null && managed.key().equals(key) && managed.reentrantFor(this)) {
+			if (managed != null && managed.key().equals(key) && managed.reentrantFor(this)
+					&& reentersAs(managed.settings(), settings, key)) {
 				return managed;
 			}
 		}
 		return null;
+	}
+
+	/**
+	 * Whether a scope of {@code outer} lets a nested acquisition with {@code inner}
+	 * re-enter it: a semaphore only its own permit (locks and semaphores of one key are
+	 * unrelated); a writer both sides (reading under a write lock is a downgrade); a
+	 * reader only reads. A reader asking to write is refused: two readers upgrading at
+	 * once would wait for each other forever.
+	 */
+	private static boolean reentersAs(LockSettings outer, LockSettings inner, String key) {
+		if (outer.semaphore() || inner.semaphore()) {
+			if (outer.semaphore() && inner.semaphore() && outer.permits() != inner.permits()) {
+				throw new PermitCountMismatchException(key, outer.permits(), inner.permits());
+			}
+			return outer.semaphore() && inner.semaphore();
+		}
+		if (outer.read() && !inner.read()) {
+			throw new IllegalStateException("Lock '" + key + "': this thread holds the read lock and asks for the"
+					+ " write lock; upgrading is not supported, since two readers upgrading at once would wait for each"
+					+ " other forever. Release the read lock first, or take the write lock from the start");
+		}
+		return true;
 	}
 
 	private boolean enter(LocalQueue queue, String key, LockSettings settings, long deadline) {
@@ -290,7 +353,12 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 	private ManagedLease hold(LockHandle handle, LockSettings settings, long sentAtNanos) {
 		ManagedLease lease = new ManagedLease(this, this.provider, handle, settings, sentAtNanos, this.scheduler,
 				this.events, this.lossListener, this.releaseAfterCommit);
-		this.held.put(handle.key(), lease);
+		if (settings.read() || settings.semaphore()) {
+			this.shared.add(lease);
+		}
+		else {
+			this.held.put(handle.key(), lease);
+		}
 		lease.start();
 		return lease;
 	}
@@ -301,13 +369,21 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 		@Override
 		public void ended(ManagedLease lease) {
 			DefaultLockTemplate.this.held.remove(lease.key(), lease);
+			DefaultLockTemplate.this.shared.remove(lease);
 		}
 
+		/**
+		 * Every line of the key: a freed write lock lets readers in, a freed read hold
+		 * may let a writer in; a freed permit wakes the semaphore's line (and costs the
+		 * lock's line of the same key at most a spurious look).
+		 */
 		@Override
 		public void freed(String key) {
-			LocalQueue queue = DefaultLockTemplate.this.queues.get(key);
-			if (queue != null) {
-				queue.signal();
+			for (String line : new String[] { key, key + READ_LINE, key + PERMIT_LINE }) {
+				LocalQueue queue = DefaultLockTemplate.this.queues.get(line);
+				if (queue != null) {
+					queue.signal();
+				}
 			}
 		}
 
@@ -326,7 +402,7 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 
 	/** Locks that callers of this template hold now: 0 once every lease is released. */
 	public int heldLocks() {
-		return this.held.size();
+		return this.held.size() + this.shared.size();
 	}
 
 	/**
@@ -335,8 +411,10 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 	 */
 	public List<HeldLock> heldLockDetails() {
 		long now = System.nanoTime();
-		List<HeldLock> details = new ArrayList<>(this.held.size());
-		for (ManagedLease lease : this.held.values()) {
+		List<HeldLock> details = new ArrayList<>(this.held.size() + this.shared.size());
+		List<ManagedLease> leases = new ArrayList<>(this.held.values());
+		leases.addAll(this.shared);
+		for (ManagedLease lease : leases) {
 			if (lease.heldNow()) {
 				details.add(new HeldLock(lease.key(), lease.name(), lease.handle().fencingToken(), lease.holderNames(),
 						Duration.ofNanos(Math.max(0, now - lease.acquiredAtNanos())),
@@ -352,7 +430,8 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 	 */
 	public Map<String, Integer> waitingThreads() {
 		Map<String, Integer> waiting = new TreeMap<>();
-		this.queues.forEach((key, queue) -> waiting.put(key, queue.users));
+		this.queues.forEach((line, queue) -> waiting
+			.merge(line.replace(READ_LINE, " (read)").replace(PERMIT_LINE, " (permits)"), queue.users, Integer::sum));
 		return waiting;
 	}
 
@@ -402,7 +481,9 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 	 */
 	@Override
 	public void close() {
-		for (ManagedLease lease : this.held.values()) {
+		List<ManagedLease> leases = new ArrayList<>(this.held.values());
+		leases.addAll(this.shared);
+		for (ManagedLease lease : leases) {
 			try {
 				lease.revoke("the application shut down while the lock was still held; it was released so that"
 						+ " others need not wait for its lease to run out");

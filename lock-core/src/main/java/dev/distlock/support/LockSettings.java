@@ -2,6 +2,7 @@ package dev.distlock.support;
 
 import java.time.Duration;
 
+import dev.distlock.LockMode;
 import dev.distlock.LockOptions;
 import dev.distlock.OnLeaseLost;
 import org.jspecify.annotations.Nullable;
@@ -10,7 +11,8 @@ import org.jspecify.annotations.Nullable;
  * Fully resolved options for one acquisition: nothing left to configuration.
  */
 record LockSettings(Duration waitTime, Duration leaseTime, boolean autoRenew, Duration retryInterval,
-		OnLeaseLost onLeaseLost, boolean fair, Duration minHoldTime, @Nullable String name) {
+		OnLeaseLost onLeaseLost, boolean fair, Duration minHoldTime, @Nullable String name, LockMode mode,
+		int permits) {
 
 	static LockSettings of(LockOptions options, LockOptions defaults) {
 		LockOptions merged = options.orElse(defaults);
@@ -19,9 +21,28 @@ record LockSettings(Duration waitTime, Duration leaseTime, boolean autoRenew, Du
 			throw new IllegalStateException("Default lock options must set every value: " + defaults);
 		}
 		OnLeaseLost onLeaseLost = (merged.onLeaseLost() != null) ? merged.onLeaseLost() : OnLeaseLost.FAIL_ON_EXIT;
+		LockMode mode = (merged.mode() != null) ? merged.mode() : LockMode.WRITE;
+		int permits = (merged.permits() != null) ? merged.permits() : 0;
+		boolean family = mode == LockMode.READ || permits > 0;
+		if (family && Boolean.TRUE.equals(options.fair())) {
+			throw new IllegalArgumentException("Fair " + ((permits > 0) ? "semaphores" : "read locks")
+					+ " are not offered (" + options + "): fair applies to plain (write) locks");
+		}
+		// A configured default of fair applies to the locks it can apply to: plain ones.
+		boolean fair = !family && Boolean.TRUE.equals(merged.fair());
 		return new LockSettings(merged.waitTime(), merged.leaseTime(), merged.autoRenew(), merged.retryInterval(),
-				onLeaseLost, Boolean.TRUE.equals(merged.fair()),
-				(merged.minHoldTime() != null) ? merged.minHoldTime() : Duration.ZERO, merged.name());
+				onLeaseLost, fair, (merged.minHoldTime() != null) ? merged.minHoldTime() : Duration.ZERO, merged.name(),
+				mode, permits);
+	}
+
+	/** Whether this acquisition is a read hold. */
+	boolean read() {
+		return this.mode == LockMode.READ;
+	}
+
+	/** Whether this acquisition is one permit of a semaphore. */
+	boolean semaphore() {
+		return this.permits > 0;
 	}
 
 }

@@ -182,6 +182,11 @@ final class ManagedLease implements Lease, ScopedLease {
 		return this.settings.leaseTime();
 	}
 
+	/** The options it was taken with: its mode and permits decide re-entry. */
+	LockSettings settings() {
+		return this.settings;
+	}
+
 	/** The lock's name from its options, or null. */
 	@Nullable String name() {
 		return this.settings.name();

@@ -11,6 +11,8 @@ import dev.distlock.spi.FairLocking;
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockHandle;
 import dev.distlock.spi.LockProvider;
+import dev.distlock.spi.PermitLocking;
+import dev.distlock.spi.SharedLocking;
 import dev.distlock.spi.ReleaseSignalling;
 import dev.distlock.spi.ReleaseSignals;
 import org.apache.commons.logging.Log;
@@ -68,23 +70,33 @@ final class WaitLoop {
 	 */
 	@Nullable ManagedLease run(String key, LockSettings settings, LocalQueue queue, long deadline) {
 		boolean waiting = !settings.waitTime().isZero();
-		ReleaseSignals signals = (this.provider instanceof ReleaseSignalling signalling) ? signalling.releaseSignals()
-				: ReleaseSignals.NONE;
+		ReleaseSignals signals = settings.semaphore()
+				? ((this.provider instanceof PermitLocking permitLocking) ? permitLocking.permitSignals()
+						: ReleaseSignals.NONE)
+				: (this.provider instanceof ReleaseSignalling signalling) ? signalling.releaseSignals()
+						: ReleaseSignals.NONE;
 		boolean signalled = waiting && signals != ReleaseSignals.NONE;
 		Backoff backoff = new Backoff(settings.retryInterval().toNanos());
 		queue.waiter = Thread.currentThread();
 		// Subscribed before the first attempt, so that no release after it goes unheard.
 		ReleaseSignals.Subscription subscription = signalled ? signals.subscribe(key, queue::signal) : null;
 		boolean fair = settings.fair();
-		String waiterId = fair ? UUID.randomUUID().toString() : "";
+		// A plain or write waiter on a store with read locks records its intent with
+		// every busy attempt, so that new readers stop coming in (see SharedLocking):
+		// readers that kept overlapping would never leave a release to signal.
+		boolean writer = waiting && !fair && !settings.read() && !settings.semaphore()
+				&& this.provider instanceof SharedLocking;
+		String waiterId = (fair || writer) ? UUID.randomUUID().toString() : "";
 		boolean queued = fair;
+		// Whether an intent of this writer may be recorded in the store.
+		boolean intent = false;
 		try {
 			while (true) {
 				if (Thread.currentThread().isInterrupted()) {
 					throw interrupted(key, settings, null);
 				}
 				queue.signalled = false;
-				ManagedLease local = fair ? null : this.held.get(key);
+				ManagedLease local = (fair || settings.semaphore()) ? null : this.held.get(key);
 				if (local != null && local.heldNow()) {
 					// Held by another thread of this JVM: its release or loss signals
 					// here
@@ -101,13 +113,19 @@ final class WaitLoop {
 					continue;
 				}
 				long sent = System.nanoTime();
-				LockAttempt attempt = attemptOnce(key, settings, queue, fair, waiting, waiterId);
+				LockAttempt attempt = attemptOnce(key, settings, queue, fair, waiting, waiterId, writer);
 				if (attempt instanceof LockAttempt.Acquired acquired) {
+					// Taking the key ended the intent in the store.
+					intent = false;
 					if (System.nanoTime() - sent < ManagedLease.validityNanos(settings.leaseTime())) {
 						queued = false;
 						return this.holder.hold(acquired.handle(), settings, sent);
 					}
 					discardLate(acquired.handle());
+				}
+				else if (writer) {
+					// The busy attempt recorded the intent (or refreshed it).
+					intent = true;
 				}
 				long remainingWait = deadline - System.nanoTime();
 				if (remainingWait <= 0) {
@@ -133,6 +151,9 @@ final class WaitLoop {
 			if (queued) {
 				leaveQueue(key, waiterId);
 			}
+			if (intent) {
+				withdrawIntent(key, waiterId);
+			}
 		}
 	}
 
@@ -141,10 +162,21 @@ final class WaitLoop {
 	 * too.
 	 */
 	private LockAttempt attemptOnce(String key, LockSettings settings, LocalQueue queue, boolean fair, boolean waiting,
-			String waiterId) {
+			String waiterId, boolean intent) {
 		LockBackendException failure = null;
 		queue.callStarted();
 		try {
+			if (settings.semaphore()) {
+				return ((PermitLocking) this.provider).tryAcquirePermit(key, settings.permits(), settings.leaseTime(),
+						waiting);
+			}
+			if (settings.read()) {
+				return ((SharedLocking) this.provider).tryLockShared(key, settings.leaseTime(), waiting);
+			}
+			if (intent) {
+				return ((SharedLocking) this.provider).tryLockExclusive(key, settings.leaseTime(), waiterId,
+						queueTimeout(settings));
+			}
 			if (fair) {
 				return fairLocking(key).tryLockFair(key, settings.leaseTime(), waiterId, queueTimeout(settings));
 			}
@@ -181,6 +213,15 @@ final class WaitLoop {
 	private void leaveQueue(String key, String waiterId) {
 		this.background.run(() -> fairLocking(key).leaveQueue(key, waiterId),
 				"Could not leave the queue of lock '" + key + "'; the place expires by itself");
+	}
+
+	/**
+	 * A waiting writer gives up: its intent ends at once, so that readers it held back
+	 * need not wait for it to lapse. In the background, as {@link #leaveQueue}.
+	 */
+	private void withdrawIntent(String key, String waiterId) {
+		this.background.run(() -> ((SharedLocking) this.provider).withdrawIntent(key, waiterId),
+				"Could not withdraw the writer's intent on lock '" + key + "'; it lapses by itself");
 	}
 
 	private FairLocking fairLocking(String key) {

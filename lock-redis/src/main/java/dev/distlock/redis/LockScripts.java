@@ -5,19 +5,82 @@ import java.util.List;
 import org.springframework.data.redis.core.script.RedisScript;
 
 /**
- * The Lua scripts, one round trip each. A lock is a hash {@code {owner, fence}} with a
- * TTL. Every script checks the owner field before touching the key, so a stale holder can
- * neither renew nor delete a lock it lost.
+ * The Lua scripts, one round trip each.
+ *
+ * <p>
+ * <b>The mutex key format.</b> A held lock is a Redis <em>string</em> at the lock key,
+ * with the lease as its TTL, whose value is {@code <owner> <fence>}: the owner token (no
+ * spaces), one space, and the fencing token in decimal. Once a waiter found it busy, the
+ * value ends in {@value #WAITED_SUFFIX} (appended with {@code APPEND}, which keeps the
+ * TTL), and its release publishes a signal. It is written only with
+ * {@code SET key value NX PX lease} ({@link #WRITE_MUTEX}), so it is taken only when the
+ * key does not exist, whatever its type. Every script reads it with a protected
+ * {@code GET}: a key of another type (a read-write lock's readers, kept as a hash at the
+ * same key) is busy, and never anybody's mutex to renew or delete. Every script checks
+ * the owner before touching the key, so a stale holder can neither renew nor delete a
+ * lock it lost.
+ *
+ * <p>
+ * <b>Commands.</b> An uncontended acquire runs {@code INCR} and {@code SET} (plus
+ * {@code TIME} and a {@code SET} of the counter only when the counter was lost), and a
+ * release {@code GET} and {@code DEL}: four commands per cycle.
  */
 final class LockScripts {
 
 	private LockScripts() {
 	}
 
+	/** What a waiter appends to a busy mutex's value: its release must signal. */
+	static final String WAITED_SUFFIX = " w";
+
+	/**
+	 * Lua that takes a free mutex for an owner, exactly as {@link #ACQUIRE} does: with
+	 * {@code lock} the key, {@code owner} the owner token, {@code token} the fencing
+	 * token (a Lua number) and {@code lease} the lease in ms (a string or number), the
+	 * expression is truthy if the key was free and is now held. For scripts that take
+	 * several mutexes (a multi-key lock): they must hold every key in one slot, take the
+	 * token from the slot's counter ({@link #NEXT_TOKEN}), and undo their {@code SET}s
+	 * when a later key is busy.
+	 */
+	static final String WRITE_MUTEX = "redis.call('set', lock, owner .. ' ' .. string.format('%d', token), 'NX', 'PX', lease)";
+
+	/**
+	 * Lua that sets the local {@code token} to the next fencing token from the counter
+	 * {@code counter}: the counter plus one, or, when the counter was lost (a restart
+	 * without persistence, an eviction: {@code INCR} answers 1), the server's clock in
+	 * microseconds, which the counter then continues from. So tokens keep rising across a
+	 * lost counter, and the uncontended path runs one command for its token.
+	 */
+	static final String NEXT_TOKEN = """
+			local token = redis.call('incr', counter)
+			if token == 1 then
+			  local now = redis.call('time')
+			  token = tonumber(now[1]) * 1000000 + tonumber(now[2])
+			  redis.call('set', counter, string.format('%d', token))
+			end
+			""";
+
+	/**
+	 * Lua functions over a mutex value {@code held} (a string, or the error table of a
+	 * protected {@code GET} of a key of another type): {@code owns(held, owner)},
+	 * {@code fence(held)} and {@code waited(held)}.
+	 */
+	static final String MUTEX_FUNCTIONS = """
+			local function owns(held, owner)
+			  return type(held) == 'string' and string.sub(held, 1, #owner + 1) == owner .. ' '
+			end
+			local function fence(held)
+			  return tonumber(string.match(held, '^%S+ (%d+)'))
+			end
+			local function waited(held)
+			  return type(held) == 'string' and string.sub(held, -2) == ' w'
+			end
+			""";
+
 	/**
 	 * KEYS[1] lock, KEYS[2] fencing counter (same cluster slot); ARGV[1] owner, ARGV[2]
-	 * lease in ms. Returns the fencing token (&gt; 0) when acquired, or
-	 * {@code -1 - remainingMillis} when busy.
+	 * lease in ms, ARGV[3] {@code 1} if the caller waits (marks a busy lock). Returns the
+	 * fencing token (&gt; 0) when acquired, or {@code -1 - remainingMillis} when busy.
 	 *
 	 * <p>
 	 * A lock in its last millisecond reports 1 ms remaining, not 0 (which means "unknown"
@@ -29,45 +92,37 @@ final class LockScripts {
 	 * lock busy, so the acquisition is not orphaned until its lease ends.
 	 *
 	 * <p>
-	 * The token is the counter plus one, raised to the server's clock in microseconds
-	 * when the counter is behind it. One counter serves a whole slot (one key on a
-	 * standalone server), so memory does not grow with the number of lock names; the
-	 * clock floor keeps tokens rising even if the counter is lost (a restart without
-	 * persistence, an eviction), so a fenced store never rejects a new holder forever.
+	 * The token is taken before the {@code SET NX} (see {@link #NEXT_TOKEN}); a busy
+	 * attempt so uses up a token, which only leaves a gap. One counter serves a whole
+	 * slot (one key on a standalone server), so memory does not grow with the number of
+	 * lock names.
 	 */
-	static final RedisScript<Long> ACQUIRE = RedisScript.of("""
-			local holder = redis.call('hget', KEYS[1], 'owner')
-			if holder == ARGV[1] then
-			  return tonumber(redis.call('hget', KEYS[1], 'fence'))
+	static final RedisScript<Long> ACQUIRE = RedisScript.of(MUTEX_FUNCTIONS + """
+			local lock, counter, owner, lease = KEYS[1], KEYS[2], ARGV[1], ARGV[2]
+			""" + NEXT_TOKEN + "if " + WRITE_MUTEX + """
+			 then
+			  return token
 			end
-			if holder then
-			  if ARGV[3] == '1' then
-			    redis.call('hset', KEYS[1], 'waited', '1')
-			  end
-			  local ttl = redis.call('pttl', KEYS[1])
-			  if ttl == 0 then
-			    ttl = 1
-			  end
-			  return -1 - math.max(ttl, 0)
+			local held = redis.pcall('get', lock)
+			if owns(held, owner) then
+			  return fence(held)
 			end
-			local token = redis.call('incr', KEYS[2])
-			local now = redis.call('time')
-			local floor = tonumber(now[1]) * 1000000 + tonumber(now[2])
-			if token < floor then
-			  token = floor
-			  redis.call('set', KEYS[2], string.format('%d', token))
+			if ARGV[3] == '1' and type(held) == 'string' and not waited(held) then
+			  redis.call('append', lock, ' w')
 			end
-			redis.call('hset', KEYS[1], 'owner', ARGV[1], 'fence', string.format('%d', token))
-			redis.call('pexpire', KEYS[1], ARGV[2])
-			return token
+			local ttl = redis.call('pttl', lock)
+			if ttl == 0 then
+			  ttl = 1
+			end
+			return -1 - math.max(ttl, 0)
 			""", Long.class);
 
 	/**
 	 * KEYS[1] lock; ARGV[1] owner, ARGV[2] lease in ms. Returns 1 if renewed, 0 if not
 	 * ours.
 	 */
-	static final RedisScript<Long> RENEW = RedisScript.of("""
-			if redis.call('hget', KEYS[1], 'owner') == ARGV[1] then
+	static final RedisScript<Long> RENEW = RedisScript.of(MUTEX_FUNCTIONS + """
+			if owns(redis.pcall('get', KEYS[1]), ARGV[1]) then
 			  redis.call('pexpire', KEYS[1], ARGV[2])
 			  return 1
 			end
@@ -81,16 +136,19 @@ final class LockScripts {
 	 * whose deadline passed are dropped from the head of the queue first. The lock is
 	 * taken only when free and this waiter is first (or nobody queues); otherwise the
 	 * waiter queues and its deadline moves on. Returns as {@link #ACQUIRE}; a free lock
-	 * that is another waiter's turn is busy with 0 remaining.
+	 * that is another waiter's turn is busy with 0 remaining. A lock taken while others
+	 * queue is written marked, so its release signals them.
 	 *
 	 * <p>
 	 * As {@link #ACQUIRE}, the same call run twice returns the token of the first run,
 	 * and touches nothing else: the first run took the waiter out of the queue, and a
 	 * second run that queued it again would leave its caller waiting behind its own lock.
 	 */
-	static final RedisScript<Long> FAIR_ACQUIRE = RedisScript.of("""
-			if redis.call('hget', KEYS[1], 'owner') == ARGV[1] then
-			  return tonumber(redis.call('hget', KEYS[1], 'fence'))
+	static final RedisScript<Long> FAIR_ACQUIRE = RedisScript.of(MUTEX_FUNCTIONS + """
+			local lock, counter, owner, lease = KEYS[1], KEYS[2], ARGV[1], ARGV[2]
+			local held = redis.pcall('get', lock)
+			if owns(held, owner) then
+			  return fence(held)
 			end
 			local now = redis.call('time')
 			local micros = tonumber(now[1]) * 1000000 + tonumber(now[2])
@@ -105,21 +163,17 @@ final class LockScripts {
 			  redis.call('zrem', KEYS[3], head[1])
 			  redis.call('hdel', KEYS[4], head[1])
 			end
-			if redis.call('exists', KEYS[1]) == 0 then
+			if not held then
 			  local head = redis.call('zrange', KEYS[3], 0, 0)
 			  if #head == 0 or head[1] == ARGV[3] then
 			    redis.call('zrem', KEYS[3], ARGV[3])
 			    redis.call('hdel', KEYS[4], ARGV[3])
-			    local token = redis.call('incr', KEYS[2])
-			    if token < micros then
-			      token = micros
-			      redis.call('set', KEYS[2], string.format('%d', token))
-			    end
-			    redis.call('hset', KEYS[1], 'owner', ARGV[1], 'fence', string.format('%d', token))
+			""" + NEXT_TOKEN + """
 			    if redis.call('zcard', KEYS[3]) > 0 then
-			      redis.call('hset', KEYS[1], 'waited', '1')
+			      redis.call('set', lock, ARGV[1] .. ' ' .. string.format('%d', token) .. ' w', 'PX', lease)
+			    else
+			      redis.call('set', lock, ARGV[1] .. ' ' .. string.format('%d', token), 'PX', lease)
 			    end
-			    redis.call('pexpire', KEYS[1], ARGV[2])
 			    return token
 			  end
 			end
@@ -130,9 +184,11 @@ final class LockScripts {
 			redis.call('hset', KEYS[4], ARGV[3], string.format('%d', micros + timeout * 1000))
 			redis.call('pexpire', KEYS[3], 2 * timeout)
 			redis.call('pexpire', KEYS[4], 2 * timeout)
-			if redis.call('exists', KEYS[1]) == 1 then
-			  redis.call('hset', KEYS[1], 'waited', '1')
-			  return -1 - math.max(redis.call('pttl', KEYS[1]), 0)
+			if held then
+			  if type(held) == 'string' and not waited(held) then
+			    redis.call('append', lock, ' w')
+			  end
+			  return -1 - math.max(redis.call('pttl', lock), 0)
 			end
 			return -1
 			""", Long.class);
@@ -167,11 +223,11 @@ final class LockScripts {
 	 * must not turn a release that happened into an error. Waiters then find the lock
 	 * free at their retry interval.
 	 */
-	static final RedisScript<Long> RELEASE = RedisScript.of("""
-			local lock = redis.call('hmget', KEYS[1], 'owner', 'waited')
-			if lock[1] == ARGV[1] then
+	static final RedisScript<Long> RELEASE = RedisScript.of(MUTEX_FUNCTIONS + """
+			local held = redis.pcall('get', KEYS[1])
+			if owns(held, ARGV[1]) then
 			  redis.call('del', KEYS[1])
-			  if lock[2] then
+			  if waited(held) then
 			    local sent = redis.pcall((ARGV[3] == '1') and 'spublish' or 'publish', ARGV[2], KEYS[1])
 			    if type(sent) == 'table' and sent.err then
 			      return 2
@@ -194,10 +250,10 @@ final class LockScripts {
 	 * locks.
 	 */
 	@SuppressWarnings("rawtypes")
-	static final RedisScript<List> RENEW_ALL = RedisScript.of("""
+	static final RedisScript<List> RENEW_ALL = RedisScript.of(MUTEX_FUNCTIONS + """
 			local renewed = {}
 			for i, key in ipairs(KEYS) do
-			  if redis.call('hget', key, 'owner') == ARGV[2 * i - 1] then
+			  if owns(redis.pcall('get', key), ARGV[2 * i - 1]) then
 			    redis.call('pexpire', key, ARGV[2 * i])
 			    renewed[i] = 1
 			  else

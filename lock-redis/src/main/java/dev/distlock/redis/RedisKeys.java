@@ -44,6 +44,23 @@ final class RedisKeys {
 		return slotTag(lockKey) + lockKey + ":waiters";
 	}
 
+	/**
+	 * The waiting writers' intents on a read-write lock (a sorted set), in the lock's
+	 * slot; apart from every lock key as {@link #queueKey} is.
+	 */
+	String intentsKey(String lockKey) {
+		return slotTag(lockKey) + lockKey + ":intents";
+	}
+
+	/**
+	 * The semaphore of a user key (a sorted set of permits), in the slot of the lock of
+	 * the same key (so it shares that slot's fencing counter) but never equal to a lock
+	 * key: a semaphore and a lock of one key are unrelated.
+	 */
+	String permitsKey(String lockKey) {
+		return slotTag(lockKey) + lockKey + ":permits";
+	}
+
 	private static String slotTag(String lockKey) {
 		return "{" + SlotTags.forSlot(ClusterSlotHashUtil.calculateSlot(lockKey)) + "}";
 	}

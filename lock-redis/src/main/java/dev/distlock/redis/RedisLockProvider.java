@@ -1,6 +1,7 @@
 package dev.distlock.redis;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -11,6 +12,8 @@ import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockHandle;
 import dev.distlock.spi.BatchRenewal;
 import dev.distlock.spi.FairLocking;
+import dev.distlock.spi.PermitLocking;
+import dev.distlock.spi.SharedLocking;
 import dev.distlock.spi.ReleaseSignalling;
 import dev.distlock.spi.ReleaseSignals;
 import io.lettuce.core.ScriptOutputType;
@@ -33,7 +36,8 @@ import org.springframework.data.redis.core.script.RedisScript;
  * renew the lock that a later acquisition took, even one by the same thread. Acquire,
  * renew and release are one script call (one round trip) each.
  */
-public final class RedisLockProvider implements ReleaseSignalling, FairLocking, BatchRenewal, AutoCloseable {
+public final class RedisLockProvider
+		implements ReleaseSignalling, FairLocking, BatchRenewal, SharedLocking, PermitLocking, AutoCloseable {
 
 	private static final Log logger = LogFactory.getLog(RedisLockProvider.class);
 
@@ -64,6 +68,9 @@ public final class RedisLockProvider implements ReleaseSignalling, FairLocking, 
 	private final Duration replicaTimeout;
 
 	private final AtomicBoolean signalRefusalReported = new AtomicBoolean();
+
+	/** Read-write locks and semaphores. */
+	private final RedisFamily family;
 
 	/**
 	 * @param connectionFactory the connection factory to use
@@ -125,6 +132,9 @@ public final class RedisLockProvider implements ReleaseSignalling, FairLocking, 
 		this.replicaTimeout = replicaTimeout;
 		this.signals = new RedisReleaseSignals(connectionFactory, this.keys);
 		this.renewal = new SlotBatchRenewal(this.keys, this.calls);
+		this.family = new RedisFamily(this.keys, this.calls, this.signals,
+				() -> this.instanceId + ":" + this.sequence.incrementAndGet(),
+				(key) -> signalRefused(key, this.keys.lockKey(key)));
 		this.replicaGuard = (waitForReplicas > 0) ? new ReplicaGuard(connectionFactory, this.keys, this.signals,
 				this.calls, waitForReplicas, replicaTimeout, this::abandon) : null;
 		this.releaseSignals = new ReleaseSignals() {
@@ -165,7 +175,119 @@ public final class RedisLockProvider implements ReleaseSignalling, FairLocking, 
 	 */
 	@Override
 	public void renewAll(List<LockHandle> handles, List<Duration> leaseTimes, RenewalResults results) {
-		this.renewal.renewAll(handles, leaseTimes, results);
+		List<RedisFamily.FamilyHandle> family = null;
+		List<Duration> familyLeases = null;
+		List<Integer> familyIndexes = null;
+		List<LockHandle> mutexes = handles;
+		List<Duration> mutexLeases = leaseTimes;
+		List<Integer> mutexIndexes = null;
+		for (int i = 0; i < handles.size(); i++) {
+			if (handles.get(i) instanceof RedisFamily.FamilyHandle handle) {
+				if (family == null) {
+					family = new ArrayList<>();
+					familyLeases = new ArrayList<>();
+					familyIndexes = new ArrayList<>();
+					mutexes = new ArrayList<>();
+					mutexLeases = new ArrayList<>();
+					mutexIndexes = new ArrayList<>();
+					for (int j = 0; j < i; j++) {
+						mutexes.add(handles.get(j));
+						mutexLeases.add(leaseTimes.get(j));
+						mutexIndexes.add(j);
+					}
+				}
+				family.add(handle);
+				familyLeases.add(leaseTimes.get(i));
+				familyIndexes.add(i);
+			}
+			else if (mutexIndexes != null) {
+				mutexes.add(handles.get(i));
+				mutexLeases.add(leaseTimes.get(i));
+				mutexIndexes.add(i);
+			}
+		}
+		if (family == null) {
+			this.renewal.renewAll(handles, leaseTimes, results);
+			return;
+		}
+		if (!mutexes.isEmpty()) {
+			List<Integer> indexes = mutexIndexes;
+			this.renewal.renewAll(mutexes, mutexLeases, new RenewalResults() {
+
+				@Override
+				public void renewed(int index, boolean renewed) {
+					results.renewed(indexes.get(index), renewed);
+				}
+
+				@Override
+				public void failed(int index, RuntimeException failure) {
+					results.failed(indexes.get(index), failure);
+				}
+
+			});
+		}
+		this.family.renewAll(family, familyLeases, familyIndexes, results);
+	}
+
+	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * Readers are a hash at the lock key, so the mutex's {@code SET NX} fails while they
+	 * hold it; see {@link FamilyScripts}. Not offered with the replica guard
+	 * ({@code distributed-lock.redis.wait-for-replicas}), whose {@code WAIT} covers the
+	 * mutex's scripts only.
+	 */
+	@Override
+	public LockAttempt tryLockShared(String key, Duration leaseTime, boolean waiting) {
+		noReplicaGuard(key, "Read locks");
+		return this.family.tryLockShared(key, leaseTime, waiting);
+	}
+
+	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * With the replica guard on, the guarded acquire, without an intent: read locks are
+	 * refused then, so no reader can starve a writer.
+	 */
+	@Override
+	public LockAttempt tryLockExclusive(String key, Duration leaseTime, String waiterId, Duration intentTimeout) {
+		if (this.waitForReplicas > 0) {
+			return tryLock(key, leaseTime, true);
+		}
+		return this.family.tryLockExclusive(key, leaseTime, waiterId, intentTimeout, RedisLockHandle::new);
+	}
+
+	@Override
+	public void withdrawIntent(String key, String waiterId) {
+		if (this.waitForReplicas == 0) {
+			this.family.withdrawIntent(key, waiterId);
+		}
+	}
+
+	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * A semaphore is a sorted set of permits scored by their expiry on the server's clock
+	 * (see {@link FamilyScripts}). Not offered with the replica guard.
+	 */
+	@Override
+	public LockAttempt tryAcquirePermit(String key, int permits, Duration leaseTime, boolean waiting) {
+		noReplicaGuard(key, "Semaphores");
+		return this.family.tryAcquirePermit(key, permits, leaseTime, waiting);
+	}
+
+	/** On the release channel, with the semaphore's Redis key as the message. */
+	@Override
+	public ReleaseSignals permitSignals() {
+		return this.family.permitSignals();
+	}
+
+	private void noReplicaGuard(String key, String what) {
+		if (this.waitForReplicas > 0) {
+			throw new UnsupportedOperationException(what + " are not offered with the replica guard"
+					+ " (distributed-lock.redis.wait-for-replicas), whose WAIT covers plain locks only (lock '" + key
+					+ "')");
+		}
 	}
 
 	/** Every call returns within the store timeout. */
@@ -202,6 +324,11 @@ public final class RedisLockProvider implements ReleaseSignalling, FairLocking, 
 		if (this.replicaGuard != null) {
 			this.replicaGuard.close();
 		}
+	}
+
+	/** How this provider names keys in Redis, for the module's tests. */
+	RedisKeys keysForTests() {
+		return this.keys;
 	}
 
 	/** Keys that a waiter of this JVM listens for; 0 when nobody waits. */

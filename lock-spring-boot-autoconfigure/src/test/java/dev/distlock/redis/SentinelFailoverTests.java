@@ -245,12 +245,12 @@ class SentinelFailoverTests {
 	}
 
 	/**
-	 * A waiter's busy attempt marks the lock ({@code waited} in its hash, see the
-	 * README's Architecture); seeing the mark means the waiter has asked and is waiting.
+	 * A waiter's busy attempt marks the lock (its value ends in {@code " w"}, see
+	 * docs/stores/redis.md); seeing the mark means the waiter has asked and is waiting.
 	 */
 	private static void awaitWaitedFor(RedisServer master, String key) {
 		Conditions.await("a waiter waits for '" + key + "'", Duration.ofSeconds(10),
-				() -> ":1".equals(master.command("HEXISTS", "lock:" + key, "waited")));
+				() -> TestRedis.mutexWaited(master.command("GET", "lock:" + key)));
 	}
 
 	/**

@@ -12,6 +12,7 @@ import dev.distlock.support.DefaultLockTemplate;
 import dev.distlock.support.RenewalScheduler;
 import dev.distlock.testsupport.Conditions;
 import dev.distlock.testsupport.RedisServer;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
@@ -123,6 +124,29 @@ public final class TestRedis {
 			}
 		}
 		throw new IllegalStateException("No calls= in commandstats line: " + line);
+	}
+
+	/**
+	 * The owner token of the mutex at {@code lockKey} (its value is
+	 * {@code <owner> <fence>}, see {@code LockScripts}), or null when none is held.
+	 */
+	public static @Nullable String mutexOwner(StringRedisTemplate redis, String lockKey) {
+		String value = redis.opsForValue().get(lockKey);
+		return (value != null) ? value.split(" ")[0] : null;
+	}
+
+	/** The fencing token of the mutex at {@code lockKey}, or null when none is held. */
+	public static @Nullable String mutexFence(StringRedisTemplate redis, String lockKey) {
+		String value = redis.opsForValue().get(lockKey);
+		return (value != null) ? value.split(" ")[1] : null;
+	}
+
+	/**
+	 * Whether a waiter marked the mutex at {@code lockKey} (its value ends in
+	 * {@code " w"}), so that its release signals.
+	 */
+	public static boolean mutexWaited(@Nullable String value) {
+		return value != null && value.endsWith(" w");
 	}
 
 	/** Script calls so far, whether by SHA or by body. */

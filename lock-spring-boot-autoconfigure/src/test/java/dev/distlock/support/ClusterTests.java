@@ -14,6 +14,7 @@ import java.util.function.BooleanSupplier;
 import dev.distlock.Lease;
 import dev.distlock.LockOptions;
 import dev.distlock.redis.RedisLockProvider;
+import dev.distlock.redis.TestRedis;
 import dev.distlock.testsupport.Conditions;
 import dev.distlock.testsupport.RedisCluster;
 import dev.distlock.testsupport.RedisServer;
@@ -162,7 +163,8 @@ class ClusterTests {
 						return System.nanoTime();
 					}
 				});
-				await("the waiter marked the lock", () -> redis.opsForHash().hasKey("lock:" + key, "waited"));
+				await("the waiter marked the lock",
+						() -> TestRedis.mutexWaited(redis.opsForValue().get("lock:" + key)));
 				await("the waiter's subscription is up", otherProvider::isListening);
 				long released = System.nanoTime();
 				held.release();

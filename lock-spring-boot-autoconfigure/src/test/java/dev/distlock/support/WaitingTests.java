@@ -127,7 +127,7 @@ class WaitingTests {
 					return System.nanoTime();
 				}
 			});
-			await("the waiter marked the lock", () -> redis.opsForHash().hasKey("lock:" + key, "waited"));
+			await("the waiter marked the lock", () -> TestRedis.mutexWaited(redis.opsForValue().get("lock:" + key)));
 			long released = System.nanoTime();
 			held.release();
 			latencies[i] = waiter.get(10, TimeUnit.SECONDS) - released;
@@ -165,7 +165,7 @@ class WaitingTests {
 				}
 			}, (task) -> new Thread(task).start()));
 		}
-		await("a waiter marked the lock", () -> redis.opsForHash().hasKey("lock:" + key, "waited"));
+		await("a waiter marked the lock", () -> TestRedis.mutexWaited(redis.opsForValue().get("lock:" + key)));
 		await("all eight threads queued", () -> this.template.queuedKeys() == 1
 				&& Thread.getAllStackTraces().keySet().stream().filter(this::waitsForTheLock).count() >= 8);
 		long whileHeld = TestRedis.scriptCalls(redis) - before;
@@ -201,7 +201,7 @@ class WaitingTests {
 				return System.nanoTime();
 			}
 		});
-		await("the waiter marked the lock", () -> redis.opsForHash().hasKey("lock:" + key, "waited"));
+		await("the waiter marked the lock", () -> TestRedis.mutexWaited(redis.opsForValue().get("lock:" + key)));
 		assertThat(server.command("CLIENT", "KILL", "TYPE", "pubsub")).isNotEqualTo(":0");
 		long released = System.nanoTime();
 		held.release();

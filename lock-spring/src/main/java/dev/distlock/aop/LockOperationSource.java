@@ -11,6 +11,7 @@ import java.util.concurrent.Future;
 import java.util.function.Function;
 
 import dev.distlock.DistributedLock;
+import dev.distlock.LockMode;
 import dev.distlock.LockOptions;
 import dev.distlock.OnFailure;
 import org.jspecify.annotations.Nullable;
@@ -157,6 +158,17 @@ public final class LockOperationSource {
 		}
 		if (StringUtils.hasText(annotation.name())) {
 			builder.name(annotation.name());
+		}
+		check(annotation.permits() < 0, "permits", String.valueOf(annotation.permits()),
+				"must be zero (a lock) or positive (a semaphore)", description);
+		check(annotation.permits() > 0 && annotation.mode() == LockMode.READ, "permits",
+				String.valueOf(annotation.permits()),
+				"cannot be combined with mode = READ (a semaphore has no read side)", description);
+		if (annotation.mode() == LockMode.READ) {
+			builder.mode(LockMode.READ);
+		}
+		if (annotation.permits() > 0) {
+			builder.permits(annotation.permits());
 		}
 		return builder.build().orElse(base);
 	}

@@ -1,0 +1,55 @@
+package dev.distlock.spi;
+
+import java.time.Duration;
+
+/**
+ * A store with read-write locks: readers share a key, and the plain lock
+ * ({@link LockProvider#tryLock}) is the writer's side of the same key, so a plain lock
+ * fails while readers hold the key and a read fails while the plain lock is held.
+ *
+ * <p>
+ * Writers are preferred: a writer that waits for a key records its intent
+ * ({@link #tryLockExclusive}), and while an intent is recorded no new reader comes in, so
+ * readers cannot starve a waiting writer. An intent lapses by itself when its writer
+ * stops asking (it died), so a dead writer blocks readers for at most its
+ * {@code intentTimeout}.
+ *
+ * <p>
+ * Every read hold is an acquisition of its own: its handle renews and releases that hold
+ * only, owner-checked as a plain lock's handle is, and a read hold that is not renewed
+ * expires on the store's clock. A store that signals releases ({@link ReleaseSignalling})
+ * signals on the key when its last reader leaves, when a writer releases, and when a
+ * writer's intent ends without the writer taking the key, so that waiting readers and
+ * writers need not poll.
+ */
+public interface SharedLocking extends LockProvider {
+
+	/**
+	 * Tries once to take a read hold on {@code key}: granted while no writer holds the
+	 * key and no writer's intent is recorded.
+	 * @param waiting the caller will wait for this key, so a release or a lapsed intent
+	 * must be signalled
+	 * @return {@link LockAttempt.Acquired} with this hold's handle, or
+	 * {@link LockAttempt.Busy} with the writer's remaining lease (or the intent's) as a
+	 * hint
+	 */
+	LockAttempt tryLockShared(String key, Duration leaseTime, boolean waiting);
+
+	/**
+	 * Tries once to take the write side of {@code key}, exactly as
+	 * {@link LockProvider#tryLock} does (the same lock, the same handle) for a caller
+	 * that waits, and, when readers hold the key, records that writer {@code waiterId}
+	 * waits for it, for {@code intentTimeout} after this attempt. (Behind another writer
+	 * no intent is needed: that writer's release is signalled, and if readers take the
+	 * key first, the next attempt records it.) Taking the key ends the writer's intent.
+	 * Running the same attempt twice must not lose the lock it took.
+	 */
+	LockAttempt tryLockExclusive(String key, Duration leaseTime, String waiterId, Duration intentTimeout);
+
+	/**
+	 * A waiting writer gives up: its intent ends at once, and readers held back by it
+	 * only are signalled.
+	 */
+	void withdrawIntent(String key, String waiterId);
+
+}

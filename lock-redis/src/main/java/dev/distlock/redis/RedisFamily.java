@@ -1,0 +1,336 @@
+package dev.distlock.redis;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+
+import dev.distlock.LockBackendException;
+import dev.distlock.PermitCountMismatchException;
+import dev.distlock.spi.BatchRenewal.RenewalResults;
+import dev.distlock.spi.LockAttempt;
+import dev.distlock.spi.LockHandle;
+import dev.distlock.spi.ReleaseSignals;
+import io.lettuce.core.ScriptOutputType;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+import org.springframework.data.redis.connection.ClusterSlotHashUtil;
+import org.springframework.data.redis.core.script.RedisScript;
+
+/**
+ * Read-write locks and semaphores on Redis, for {@link RedisLockProvider}: the calls of
+ * {@link FamilyScripts}, their handles, their batched renewal and the semaphores' release
+ * signals. Every call is one script call, bounded by the store timeout.
+ */
+final class RedisFamily {
+
+	private static final Log logger = LogFactory.getLog(RedisFamily.class);
+
+	private static final int RENEW_BATCH = 2000;
+
+	private final RedisKeys keys;
+
+	private final RedisCalls calls;
+
+	private final RedisReleaseSignals signals;
+
+	private final Supplier<String> owners;
+
+	private final Consumer<String> signalRefused;
+
+	private final ReleaseSignals permitSignals;
+
+	/**
+	 * @param owners a fresh owner token per acquisition
+	 * @param signalRefused told the key whose release Redis refused to publish
+	 */
+	RedisFamily(RedisKeys keys, RedisCalls calls, RedisReleaseSignals signals, Supplier<String> owners,
+			Consumer<String> signalRefused) {
+		this.keys = keys;
+		this.calls = calls;
+		this.signals = signals;
+		this.owners = owners;
+		this.signalRefused = signalRefused;
+		this.permitSignals = new ReleaseSignals() {
+
+			@Override
+			public Subscription subscribe(String key, Runnable onRelease) {
+				return signals.subscribe(semaphoreKey(key), onRelease);
+			}
+
+			@Override
+			public boolean isListening() {
+				return signals.isListening();
+			}
+
+			@Override
+			public boolean isListening(String key) {
+				return signals.isListening(semaphoreKey(key));
+			}
+
+		};
+	}
+
+	ReleaseSignals permitSignals() {
+		return this.permitSignals;
+	}
+
+	private String semaphoreKey(String key) {
+		return this.keys.permitsKey(this.keys.lockKey(key));
+	}
+
+	LockAttempt tryLockShared(String key, Duration leaseTime, boolean waiting) {
+		String lockKey = this.keys.lockKey(key);
+		String owner = this.owners.get();
+		Long result = acquire(key, Kind.READ, lockKey, owner, FamilyScripts.READ_ACQUIRE,
+				RedisCalls.args(lockKey, this.keys.fenceKey(lockKey), this.keys.intentsKey(lockKey)),
+				RedisCalls.args(owner, millis(leaseTime), waiting ? "1" : "0"));
+		if (result > 0) {
+			return new LockAttempt.Acquired(new FamilyHandle(Kind.READ, key, lockKey, owner, result));
+		}
+		return new LockAttempt.Busy(Duration.ofMillis(-result - 1));
+	}
+
+	/**
+	 * The writer's acquire, returning the mutex's own handle (made by {@code handles}),
+	 * since the write side is the mutex.
+	 */
+	LockAttempt tryLockExclusive(String key, Duration leaseTime, String waiterId, Duration intentTimeout,
+			MutexHandles handles) {
+		String lockKey = this.keys.lockKey(key);
+		String owner = this.owners.get();
+		Long result = acquire(key, Kind.WRITE, lockKey, owner, FamilyScripts.WRITE_ACQUIRE,
+				RedisCalls.args(lockKey, this.keys.fenceKey(lockKey), this.keys.intentsKey(lockKey)),
+				RedisCalls.args(owner, millis(leaseTime), waiterId, millis(intentTimeout)));
+		if (result > 0) {
+			return new LockAttempt.Acquired(handles.handle(key, lockKey, owner, result));
+		}
+		return new LockAttempt.Busy(Duration.ofMillis(-result - 1));
+	}
+
+	void withdrawIntent(String key, String waiterId) {
+		String lockKey = this.keys.lockKey(key);
+		String[] publish = this.signals.publishArgs(lockKey);
+		this.calls.<Long>call(key, "withdraw the writer's intent on", FamilyScripts.WITHDRAW_INTENT,
+				ScriptOutputType.INTEGER, this.calls.deadline(),
+				RedisCalls.args(lockKey, this.keys.intentsKey(lockKey)),
+				RedisCalls.args(waiterId, publish[0], publish[1]));
+	}
+
+	LockAttempt tryAcquirePermit(String key, int permits, Duration leaseTime, boolean waiting) {
+		if (permits <= 0) {
+			throw new IllegalArgumentException("permits must be positive but was " + permits);
+		}
+		String lockKey = this.keys.lockKey(key);
+		String semaphore = this.keys.permitsKey(lockKey);
+		String owner = this.owners.get();
+		List<Object> reply;
+		try {
+			reply = this.calls.call(key, "take a permit of", FamilyScripts.PERMIT_ACQUIRE, ScriptOutputType.MULTI,
+					this.calls.deadline(), RedisCalls.args(semaphore, this.keys.fenceKey(lockKey)),
+					RedisCalls.args(owner, Integer.toString(permits), millis(leaseTime), waiting ? "1" : "0"));
+		}
+		catch (LockBackendException ex) {
+			abandon(new FamilyHandle(Kind.PERMIT, key, semaphore, owner, 0));
+			throw ex;
+		}
+		if (reply == null || reply.size() != 2) {
+			throw new LockBackendException(key,
+					"Redis returned no usable reply to take a permit of semaphore '" + key + "': " + reply,
+					new IllegalStateException("unexpected script result"));
+		}
+		long status = ((Number) reply.get(0)).longValue();
+		long value = ((Number) reply.get(1)).longValue();
+		if (status == 1) {
+			return new LockAttempt.Acquired(new FamilyHandle(Kind.PERMIT, key, semaphore, owner, value));
+		}
+		if (status == 2) {
+			throw new PermitCountMismatchException(key, (int) value, permits);
+		}
+		return new LockAttempt.Busy(Duration.ofMillis(value));
+	}
+
+	/**
+	 * One acquire script call; a failed call (which may have taken the hold, or may still
+	 * take it when a queued command runs late) is undone by its owner token.
+	 */
+	private Long acquire(String key, Kind kind, String lockKey, String owner, RedisScript<Long> script,
+			byte[][] scriptKeys, byte[][] args) {
+		Long result;
+		try {
+			result = this.calls.call(key, (kind == Kind.READ) ? "read-lock" : "write-lock", script,
+					ScriptOutputType.INTEGER, this.calls.deadline(), scriptKeys, args);
+		}
+		catch (LockBackendException ex) {
+			if (kind == Kind.READ) {
+				abandon(new FamilyHandle(kind, key, lockKey, owner, 0));
+			}
+			else {
+				abandonMutex(key, lockKey, owner);
+			}
+			throw ex;
+		}
+		if (result == null) {
+			throw new LockBackendException(key, "Redis returned no reply to acquire lock '" + key + "'",
+					new IllegalStateException("null script result"));
+		}
+		return result;
+	}
+
+	private void abandon(FamilyHandle handle) {
+		try {
+			handle.send().whenComplete((result, failure) -> {
+				if (failure != null && logger.isDebugEnabled()) {
+					logger.debug("Could not clean up after a failed acquire of '" + handle.key
+							+ "'; it expires after its lease if it was taken", failure);
+				}
+			});
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Could not clean up after a failed acquire of '" + handle.key + "'", ex);
+		}
+	}
+
+	private void abandonMutex(String key, String lockKey, String owner) {
+		try {
+			String[] publish = this.signals.publishArgs(lockKey);
+			this.calls.send(key, "clean up", LockScripts.RELEASE, ScriptOutputType.INTEGER, System.nanoTime(),
+					RedisCalls.args(lockKey), RedisCalls.args(owner, publish[0], publish[1]));
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Could not clean up after a failed acquire of lock '" + key + "'", ex);
+		}
+	}
+
+	/**
+	 * Renews read holds and permits with one script call per cluster slot and per
+	 * {@value #RENEW_BATCH} holds; outcomes are reported under the indexes given.
+	 */
+	void renewAll(List<FamilyHandle> handles, List<Duration> leaseTimes, List<Integer> indexes,
+			RenewalResults results) {
+		Map<Integer, List<Integer>> bySlot = new LinkedHashMap<>();
+		for (int i = 0; i < handles.size(); i++) {
+			int slot = this.keys.isCluster() ? ClusterSlotHashUtil.calculateSlot(handles.get(i).redisKey) : 0;
+			bySlot.computeIfAbsent(slot, (s) -> new ArrayList<>()).add(i);
+		}
+		long deadline = this.calls.deadline();
+		for (List<Integer> slot : bySlot.values()) {
+			for (int from = 0; from < slot.size(); from += RENEW_BATCH) {
+				List<Integer> chunk = slot.subList(from, Math.min(slot.size(), from + RENEW_BATCH));
+				byte[][] scriptKeys = new byte[chunk.size()][];
+				byte[][] args = new byte[chunk.size() * 3][];
+				for (int j = 0; j < chunk.size(); j++) {
+					FamilyHandle handle = handles.get(chunk.get(j));
+					scriptKeys[j] = RedisCalls.bytes(handle.redisKey);
+					args[3 * j] = RedisCalls.bytes((handle.kind == Kind.READ) ? "r" : "p");
+					args[3 * j + 1] = RedisCalls.bytes(handle.owner);
+					args[3 * j + 2] = RedisCalls.bytes(millis(leaseTimes.get(chunk.get(j))));
+				}
+				try {
+					List<Object> renewed = this.calls.call(handles.get(chunk.get(0)).key, "renew",
+							FamilyScripts.RENEW_ALL, ScriptOutputType.MULTI, deadline, scriptKeys, args);
+					for (int j = 0; j < chunk.size(); j++) {
+						results.renewed(indexes.get(chunk.get(j)), ((Number) renewed.get(j)).longValue() == 1);
+					}
+				}
+				catch (RuntimeException ex) {
+					for (int index : chunk) {
+						results.failed(indexes.get(index), ex);
+					}
+				}
+			}
+		}
+	}
+
+	private static String millis(Duration duration) {
+		return Long.toString(Math.max(1, duration.toMillis()));
+	}
+
+	/** Makes the mutex's handle for a write lock taken by {@link FamilyScripts}. */
+	@FunctionalInterface
+	interface MutexHandles {
+
+		LockHandle handle(String key, String lockKey, String owner, long token);
+
+	}
+
+	enum Kind {
+
+		READ, WRITE, PERMIT
+
+	}
+
+	/** A read hold or a permit: its own owner, token and Redis key. */
+	final class FamilyHandle implements LockHandle {
+
+		final Kind kind;
+
+		final String key;
+
+		final String redisKey;
+
+		final String owner;
+
+		private final long fencingToken;
+
+		FamilyHandle(Kind kind, String key, String redisKey, String owner, long fencingToken) {
+			this.kind = kind;
+			this.key = key;
+			this.redisKey = redisKey;
+			this.owner = owner;
+			this.fencingToken = fencingToken;
+		}
+
+		@Override
+		public String key() {
+			return this.key;
+		}
+
+		@Override
+		public long fencingToken() {
+			return this.fencingToken;
+		}
+
+		@Override
+		public boolean renew(Duration leaseTime) {
+			List<Object> renewed = RedisFamily.this.calls.call(this.key, "renew", FamilyScripts.RENEW_ALL,
+					ScriptOutputType.MULTI, RedisFamily.this.calls.deadline(), RedisCalls.args(this.redisKey),
+					RedisCalls.args((this.kind == Kind.READ) ? "r" : "p", this.owner, millis(leaseTime)));
+			return renewed != null && ((Number) renewed.get(0)).longValue() == 1;
+		}
+
+		@Override
+		public boolean release() {
+			Long result = RedisFamily.this.calls.await(this.key, "release", send(), RedisFamily.this.calls.deadline());
+			if (result == null) {
+				throw new LockBackendException(this.key, "Redis returned no reply to release '" + this.key + "'",
+						new IllegalStateException("null script result"));
+			}
+			if (result == LockScripts.RELEASED_UNSIGNALLED) {
+				RedisFamily.this.signalRefused.accept(this.key);
+				return true;
+			}
+			return result == 1;
+		}
+
+		java.util.concurrent.CompletableFuture<@Nullable Long> send() {
+			String[] publish = RedisFamily.this.signals.publishArgs(this.redisKey);
+			return RedisFamily.this.calls.send(this.key, "release",
+					(this.kind == Kind.READ) ? FamilyScripts.READ_RELEASE : FamilyScripts.PERMIT_RELEASE,
+					ScriptOutputType.INTEGER, RedisFamily.this.calls.deadline(), RedisCalls.args(this.redisKey),
+					RedisCalls.args(this.owner, publish[0], publish[1]));
+		}
+
+		@Override
+		public String toString() {
+			return "Redis" + ((this.kind == Kind.READ) ? "ReadHold[" : "Permit[") + this.redisKey + ", owner="
+					+ this.owner + ", token=" + this.fencingToken + "]";
+		}
+
+	}
+
+}

@@ -1,0 +1,89 @@
+package dev.distlock.redis;
+
+import java.time.Duration;
+import java.util.UUID;
+
+import dev.distlock.spi.LockAttempt;
+import dev.distlock.spi.LockHandle;
+import dev.distlock.spi.PermitLocking;
+import dev.distlock.testsupport.AbstractSemaphoreContractTests;
+import dev.distlock.testsupport.RedisServer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.data.redis.connection.DataType;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.data.redis.core.RedisCallback;
+import org.springframework.data.redis.core.StringRedisTemplate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The semaphore contract on a real {@code redis-server}, plus the shape of the semaphore:
+ * permits scored by their expiry on the server's clock (Redisson #6664's expirable
+ * semaphore used client clocks). The two providers use separate connection factories, as
+ * two JVMs would.
+ */
+class RedisSemaphoreContractTests extends AbstractSemaphoreContractTests {
+
+	private static LettuceConnectionFactory factory;
+
+	private static LettuceConnectionFactory otherFactory;
+
+	private static RedisLockProvider provider;
+
+	private static RedisLockProvider otherProvider;
+
+	private static StringRedisTemplate redis;
+
+	@BeforeAll
+	static void connect() {
+		factory = TestRedis.connectionFactory(RedisServer.shared());
+		otherFactory = TestRedis.connectionFactory(RedisServer.shared());
+		provider = new RedisLockProvider(factory, "lock:", false);
+		otherProvider = new RedisLockProvider(otherFactory, "lock:", false);
+		redis = new StringRedisTemplate(factory);
+	}
+
+	@AfterAll
+	static void disconnect() {
+		provider.close();
+		otherProvider.close();
+		factory.destroy();
+		otherFactory.destroy();
+	}
+
+	@Override
+	protected PermitLocking provider() {
+		return provider;
+	}
+
+	@Override
+	protected PermitLocking otherProvider() {
+		return otherProvider;
+	}
+
+	@Test
+	@DisplayName("Permit expiry is on the server's clock, never a client's (Redisson #6664's expirable semaphore)")
+	void permitsExpireOnTheServersClock() {
+		String key = "sem-shape-" + UUID.randomUUID();
+		String semaphore = provider.keysForTests().permitsKey("lock:" + key);
+		LockHandle permit = ((LockAttempt.Acquired) provider.tryAcquirePermit(key, 2, Duration.ofSeconds(10), false))
+			.handle();
+		assertThat(redis.type(semaphore)).isEqualTo(DataType.ZSET);
+		Double score = redis.opsForZSet().score(semaphore, owner(semaphore));
+		long serverNow = redis.execute((RedisCallback<Long>) (connection) -> connection.serverCommands().time());
+		assertThat(score.longValue() - serverNow).isBetween(9_000L, 10_000L);
+		assertThat(redis.opsForZSet().score(semaphore, "#n")).isEqualTo(-2.0);
+		assertThat(redis.hasKey("lock:" + key)).as("the semaphore is not the lock of the same key").isFalse();
+		assertThat(permit.release()).isTrue();
+		assertThat(redis.hasKey(semaphore)).as("the last permit's release deletes the semaphore").isFalse();
+	}
+
+	private static String owner(String semaphore) {
+		return redis.opsForZSet().rangeByScore(semaphore, 0, Double.MAX_VALUE).stream().findFirst().orElseThrow();
+	}
+
+}
