@@ -121,52 +121,51 @@ final class FamilyScripts {
 	 * intent timeout in ms. Takes the mutex as {@link LockScripts#ACQUIRE} does (through
 	 * {@link LockScripts#WRITE_MUTEX}) when nobody holds the key, ending this writer's
 	 * intent, and writes it marked when readers wait behind it. Busy behind another
-	 * writer, it marks the mutex as {@code ACQUIRE} does, and nothing more: that
-	 * release is signalled anyway. Busy behind readers, it records or refreshes the
-	 * intent (so that no new reader comes in) and marks the readers' hash, so that the
-	 * last reader's release is published. Returns as {@link LockScripts#ACQUIRE}.
+	 * writer, it marks the mutex as {@code ACQUIRE} does, and nothing more: that release
+	 * is signalled anyway. Busy behind readers, it records or refreshes the intent (so
+	 * that no new reader comes in) and marks the readers' hash, so that the last reader's
+	 * release is published. Returns as {@link LockScripts#ACQUIRE}.
 	 */
-	static final RedisScript<Long> WRITE_ACQUIRE = RedisScript
-		.of(LockScripts.MUTEX_FUNCTIONS + PRUNE_READERS + """
-				local lock, counter, intents, owner, lease = KEYS[1], KEYS[2], KEYS[3], ARGV[1], ARGV[2]
-				local held = redis.pcall('get', lock)
-				if owns(held, owner) then
-				  return fence(held)
-				end
-				local ms = 0
-				if held and type(held) ~= 'string' then
-				""" + NOW.replace("local ms =", "ms =") + """
-				  if prune(lock, ms) == 0 then
-				    redis.call('del', lock)
-				    held = false
-				  end
-				end
-				if not held then
-				""" + LockScripts.NEXT_TOKEN + "if " + LockScripts.WRITE_MUTEX + """
-				 then
-				    redis.call('zrem', intents, ARGV[3])
-				    if redis.call('zscore', intents, '#r') then
-				      redis.call('zrem', intents, '#r')
-				      redis.call('append', lock, ' w')
-				    end
-				    return token
-				  end
-				  held = redis.pcall('get', lock)
-				end
-				if type(held) == 'string' then
-				  if not waited(held) then
-				    redis.call('append', lock, ' w')
-				  end
-				elseif held then
-				  local timeout = tonumber(ARGV[4])
-				  redis.call('zadd', intents, ms + timeout, ARGV[3])
-				  if redis.call('pttl', intents) < 2 * timeout then
-				    redis.call('pexpire', intents, 2 * timeout)
-				  end
-				  redis.call('hset', lock, '#w', '1')
-				end
-				return -1 - math.max(redis.call('pttl', lock), 1)
-				""", Long.class);
+	static final RedisScript<Long> WRITE_ACQUIRE = RedisScript.of(LockScripts.MUTEX_FUNCTIONS + PRUNE_READERS + """
+			local lock, counter, intents, owner, lease = KEYS[1], KEYS[2], KEYS[3], ARGV[1], ARGV[2]
+			local held = redis.pcall('get', lock)
+			if owns(held, owner) then
+			  return fence(held)
+			end
+			local ms = 0
+			if held and type(held) ~= 'string' then
+			""" + NOW.replace("local ms =", "ms =") + """
+			  if prune(lock, ms) == 0 then
+			    redis.call('del', lock)
+			    held = false
+			  end
+			end
+			if not held then
+			""" + LockScripts.NEXT_TOKEN + "if " + LockScripts.WRITE_MUTEX + """
+			 then
+			    redis.call('zrem', intents, ARGV[3])
+			    if redis.call('zscore', intents, '#r') then
+			      redis.call('zrem', intents, '#r')
+			      redis.call('append', lock, ' w')
+			    end
+			    return token
+			  end
+			  held = redis.pcall('get', lock)
+			end
+			if type(held) == 'string' then
+			  if not waited(held) then
+			    redis.call('append', lock, ' w')
+			  end
+			elseif held then
+			  local timeout = tonumber(ARGV[4])
+			  redis.call('zadd', intents, ms + timeout, ARGV[3])
+			  if redis.call('pttl', intents) < 2 * timeout then
+			    redis.call('pexpire', intents, 2 * timeout)
+			  end
+			  redis.call('hset', lock, '#w', '1')
+			end
+			return -1 - math.max(redis.call('pttl', lock), 1)
+			""", Long.class);
 
 	/**
 	 * KEYS[1] lock, KEYS[2] intents; ARGV[1] waiter id, ARGV[2] release channel, ARGV[3]
