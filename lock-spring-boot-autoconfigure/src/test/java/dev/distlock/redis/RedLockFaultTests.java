@@ -50,6 +50,9 @@ class RedLockFaultTests {
 			RedLockProvider other = masters.provider();
 			String key = key();
 			LockHandle held = acquired(holder.tryLock(key, LEASE));
+			// The acquire returned once a quorum answered; the others' replies follow.
+			Conditions.await("every master holds the lock", Duration.ofSeconds(10),
+					() -> masters.holdersOf(key) == count);
 			for (int i = 0; i < masters.minority(); i++) {
 				masters.kill(i);
 			}

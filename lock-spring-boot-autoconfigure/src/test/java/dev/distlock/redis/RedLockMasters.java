@@ -69,19 +69,33 @@ final class RedLockMasters implements AutoCloseable {
 
 	/**
 	 * Waits until every master answers the provider: its connections come up in the
-	 * background, and a test whose first lease is shorter than a cold connection's
-	 * handshake would otherwise find no quorum within the lease's validity.
+	 * background, and an acquire returns once a quorum answered, so a master whose
+	 * connection is not up yet would silently hold no lock of the first acquisitions (and
+	 * a test whose first lease is shorter than a cold handshake would find no quorum).
 	 */
-	static void awaitAnswers(RedLockProvider provider) {
+	private void awaitAnswers(RedLockProvider provider) {
 		Conditions.await("every master answers", Duration.ofSeconds(30), () -> {
+			String key = "warm-up-" + UUID.randomUUID();
 			try {
-				LockAttempt attempt = provider.tryLock("warm-up-" + UUID.randomUUID(), Duration.ofSeconds(10));
-				return attempt instanceof LockAttempt.Acquired acquired && acquired.handle().release();
+				if (provider.tryLock(key, Duration.ofSeconds(10)) instanceof LockAttempt.Acquired acquired) {
+					boolean everywhere = holdersOf(key) == count();
+					acquired.handle().release();
+					return everywhere;
+				}
+				return false;
 			}
 			catch (LockBackendException ex) {
 				return false;
 			}
 		});
+	}
+
+	/** How many live masters hold the key, in RedLock's key space. */
+	long holdersOf(String key) {
+		return this.servers.stream()
+			.filter(RedisServer::isAlive)
+			.filter((server) -> server.command("EXISTS", PREFIX + key).equals(":1"))
+			.count();
 	}
 
 	void kill(int index) {
@@ -95,9 +109,7 @@ final class RedLockMasters implements AutoCloseable {
 
 	/** Whether any master still has the key, in RedLock's key space. */
 	boolean anyMasterHas(String key) {
-		return this.servers.stream()
-			.filter(RedisServer::isAlive)
-			.anyMatch((server) -> server.command("EXISTS", PREFIX + key).equals(":1"));
+		return holdersOf(key) > 0;
 	}
 
 	@Override
