@@ -47,6 +47,18 @@ public interface SharedLocking extends LockProvider {
 	LockAttempt tryLockExclusive(String key, Duration leaseTime, String waiterId, Duration intentTimeout);
 
 	/**
+	 * As {@link #tryLockExclusive(String, Duration, String, Duration)};
+	 * {@code intentRecorded} says whether an earlier attempt of this waiter found the key
+	 * busy (and so may have recorded an intent). When it is false the store need not end
+	 * an intent on taking the key, so that an uncontended writer costs what a plain
+	 * lock's acquire costs.
+	 */
+	default LockAttempt tryLockExclusive(String key, Duration leaseTime, String waiterId, Duration intentTimeout,
+			boolean intentRecorded) {
+		return tryLockExclusive(key, leaseTime, waiterId, intentTimeout);
+	}
+
+	/**
 	 * A waiting writer gives up: its intent ends at once, and readers held back by it
 	 * only are signalled.
 	 */

@@ -113,7 +113,7 @@ final class WaitLoop {
 					continue;
 				}
 				long sent = System.nanoTime();
-				LockAttempt attempt = attemptOnce(key, settings, queue, fair, waiting, waiterId, writer);
+				LockAttempt attempt = attemptOnce(key, settings, queue, fair, waiting, waiterId, writer, intent);
 				if (attempt instanceof LockAttempt.Acquired acquired) {
 					// Taking the key ended the intent in the store.
 					intent = false;
@@ -162,7 +162,7 @@ final class WaitLoop {
 	 * too.
 	 */
 	private LockAttempt attemptOnce(String key, LockSettings settings, LocalQueue queue, boolean fair, boolean waiting,
-			String waiterId, boolean intent) {
+			String waiterId, boolean writer, boolean intent) {
 		LockBackendException failure = null;
 		queue.callStarted();
 		try {
@@ -173,9 +173,9 @@ final class WaitLoop {
 			if (settings.read()) {
 				return ((SharedLocking) this.provider).tryLockShared(key, settings.leaseTime(), waiting);
 			}
-			if (intent) {
+			if (writer) {
 				return ((SharedLocking) this.provider).tryLockExclusive(key, settings.leaseTime(), waiterId,
-						queueTimeout(settings));
+						queueTimeout(settings), intent);
 			}
 			if (fair) {
 				return fairLocking(key).tryLockFair(key, settings.leaseTime(), waiterId, queueTimeout(settings));

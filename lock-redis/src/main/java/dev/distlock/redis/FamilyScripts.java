@@ -25,9 +25,9 @@ import org.springframework.data.redis.core.script.RedisScript;
  * <p>
  * <b>Semaphore.</b> A sorted set ({@link RedisKeys#permitsKey}): member owner token,
  * score its expiry in ms on the server's clock; {@code #n} scored minus the permit count,
- * {@code #w} (score -1) marks a waiter. Expired permits are dropped by every script
+ * {@code #w} (score -1) marks a waiter. Expired permits are dropped by every acquire
  * before it counts, so a dead holder's permit comes back at its own expiry. The key's TTL
- * is the latest permit's expiry.
+ * covers the latest permit's expiry; the last release deletes it.
  */
 final class FamilyScripts {
 
@@ -99,8 +99,7 @@ final class FamilyScripts {
 			    return tonumber(string.match(mine, ' (%d+)$'))
 			  end
 			end
-			redis.call('zremrangebyscore', intents, 1, ms)
-			local first = redis.call('zrangebyscore', intents, 1, '+inf', 'WITHSCORES', 'LIMIT', 0, 1)
+			local first = redis.call('zrangebyscore', intents, '(' .. ms, '+inf', 'WITHSCORES', 'LIMIT', 0, 1)
 			if #first > 0 then
 			  if ARGV[3] == '1' then
 			    redis.call('zadd', intents, 0, '#r')
@@ -109,7 +108,7 @@ final class FamilyScripts {
 			end
 			""" + LockScripts.NEXT_TOKEN + """
 			redis.call('hset', lock, owner, string.format('%d %d', ms + lease, token))
-			if redis.call('pttl', lock) < lease then
+			if not held or redis.call('pttl', lock) < lease then
 			  redis.call('pexpire', lock, lease)
 			end
 			return token
@@ -118,52 +117,58 @@ final class FamilyScripts {
 	/**
 	 * The writer's side for a writer that waits. KEYS[1] lock, KEYS[2] fencing counter,
 	 * KEYS[3] intents; ARGV[1] owner, ARGV[2] lease in ms, ARGV[3] waiter id, ARGV[4]
-	 * intent timeout in ms. Takes the mutex as {@link LockScripts#ACQUIRE} does (through
-	 * {@link LockScripts#WRITE_MUTEX}) when nobody holds the key, ending this writer's
-	 * intent, and writes it marked when readers wait behind it. Busy behind another
-	 * writer, it marks the mutex as {@code ACQUIRE} does, and nothing more: that release
-	 * is signalled anyway. Busy behind readers, it records or refreshes the intent (so
-	 * that no new reader comes in) and marks the readers' hash, so that the last reader's
-	 * release is published. Returns as {@link LockScripts#ACQUIRE}.
+	 * intent timeout in ms, ARGV[5] {@code 1} if an earlier attempt of this waiter was
+	 * busy. Takes a free key exactly as {@link LockScripts#ACQUIRE} does (its token, then
+	 * {@link LockScripts#WRITE_MUTEX}: {@code INCR} and {@code SET NX}, nothing more for
+	 * a first attempt); after a busy attempt it also ends this writer's intent and writes
+	 * the mutex marked when readers wait behind it. Busy behind another writer, it marks
+	 * the mutex as {@code ACQUIRE} does, and nothing more: that release is signalled
+	 * anyway. Busy behind readers, it drops their expired holds (taking the key if none
+	 * is left), else records or refreshes the intent, so that no new reader comes in, and
+	 * marks the readers' hash, so that the last reader's release is published. Returns as
+	 * {@link LockScripts#ACQUIRE}.
 	 */
 	static final RedisScript<Long> WRITE_ACQUIRE = RedisScript.of(LockScripts.MUTEX_FUNCTIONS + PRUNE_READERS + """
 			local lock, counter, intents, owner, lease = KEYS[1], KEYS[2], KEYS[3], ARGV[1], ARGV[2]
-			local held = redis.pcall('get', lock)
-			if owns(held, owner) then
-			  return fence(held)
-			end
-			local ms = 0
-			if held and type(held) ~= 'string' then
-			""" + NOW.replace("local ms =", "ms =") + """
-			  if prune(lock, ms) == 0 then
-			    redis.call('del', lock)
-			    held = false
-			  end
-			end
-			if not held then
-			""" + LockScripts.NEXT_TOKEN + "if " + LockScripts.WRITE_MUTEX + """
-			 then
+			local function taken()
+			  if ARGV[5] == '1' then
 			    redis.call('zrem', intents, ARGV[3])
 			    if redis.call('zscore', intents, '#r') then
 			      redis.call('zrem', intents, '#r')
 			      redis.call('append', lock, ' w')
 			    end
-			    return token
 			  end
-			  held = redis.pcall('get', lock)
+			end
+			""" + LockScripts.NEXT_TOKEN + "if " + LockScripts.WRITE_MUTEX + """
+			 then
+			  taken()
+			  return token
+			end
+			local held = redis.pcall('get', lock)
+			if owns(held, owner) then
+			  return fence(held)
 			end
 			if type(held) == 'string' then
 			  if not waited(held) then
 			    redis.call('append', lock, ' w')
 			  end
-			elseif held then
-			  local timeout = tonumber(ARGV[4])
-			  redis.call('zadd', intents, ms + timeout, ARGV[3])
-			  if redis.call('pttl', intents) < 2 * timeout then
-			    redis.call('pexpire', intents, 2 * timeout)
-			  end
-			  redis.call('hset', lock, '#w', '1')
+			  return -1 - math.max(redis.call('pttl', lock), 1)
 			end
+			""" + NOW + """
+			if prune(lock, ms) == 0 then
+			  redis.call('del', lock)
+			""" + "  if " + LockScripts.WRITE_MUTEX + """
+			 then
+			    taken()
+			    return token
+			  end
+			end
+			local timeout = tonumber(ARGV[4])
+			redis.call('zadd', intents, ms + timeout, ARGV[3])
+			if redis.call('pttl', intents) < 2 * timeout then
+			  redis.call('pexpire', intents, 2 * timeout)
+			end
+			redis.call('hset', lock, '#w', '1')
 			return -1 - math.max(redis.call('pttl', lock), 1)
 			""", Long.class);
 
@@ -199,6 +204,9 @@ final class FamilyScripts {
 			end
 			redis.call('hdel', KEYS[1], ARGV[1])
 			local result = (tonumber(string.match(mine, '^(%d+)')) > ms) and 1 or 0
+			if redis.call('hlen', KEYS[1]) == 0 then
+			  return result
+			end
 			local live, latest = prune(KEYS[1], ms)
 			if live == 0 then
 			  local marked = redis.call('hexists', KEYS[1], '#w') == 1
@@ -225,9 +233,11 @@ final class FamilyScripts {
 			local permits, lease = tonumber(ARGV[2]), tonumber(ARGV[3])
 			redis.call('zremrangebyscore', sem, 0, ms)
 			local held = redis.call('zcount', sem, 0, '+inf')
-			local declared = redis.call('zscore', sem, '#n')
-			if held > 0 and declared and -tonumber(declared) ~= permits then
-			  return {2, -tonumber(declared)}
+			if held > 0 then
+			  local declared = redis.call('zscore', sem, '#n')
+			  if declared and -tonumber(declared) ~= permits then
+			    return {2, -tonumber(declared)}
+			  end
 			end
 			if held >= permits and not redis.call('zscore', sem, owner) then
 			  if ARGV[4] == '1' then
@@ -237,10 +247,10 @@ final class FamilyScripts {
 			  return {0, math.max(tonumber(first[2]) - ms, 1)}
 			end
 			""" + LockScripts.NEXT_TOKEN + """
-			redis.call('zadd', sem, ms + lease, owner)
-			redis.call('zadd', sem, -permits, '#n')
-			local last = redis.call('zrange', sem, -1, -1, 'WITHSCORES')
-			redis.call('pexpire', sem, tonumber(last[2]) - ms)
+			redis.call('zadd', sem, ms + lease, owner, -permits, '#n')
+			if held == 0 or redis.call('pttl', sem) < lease then
+			  redis.call('pexpire', sem, lease)
+			end
 			return {1, token}
 			""", List.class);
 
@@ -258,14 +268,11 @@ final class FamilyScripts {
 			end
 			redis.call('zrem', KEYS[1], ARGV[1])
 			local result = (tonumber(score) > ms) and 1 or 0
-			redis.call('zremrangebyscore', KEYS[1], 0, ms)
 			local marked = redis.call('zscore', KEYS[1], '#w')
 			if redis.call('zcount', KEYS[1], 0, '+inf') == 0 then
 			  redis.call('del', KEYS[1])
-			else
+			elseif marked then
 			  redis.call('zrem', KEYS[1], '#w')
-			  local last = redis.call('zrange', KEYS[1], -1, -1, 'WITHSCORES')
-			  redis.call('pexpire', KEYS[1], tonumber(last[2]) - ms)
 			end
 			if marked and publish(ARGV[2], ARGV[3], KEYS[1]) == 2 and result == 1 then
 			  return 2

@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
@@ -100,12 +101,12 @@ final class RedisFamily {
 	 * since the write side is the mutex.
 	 */
 	LockAttempt tryLockExclusive(String key, Duration leaseTime, String waiterId, Duration intentTimeout,
-			MutexHandles handles) {
+			boolean intentRecorded, MutexHandles handles) {
 		String lockKey = this.keys.lockKey(key);
 		String owner = this.owners.get();
 		Long result = acquire(key, Kind.WRITE, lockKey, owner, FamilyScripts.WRITE_ACQUIRE,
 				RedisCalls.args(lockKey, this.keys.fenceKey(lockKey), this.keys.intentsKey(lockKey)),
-				RedisCalls.args(owner, millis(leaseTime), waiterId, millis(intentTimeout)));
+				RedisCalls.args(owner, millis(leaseTime), waiterId, millis(intentTimeout), intentRecorded ? "1" : "0"));
 		if (result > 0) {
 			return new LockAttempt.Acquired(handles.handle(key, lockKey, owner, result));
 		}
@@ -181,9 +182,13 @@ final class RedisFamily {
 		return result;
 	}
 
+	/**
+	 * Sent without waiting, not even for a connection: the caller already has its answer,
+	 * and without a connection the acquire was never sent.
+	 */
 	private void abandon(FamilyHandle handle) {
 		try {
-			handle.send().whenComplete((result, failure) -> {
+			handle.send(System.nanoTime()).whenComplete((result, failure) -> {
 				if (failure != null && logger.isDebugEnabled()) {
 					logger.debug("Could not clean up after a failed acquire of '" + handle.key
 							+ "'; it expires after its lease if it was taken", failure);
@@ -305,7 +310,8 @@ final class RedisFamily {
 
 		@Override
 		public boolean release() {
-			Long result = RedisFamily.this.calls.await(this.key, "release", send(), RedisFamily.this.calls.deadline());
+			long deadline = RedisFamily.this.calls.deadline();
+			Long result = RedisFamily.this.calls.await(this.key, "release", send(deadline), deadline);
 			if (result == null) {
 				throw new LockBackendException(this.key, "Redis returned no reply to release '" + this.key + "'",
 						new IllegalStateException("null script result"));
@@ -317,11 +323,11 @@ final class RedisFamily {
 			return result == 1;
 		}
 
-		java.util.concurrent.CompletableFuture<@Nullable Long> send() {
+		CompletableFuture<@Nullable Long> send(long deadlineNanos) {
 			String[] publish = RedisFamily.this.signals.publishArgs(this.redisKey);
 			return RedisFamily.this.calls.send(this.key, "release",
 					(this.kind == Kind.READ) ? FamilyScripts.READ_RELEASE : FamilyScripts.PERMIT_RELEASE,
-					ScriptOutputType.INTEGER, RedisFamily.this.calls.deadline(), RedisCalls.args(this.redisKey),
+					ScriptOutputType.INTEGER, deadlineNanos, RedisCalls.args(this.redisKey),
 					RedisCalls.args(this.owner, publish[0], publish[1]));
 		}
 

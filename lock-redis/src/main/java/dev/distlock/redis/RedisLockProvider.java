@@ -251,10 +251,23 @@ public final class RedisLockProvider
 	 */
 	@Override
 	public LockAttempt tryLockExclusive(String key, Duration leaseTime, String waiterId, Duration intentTimeout) {
+		return tryLockExclusive(key, leaseTime, waiterId, intentTimeout, true);
+	}
+
+	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * Without an intent recorded, a free key costs what {@link #tryLock} costs:
+	 * {@code INCR} and {@code SET NX} inside the script.
+	 */
+	@Override
+	public LockAttempt tryLockExclusive(String key, Duration leaseTime, String waiterId, Duration intentTimeout,
+			boolean intentRecorded) {
 		if (this.waitForReplicas > 0) {
 			return tryLock(key, leaseTime, true);
 		}
-		return this.family.tryLockExclusive(key, leaseTime, waiterId, intentTimeout, RedisLockHandle::new);
+		return this.family.tryLockExclusive(key, leaseTime, waiterId, intentTimeout, intentRecorded,
+				RedisLockHandle::new);
 	}
 
 	@Override
