@@ -22,9 +22,9 @@ public class DistributedLockProperties {
 	private boolean enabled = true;
 
 	/**
-	 * The store to lock in: redis, or in-memory (this JVM only, for tests and
-	 * single-instance applications). Needed only when several stores are available; the
-	 * in-memory store is used only when named here.
+	 * The store to lock in: redis, redlock, jdbc, zookeeper, or in-memory (this JVM only,
+	 * for tests and single-instance applications). Needed only when several stores are
+	 * available; the in-memory store is used only when named here.
 	 */
 	private @Nullable String store;
 

@@ -18,7 +18,7 @@ import org.springframework.core.env.Environment;
 final class StoreSelectionCheck implements SmartInitializingSingleton {
 
 	/** Every store name {@code distributed-lock.store} accepts. */
-	static final Set<String> KNOWN = Set.of("redis", "jdbc", "zookeeper", "in-memory");
+	static final Set<String> KNOWN = Set.of("redis", "redlock", "jdbc", "zookeeper", "in-memory");
 
 	private final ObjectProvider<LockStoreCandidate> candidates;
 
@@ -52,7 +52,8 @@ final class StoreSelectionCheck implements SmartInitializingSingleton {
 		if (!available.contains(store) && this.providers.getIfAvailable() == null) {
 			throw new InvalidConfigurationPropertyValueException(OnLockStoreCondition.PROPERTY, chosen,
 					"The " + store + " store is not available: put its module on the class path and configure its"
-							+ " connection (for redis: lock-spring-boot-starter and spring.data.redis.*).");
+							+ " connection (for redis: lock-spring-boot-starter and spring.data.redis.*; for redlock:"
+							+ " distributed-lock.redis.redlock.nodes).");
 		}
 	}
 

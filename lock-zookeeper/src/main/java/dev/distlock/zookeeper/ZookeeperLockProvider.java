@@ -19,6 +19,7 @@ import java.util.function.Consumer;
 import dev.distlock.LockBackendException;
 import dev.distlock.spi.FairLocking;
 import dev.distlock.spi.LockAttempt;
+import dev.distlock.spi.PermitLocking;
 import dev.distlock.spi.ReleaseSignalling;
 import dev.distlock.spi.ReleaseSignals;
 import org.apache.commons.logging.Log;
@@ -64,7 +65,7 @@ import org.jspecify.annotations.Nullable;
  * <p>
  * Every call returns within the store timeout, whatever Curator's timeouts.
  */
-public final class ZookeeperLockProvider implements ReleaseSignalling, FairLocking, AutoCloseable {
+public final class ZookeeperLockProvider implements ReleaseSignalling, FairLocking, PermitLocking, AutoCloseable {
 
 	private static final Log logger = LogFactory.getLog(ZookeeperLockProvider.class);
 
@@ -96,6 +97,10 @@ public final class ZookeeperLockProvider implements ReleaseSignalling, FairLocki
 	});
 
 	private final SessionGuard session;
+
+	private final ZookeeperSemaphores semaphores = new ZookeeperSemaphores(this);
+
+	private final ReleaseSignals permitSignals = this.semaphores.signals();
 
 	/** Waiters' places, by key and waiter ("t" + thread id, or "w" + fair waiter id). */
 	private final Map<String, QueuedNode> queued = new ConcurrentHashMap<>();
@@ -173,6 +178,23 @@ public final class ZookeeperLockProvider implements ReleaseSignalling, FairLocki
 		}
 	}
 
+	/**
+	 * One permit of semaphore {@code key}: one ephemeral sequential node, granted when it
+	 * stands among the first {@code permits} (see {@link ZookeeperSemaphores}).
+	 */
+	@Override
+	public LockAttempt tryAcquirePermit(String key, int permits, Duration leaseTime, boolean waiting) {
+		return this.semaphores.tryAcquire(key, permits, leaseTime);
+	}
+
+	/**
+	 * One persistent watch per semaphore waited on; every permit freed wakes its waiters.
+	 */
+	@Override
+	public ReleaseSignals permitSignals() {
+		return this.permitSignals;
+	}
+
 	@Override
 	public LockAttempt tryLockFair(String key, Duration leaseTime, String waiterId, Duration queueTimeout) {
 		String id = fairWaiter(key, waiterId);
@@ -223,18 +245,9 @@ public final class ZookeeperLockProvider implements ReleaseSignalling, FairLocki
 			czxid = node.czxid;
 		}
 		else {
-			Created created = create(key, parent, leaseMillis, deadline);
-			Stat stat = created.stat();
+			Created created = createOwned(key, parent, NODE_NAME, leaseMillis, sessionId, deadline);
 			path = created.path();
-			czxid = stat.getCzxid();
-			if (stat.getEphemeralOwner() != sessionId) {
-				deleteInBackground(path);
-				throw new LockBackendException(key,
-						"Cannot acquire lock '" + key + "': its node was created by session "
-								+ Long.toHexString(stat.getEphemeralOwner()) + ", not by the current session "
-								+ Long.toHexString(sessionId),
-						new IllegalStateException());
-			}
+			czxid = created.stat().getCzxid();
 			if (node != null) {
 				node.path = path;
 				node.czxid = czxid;
@@ -254,7 +267,7 @@ public final class ZookeeperLockProvider implements ReleaseSignalling, FairLocki
 
 	private LockAttempt positionOf(String key, String parent, String path, long czxid, long sessionId, long leaseMillis,
 			@Nullable QueuedNode node, long deadline) {
-		List<String> queue = children(key, parent, deadline);
+		List<String> queue = children(key, parent, NODE_NAME, deadline);
 		String name = path.substring(parent.length() + 1);
 		int index = queue.indexOf(name);
 		if (index < 0) {
@@ -295,15 +308,33 @@ public final class ZookeeperLockProvider implements ReleaseSignalling, FairLocki
 	}
 
 	/**
-	 * Creates the caller's node. If the caller gives up before the reply, the node that
-	 * the create made is deleted when the reply comes. A key's parent that the servers
-	 * remove (an idle container) between Curator creating it and creating the node under
-	 * it is created again.
+	 * Creates the caller's node, as {@link #create}, and checks that the current session
+	 * owns it: a node of an ended session is going away (CURATOR-604).
 	 */
-	private Created create(String key, String parent, long leaseMillis, long deadline) {
+	Created createOwned(String key, String parent, String nodeName, long leaseMillis, long sessionId, long deadline) {
+		Created created = create(key, parent, nodeName, leaseMillis, deadline);
+		long owner = created.stat().getEphemeralOwner();
+		if (owner != sessionId) {
+			deleteInBackground(created.path());
+			throw new LockBackendException(key,
+					"Cannot acquire lock '" + key + "': its node was created by session " + Long.toHexString(owner)
+							+ ", not by the current session " + Long.toHexString(sessionId),
+					new IllegalStateException());
+		}
+		return created;
+	}
+
+	/**
+	 * Creates the caller's node ({@code <uuid><nodeName><sequence>}, protected, ephemeral
+	 * and sequential) recording the lease. If the caller gives up before the reply, the
+	 * node that the create made is deleted when the reply comes. A key's parent that the
+	 * servers remove (an idle container) between Curator creating it and creating the
+	 * node under it is created again.
+	 */
+	private Created create(String key, String parent, String nodeName, long leaseMillis, long deadline) {
 		for (int attempt = 1;; attempt++) {
 			Stat stat = new Stat();
-			String prefix = parent + "/" + UUID.randomUUID() + NODE_NAME;
+			String prefix = parent + "/" + UUID.randomUUID() + nodeName;
 			CompletableFuture<CuratorEvent> reply = this.calls.send((callback) -> this.client.create()
 				.storingStatIn(stat)
 				.creatingParentContainersIfNeeded()
@@ -349,11 +380,13 @@ public final class ZookeeperLockProvider implements ReleaseSignalling, FairLocki
 	}
 
 	/** A node that an attempt created, and its stat as the create returned it. */
-	private record Created(String path, Stat stat) {
+	record Created(String path, Stat stat) {
 	}
 
-	/** The key's queue, in sequence order. */
-	private List<String> children(String key, String parent, long deadline) {
+	/**
+	 * The nodes under {@code parent} whose name holds {@code marker}, in sequence order.
+	 */
+	List<String> children(String key, String parent, String marker, long deadline) {
 		CuratorEvent event = this.calls.call(key, "acquire", deadline,
 				(callback) -> this.client.getChildren().inBackground(callback).forPath(parent));
 		if (ZookeeperCalls.code(event) == KeeperException.Code.NONODE) {
@@ -364,8 +397,9 @@ public final class ZookeeperLockProvider implements ReleaseSignalling, FairLocki
 		}
 		return event.getChildren()
 			.stream()
-			.filter((child) -> child.contains(NODE_NAME))
-			.sorted(Comparator.comparing(ZookeeperLockProvider::sequence))
+			.filter((child) -> child.contains(marker))
+			.sorted(Comparator
+				.comparing((String child) -> child.substring(child.lastIndexOf(marker) + marker.length())))
 			.toList();
 	}
 
@@ -373,7 +407,7 @@ public final class ZookeeperLockProvider implements ReleaseSignalling, FairLocki
 	 * The lease recorded in a node, watching it for {@code waiter} if given.
 	 * @return the lease in milliseconds, or 0 if the node is gone
 	 */
-	private long leaseOf(String key, String path, @Nullable QueuedNode waiter, long deadline) {
+	long leaseOf(String key, String path, @Nullable QueuedNode waiter, long deadline) {
 		CuratorEvent event = this.calls.call(key, "acquire", deadline,
 				(callback) -> ((waiter != null) ? this.client.getData().usingWatcher(waiter.watcher)
 						: this.client.getData())
@@ -487,12 +521,28 @@ public final class ZookeeperLockProvider implements ReleaseSignalling, FairLocki
 
 	/** The key's parent node: the key URL-encoded, so that it is one path segment. */
 	String parentPath(String key) {
-		String encoded = URLEncoder.encode(key, StandardCharsets.UTF_8).replace(".", "%2E").replace("*", "%2A");
-		return this.basePath + "/" + encoded;
+		return this.basePath + "/" + encode(key);
 	}
 
-	private static String sequence(String name) {
-		return name.substring(name.lastIndexOf(NODE_NAME) + NODE_NAME.length());
+	/**
+	 * The parent node of semaphore {@code key}'s permits: under {@code ~semaphores}, a
+	 * name no encoded key can have ({@code ~} is always encoded), so semaphores and locks
+	 * of the same key never meet.
+	 */
+	String semaphorePath(String key) {
+		return this.basePath + "/~semaphores/" + encode(key);
+	}
+
+	private static String encode(String key) {
+		return URLEncoder.encode(key, StandardCharsets.UTF_8).replace(".", "%2E").replace("*", "%2A");
+	}
+
+	CuratorFramework client() {
+		return this.client;
+	}
+
+	ZookeeperCalls calls() {
+		return this.calls;
 	}
 
 	@SuppressWarnings("deprecation") // Thread.threadId() is Java 19+; the baseline is 17.
@@ -507,6 +557,7 @@ public final class ZookeeperLockProvider implements ReleaseSignalling, FairLocki
 	/** Stops listening to the connection; waiters' nodes are deleted. Locks held stay. */
 	@Override
 	public void close() {
+		this.semaphores.close();
 		this.session.stop();
 		for (String id : List.copyOf(this.queued.keySet())) {
 			leave(id);

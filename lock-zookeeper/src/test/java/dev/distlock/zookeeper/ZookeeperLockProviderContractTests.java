@@ -4,8 +4,6 @@ import java.io.IOException;
 
 import dev.distlock.spi.LockProvider;
 import dev.distlock.testsupport.AbstractLockProviderContractTests;
-import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
@@ -15,42 +13,26 @@ import org.junit.jupiter.api.BeforeAll;
  */
 class ZookeeperLockProviderContractTests extends AbstractLockProviderContractTests {
 
-	private static TestingServer server;
-
-	private static CuratorFramework client;
-
-	private static CuratorFramework otherClient;
-
-	private static ZookeeperLockProvider provider;
-
-	private static ZookeeperLockProvider other;
+	private static ZookeeperPair pair;
 
 	@BeforeAll
 	static void start() {
-		server = TestZookeeper.server();
-		client = TestZookeeper.client(server.getConnectString());
-		otherClient = TestZookeeper.client(server.getConnectString());
-		provider = new ZookeeperLockProvider(client);
-		other = new ZookeeperLockProvider(otherClient);
+		pair = new ZookeeperPair();
 	}
 
 	@AfterAll
 	static void stop() throws IOException {
-		provider.close();
-		other.close();
-		client.close();
-		otherClient.close();
-		server.close();
+		pair.close();
 	}
 
 	@Override
 	protected LockProvider provider() {
-		return provider;
+		return pair.provider;
 	}
 
 	@Override
 	protected LockProvider otherProvider() {
-		return other;
+		return pair.other;
 	}
 
 }

@@ -1,0 +1,279 @@
+package dev.distlock.redis;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+
+import dev.distlock.Lease;
+import dev.distlock.LeaseLostException;
+import dev.distlock.LockBackendException;
+import dev.distlock.LockOptions;
+import dev.distlock.spi.LockAttempt;
+import dev.distlock.spi.LockHandle;
+import dev.distlock.support.DefaultLockTemplate;
+import dev.distlock.support.RenewalScheduler;
+import dev.distlock.testsupport.Conditions;
+import dev.distlock.testsupport.FaultProxy;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.fail;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+
+/**
+ * RedLock under the failures it is meant to survive, and those it is not, on 3 and 5 real
+ * masters: a minority killed or paused changes nothing; a majority killed fails every
+ * call clearly and never makes a second holder; a holder whose quorum is gone learns it
+ * at its next renewal; tokens rise across holders even when the masters' counters
+ * disagree; an acquire slower than its lease's validity does not count.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class RedLockFaultTests {
+
+	private static final Duration LEASE = Duration.ofSeconds(30);
+
+	private static String key() {
+		return "redlock-" + UUID.randomUUID();
+	}
+
+	@ParameterizedTest(name = "{0} masters")
+	@ValueSource(ints = { 3, 5 })
+	void killingAMinorityKeepsTheLockWorking(int count) {
+		try (RedLockMasters masters = RedLockMasters.start(count)) {
+			RedLockProvider holder = masters.provider();
+			RedLockProvider other = masters.provider();
+			String key = key();
+			LockHandle held = acquired(holder.tryLock(key, LEASE));
+			// The acquire returned once a quorum answered; the others' replies follow.
+			Conditions.await("every master holds the lock", Duration.ofSeconds(10),
+					() -> masters.holdersOf(key) == count);
+			for (int i = 0; i < masters.minority(); i++) {
+				masters.kill(i);
+			}
+			assertThat(other.tryLock(key, LEASE)).as("the lock, held on the surviving majority")
+				.isInstanceOf(LockAttempt.Busy.class);
+			assertThat(held.renew(LEASE)).isTrue();
+			assertThat(held.release()).isTrue();
+			LockHandle next = acquired(other.tryLock(key, LEASE));
+			assertThat(next.fencingToken()).isGreaterThan(held.fencingToken());
+			assertThat(next.release()).isTrue();
+			LockHandle fresh = acquired(holder.tryLock(key(), LEASE));
+			assertThat(fresh.fencingToken()).isGreaterThan(next.fencingToken());
+			assertThat(fresh.release()).isTrue();
+		}
+	}
+
+	/**
+	 * With a majority dead no call can reach a quorum: acquires, renewals and releases
+	 * fail with {@link LockBackendException} naming the masters (after the store timeout,
+	 * since Lettuce holds commands for a master while it reconnects), and the held lock
+	 * is never granted to anyone else.
+	 */
+	@ParameterizedTest(name = "{0} masters")
+	@ValueSource(ints = { 3, 5 })
+	void killingAMajorityFailsClearlyAndNeverMakesASecondHolder(int count) {
+		try (RedLockMasters masters = RedLockMasters.start(count)) {
+			Duration storeTimeout = Duration.ofSeconds(1);
+			RedLockProvider holder = masters.provider(storeTimeout);
+			RedLockProvider other = masters.provider(storeTimeout);
+			String key = key();
+			LockHandle held = acquired(holder.tryLock(key, LEASE));
+			int majority = count / 2 + 1;
+			for (int i = 0; i < majority; i++) {
+				masters.kill(i);
+			}
+			String killed = ":" + masters.server(0).port();
+			for (int attempt = 0; attempt < 2; attempt++) {
+				assertThatExceptionOfType(LockBackendException.class).isThrownBy(() -> other.tryLock(key, LEASE))
+					.withMessageContaining("could not reach a quorum")
+					.withMessageContaining(killed)
+					.satisfies((ex) -> assertThat(ex.getCause()).isNotNull());
+			}
+			assertThatExceptionOfType(LockBackendException.class).isThrownBy(() -> other.tryLock(key(), LEASE))
+				.withMessageContaining("could not reach a quorum");
+			assertThatExceptionOfType(LockBackendException.class).isThrownBy(() -> held.renew(LEASE))
+				.withMessageContaining("renew");
+			assertThatExceptionOfType(LockBackendException.class).isThrownBy(held::release)
+				.withMessageContaining("release");
+		}
+	}
+
+	/**
+	 * A paused master (SIGSTOP) keeps its connections and answers nothing. A paused
+	 * minority costs nothing while the others form a quorum; when the outcome depends on
+	 * it, the call waits at most the store timeout. After the pause, the commands it
+	 * missed leave no lock behind.
+	 */
+	@ParameterizedTest(name = "{0} masters")
+	@ValueSource(ints = { 3, 5 })
+	void aPausedMinorityIsBoundedByTheCallTimeout(int count) {
+		try (RedLockMasters masters = RedLockMasters.start(count)) {
+			RedLockProvider slow = masters.provider(Duration.ofSeconds(60));
+			RedLockProvider bounded = masters.provider(Duration.ofSeconds(1));
+			String key = key();
+			String contested = key();
+			int paused = masters.minority();
+			for (int i = 0; i < paused; i++) {
+				masters.server(i).pause();
+			}
+			try {
+				// Far less than the 60 s store timeout: nobody waits for the paused
+				// masters.
+				assertTimeoutPreemptively(Duration.ofSeconds(20), () -> {
+					LockHandle held = acquired(slow.tryLock(key, LEASE));
+					assertThat(held.renew(LEASE)).isTrue();
+					assertThat(held.release()).isTrue();
+				});
+				// Another owner's lock on one live master: no quorum without the paused
+				// ones.
+				masters.server(paused)
+					.command("HSET", RedLockMasters.PREFIX + contested, "owner", "someone", "fence", "1");
+				masters.server(paused).command("PEXPIRE", RedLockMasters.PREFIX + contested, "60000");
+				LockAttempt undecided = assertTimeoutPreemptively(Duration.ofSeconds(20),
+						() -> bounded.tryLock(contested, LEASE));
+				assertThat(undecided).isInstanceOf(LockAttempt.Busy.class);
+			}
+			finally {
+				for (int i = 0; i < paused; i++) {
+					masters.server(i).resume();
+				}
+			}
+			// Well within the 30 s lease: what is gone was released, not expired.
+			Conditions.await("the paused masters ran their queued acquires and releases", Duration.ofSeconds(10),
+					() -> !masters.anyMasterHas(key));
+			masters.server(paused).command("DEL", RedLockMasters.PREFIX + contested);
+			Conditions.await("the undecided attempt left nothing behind", Duration.ofSeconds(10),
+					() -> !masters.anyMasterHas(contested));
+		}
+	}
+
+	/**
+	 * The classic RedLock hazard: a majority restarts without its data, so another client
+	 * takes the lock on it while the first still holds it on the minority. The first
+	 * holder is told at its next renewal (a quorum says the lock is not its own):
+	 * {@code isHeld()} turns false and its release throws. The new holder's token is
+	 * larger, here through the masters' clock floor.
+	 */
+	@ParameterizedTest(name = "{0} masters")
+	@ValueSource(ints = { 3, 5 })
+	void aHolderWhoseQuorumIsLostLearnsItAtItsNextRenewal(int count) {
+		try (RedLockMasters masters = RedLockMasters.start(count);
+				RenewalScheduler scheduler = new RenewalScheduler()) {
+			DefaultLockTemplate template = new DefaultLockTemplate(masters.provider(), scheduler,
+					LockOptions.builder()
+						.waitTime(Duration.ZERO)
+						.leaseTime(Duration.ofSeconds(2))
+						.autoRenew(true)
+						.retryInterval(Duration.ofMillis(100))
+						.build());
+			RedLockProvider other = masters.provider();
+			String key = key();
+			Lease lease = template.acquire(key, LockOptions.defaults());
+			int majority = count / 2 + 1;
+			for (int i = 0; i < majority; i++) {
+				masters.kill(i);
+				masters.restart(i);
+			}
+			LockHandle usurper = awaitAcquired(other, key);
+			Conditions.await("the first holder learns that its lease is lost", Duration.ofSeconds(20),
+					() -> !lease.isHeld());
+			assertThatExceptionOfType(LeaseLostException.class).isThrownBy(lease::release);
+			assertThat(usurper.fencingToken()).isGreaterThan(lease.fencingToken());
+			assertThat(usurper.release()).isTrue();
+		}
+	}
+
+	/**
+	 * Each master's counter may be anywhere (one ran ahead, or its clock does); the token
+	 * is written back to a quorum, so the next holder's token is larger even when it
+	 * takes the lock on masters whose own counters were far behind.
+	 */
+	@Test
+	void tokensRiseAcrossHoldersWhenTheMastersCountersDisagree() {
+		try (RedLockMasters masters = RedLockMasters.start(3)) {
+			RedLockProvider first = masters.provider();
+			RedLockProvider second = masters.provider();
+			String key = key();
+			masters.server(0).command("SET", RedLockMasters.PREFIX, "4000000000000000");
+			// The first holder's quorum is masters 0 and 1, the second's masters 1 and 2.
+			masters.kill(2);
+			LockHandle earlier = acquired(first.tryLock(key, LEASE));
+			assertThat(earlier.fencingToken()).isGreaterThan(4_000_000_000_000_000L);
+			assertThat(earlier.release()).isTrue();
+			masters.restart(2);
+			masters.kill(0);
+			LockHandle later = awaitAcquired(second, key);
+			assertThat(later.fencingToken()).isGreaterThan(earlier.fencingToken());
+			assertThat(later.release()).isTrue();
+		}
+	}
+
+	/**
+	 * Replies slower than the lease's validity: a quorum granted the lock, but too late
+	 * for the holder to count on it, so it is not handed out (and it is released on every
+	 * master).
+	 */
+	@Test
+	void anAcquireSlowerThanItsLeasesValidityDoesNotCount() {
+		List<FaultProxy> proxies = new ArrayList<>();
+		try (RedLockMasters masters = RedLockMasters.start(3)) {
+			List<String> uris = new ArrayList<>();
+			for (int i = 0; i < masters.count(); i++) {
+				FaultProxy proxy = FaultProxy.start(masters.server(i).host(), masters.server(i).port());
+				proxies.add(proxy);
+				uris.add("redis://" + proxy.host() + ":" + proxy.port());
+			}
+			RedLockProvider provider = masters.provider(uris, Duration.ofSeconds(10));
+			// Counters that agree: every master gives the same token, so no write-back
+			// round trip follows (whose owner check would also catch a lock that expired
+			// meanwhile), and only the validity stands between the late quorum and a
+			// lock that has already expired on the masters.
+			for (int i = 0; i < masters.count(); i++) {
+				masters.server(i).command("SET", RedLockMasters.PREFIX, "4000000000000000");
+			}
+			proxies.forEach((proxy) -> proxy.delayReplies(Duration.ofMillis(400)));
+			String key = key();
+			assertThatExceptionOfType(LockBackendException.class)
+				.isThrownBy(() -> provider.tryLock(key, Duration.ofMillis(300)))
+				.withMessageContaining("validity");
+			proxies.forEach((proxy) -> proxy.delayReplies(Duration.ZERO));
+			LockHandle handle = acquired(provider.tryLock(key(), LEASE));
+			assertThat(handle.release()).isTrue();
+		}
+		finally {
+			proxies.forEach(FaultProxy::close);
+		}
+	}
+
+	private static LockHandle awaitAcquired(RedLockProvider provider, String key) {
+		LockHandle[] handle = new LockHandle[1];
+		// A restarted master answers once Lettuce has reconnected to it, within seconds.
+		Conditions.await("lock '" + key + "' is acquired", Duration.ofSeconds(30), () -> {
+			try {
+				if (provider.tryLock(key, LEASE) instanceof LockAttempt.Acquired acquired) {
+					handle[0] = acquired.handle();
+					return true;
+				}
+			}
+			catch (LockBackendException ex) {
+				// No quorum yet.
+			}
+			return false;
+		});
+		return handle[0];
+	}
+
+	private static LockHandle acquired(LockAttempt attempt) {
+		if (attempt instanceof LockAttempt.Acquired acquired) {
+			return acquired.handle();
+		}
+		return fail("expected the lock to be acquired but was " + attempt);
+	}
+
+}

@@ -1,0 +1,38 @@
+package dev.distlock.zookeeper;
+
+import java.io.IOException;
+
+import dev.distlock.spi.PermitLocking;
+import dev.distlock.testsupport.AbstractSemaphoreContractTests;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+
+/**
+ * The published semaphore contract on a real ZooKeeper server, with two clients standing
+ * for two JVMs.
+ */
+class ZookeeperSemaphoreContractTests extends AbstractSemaphoreContractTests {
+
+	private static ZookeeperPair pair;
+
+	@BeforeAll
+	static void start() {
+		pair = new ZookeeperPair();
+	}
+
+	@AfterAll
+	static void stop() throws IOException {
+		pair.close();
+	}
+
+	@Override
+	protected PermitLocking provider() {
+		return pair.provider;
+	}
+
+	@Override
+	protected PermitLocking otherProvider() {
+		return pair.other;
+	}
+
+}
