@@ -452,8 +452,12 @@ public final class ZookeeperLockProvider implements ReleaseSignalling, FairLocki
 	 * @return false if the node was already gone
 	 */
 	boolean delete(String key, String path) {
+		// Idempotent: a delete retried after a connection loss (a leader election, say)
+		// whose first try had deleted the node finds no node; that is this release's own
+		// success, not a lost lease. The node is this acquisition's alone, and a session
+		// that ended meanwhile is reported by the session guard, not here.
 		CuratorEvent event = this.calls.call(key, "release", this.calls.deadline(),
-				(callback) -> this.client.delete().guaranteed().inBackground(callback).forPath(path));
+				(callback) -> this.client.delete().idempotent().guaranteed().inBackground(callback).forPath(path));
 		if (ZookeeperCalls.code(event) == KeeperException.Code.NONODE) {
 			return false;
 		}
