@@ -6,6 +6,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 import java.util.function.LongPredicate;
@@ -76,7 +77,7 @@ public final class RedLockProvider implements LockProvider, AutoCloseable {
 
 	private final AtomicLong sequence = new AtomicLong();
 
-	private final Object sendOrder = new Object();
+	private final ReentrantLock sendOrder = new ReentrantLock();
 
 	/**
 	 * Locks over the masters behind {@code connectionFactories} (Lettuce's, one per
@@ -215,11 +216,15 @@ public final class RedLockProvider implements LockProvider, AutoCloseable {
 		long validity = LockHandle.validityNanos(leaseTime);
 		long deadline = start + Math.min(this.storeTimeout.toNanos(), validity);
 		RedLockReplies acquire;
-		synchronized (this.sendOrder) {
+		this.sendOrder.lock();
+		try {
 			// The same order on every master: contenders of this JVM never split the
 			// vote.
 			acquire = send((value) -> value > 0, (master) -> master.send(key, "acquire", RedLockScripts.ACQUIRE,
 					deadline, keys(lockKey), owner, lease));
+		}
+		finally {
+			this.sendOrder.unlock();
 		}
 		try {
 			RedLockReplies.Tally taken = acquire.await(deadline);

@@ -23,6 +23,7 @@ import dev.distlock.support.LockObserver;
 import dev.distlock.testsupport.Conditions;
 import dev.distlock.testsupport.RedisServer;
 import io.micrometer.common.KeyValues;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
@@ -208,8 +209,14 @@ class LockObservabilityTests {
 		assertThatExceptionOfType(LeaseLostException.class).isThrownBy(shortLease::release);
 		// The lease reads as lost as soon as its state turns; the watchdog tells the
 		// observers just after.
-		Conditions.await("the loss counted", Duration.ofSeconds(10),
-				() -> meters.find("distributed.lock.leases.lost").counter() != null);
+		// A counter is registered before it is incremented: wait for its count, not for
+		// the meter.
+		Conditions.await("the loss counted", Duration.ofSeconds(10), () -> {
+			Counter counter = meters.find("distributed.lock.leases.lost")
+				.tags("lock.name", "reports", "reason", "expired")
+				.counter();
+			return counter != null && counter.count() >= 1;
+		});
 		assertThat(meters.get("distributed.lock.leases.lost")
 			.tags("lock.name", "reports", "reason", "expired")
 			.counter()
