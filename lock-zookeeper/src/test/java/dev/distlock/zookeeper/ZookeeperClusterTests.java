@@ -8,6 +8,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
 import dev.distlock.Lease;
+import dev.distlock.LockBackendException;
 import dev.distlock.LockOptions;
 import dev.distlock.support.DefaultLockTemplate;
 import dev.distlock.support.RenewalScheduler;
@@ -71,8 +72,20 @@ class ZookeeperClusterTests {
 			Lease held = holder.acquire(key, LockOptions.defaults());
 			assertThat(held.fencingToken()).isGreaterThan(token);
 			DefaultLockTemplate waiting = waiter;
-			CompletableFuture<Lease> waited = CompletableFuture
-				.supplyAsync(() -> waiting.acquire(key, LockOptions.defaults()));
+			// While the ensemble elects a leader, a waiter's call may fail within the
+			// store
+			// timeout (LockBackendException: the store did not answer, never "busy"); the
+			// waiter asks again, as an application would.
+			CompletableFuture<Lease> waited = CompletableFuture.supplyAsync(() -> {
+				while (true) {
+					try {
+						return waiting.acquire(key, LockOptions.defaults());
+					}
+					catch (LockBackendException ex) {
+						// the election is still going on: ask again
+					}
+				}
+			});
 			InstanceSpec victim = serverIn(cluster, role);
 			assertThat(cluster.killServer(victim)).as("killed the " + role).isTrue();
 			Conditions.await("a leader among the survivors", Duration.ofSeconds(60),
