@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.locks.LockSupport;
 
 import dev.distlock.testsupport.DatabaseServer;
 import dev.distlock.testsupport.PostgresServer;
@@ -85,7 +86,8 @@ final class JdbcFaultTarget implements FaultTarget {
 			if (held.isEmpty()) {
 				return 0;
 			}
-			Thread.onSpinWait();
+			// a bounded poll: a tight loop would starve the server it asks
+			LockSupport.parkNanos(20_000_000L);
 		}
 		while (System.nanoTime() - deadline < 0);
 		detail.append(", in ").append(TABLE).append(' ').append(held);

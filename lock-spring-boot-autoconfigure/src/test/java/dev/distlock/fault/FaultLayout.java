@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
+import java.util.concurrent.locks.LockSupport;
 
 import dev.distlock.redis.RedisFixture;
 import dev.distlock.redis.RedisProviderFactory;
@@ -119,7 +120,8 @@ final class FaultLayout implements FaultTarget, RedisFixture {
 			if (keys.isEmpty() && subscribers == 0) {
 				return 0;
 			}
-			Thread.onSpinWait();
+			// a bounded poll: a tight loop would starve the server it asks
+			LockSupport.parkNanos(20_000_000L);
 		}
 		while (System.nanoTime() - deadline < 0);
 		detail.append(", in Redis ").append(keys).append(" and ").append(subscribers).append(" subscribers");

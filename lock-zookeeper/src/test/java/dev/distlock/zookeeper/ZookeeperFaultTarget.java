@@ -4,6 +4,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 import dev.distlock.testsupport.ProviderFactory;
 import dev.distlock.testsupport.RedisResources;
@@ -75,42 +77,52 @@ final class ZookeeperFaultTarget implements FaultTarget {
 	public int leftInStore(Duration lease, StringBuilder detail) {
 		long deadline = System.nanoTime() + lease.plusSeconds(3).toNanos();
 		try (CuratorFramework admin = TestZookeeper.client(this.server.getConnectString())) {
-			List<String> nodes;
+			List<String> nodes = List.of();
+			Exception failure = null;
 			do {
-				nodes = lockNodes(admin);
-				if (nodes.isEmpty()) {
-					return 0;
+				try {
+					nodes = lockNodes(admin);
+					failure = null;
+					if (nodes.isEmpty()) {
+						return 0;
+					}
 				}
-				Thread.onSpinWait();
+				catch (Exception ex) {
+					// a fault class may leave the server electing or the admin session
+					// reconnecting; the question is what is left once it answers again
+					failure = ex;
+				}
+				// a bounded poll of a condition: a tight loop of getChildren on two
+				// cores starves the server it asks
+				LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20));
 			}
 			while (System.nanoTime() - deadline < 0);
+			if (failure != null) {
+				throw new IllegalStateException("Could not list the lock nodes within " + lease.plusSeconds(3),
+						failure);
+			}
 			detail.append(", in ZooKeeper ").append(nodes);
 			return nodes.size();
 		}
 	}
 
-	private static List<String> lockNodes(CuratorFramework admin) {
+	private static List<String> lockNodes(CuratorFramework admin) throws Exception {
 		String base = ZookeeperLockProvider.DEFAULT_BASE_PATH;
 		List<String> nodes = new ArrayList<>();
-		try {
-			if (admin.checkExists().forPath(base) == null) {
-				return nodes;
-			}
-			for (String key : admin.getChildren().forPath(base)) {
-				try {
-					for (String node : admin.getChildren().forPath(base + "/" + key)) {
-						nodes.add(key + "/" + node);
-					}
-				}
-				catch (KeeperException.NoNodeException ex) {
-					// reaped meanwhile
-				}
-			}
+		if (admin.checkExists().forPath(base) == null) {
 			return nodes;
 		}
-		catch (Exception ex) {
-			throw new IllegalStateException("Could not list the lock nodes", ex);
+		for (String key : admin.getChildren().forPath(base)) {
+			try {
+				for (String node : admin.getChildren().forPath(base + "/" + key)) {
+					nodes.add(key + "/" + node);
+				}
+			}
+			catch (KeeperException.NoNodeException ex) {
+				// reaped meanwhile
+			}
 		}
+		return nodes;
 	}
 
 	@Override
