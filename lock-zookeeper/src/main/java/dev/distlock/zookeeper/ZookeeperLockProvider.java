@@ -234,8 +234,12 @@ public final class ZookeeperLockProvider implements ReleaseSignalling, FairLocki
 		long leaseMillis = Math.max(1, leaseTime.toMillis());
 		String parent = parentPath(key);
 		if (node != null && node.path != null && node.sessionId != sessionId) {
-			// A place taken in a session that has since ended: that node is going away.
-			deleteInBackground(node.path);
+			// A place taken in a session that has since ended. The server removes it only
+			// when it expires that session, which a client-side expiry does not tell it
+			// (up to a session timeout later): until then this waiter would queue behind
+			// its own old node. Deleted here, within this call's deadline; a failure
+			// leaves the path, so the next attempt tries again.
+			delete(key, node.path);
 			node.path = null;
 		}
 		String path;
