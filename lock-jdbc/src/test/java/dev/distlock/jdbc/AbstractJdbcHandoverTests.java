@@ -1,0 +1,238 @@
+package dev.distlock.jdbc;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.distlock.Lease;
+import dev.distlock.LockContext;
+import dev.distlock.LockOptions;
+import dev.distlock.spi.LockAttempt;
+import dev.distlock.spi.TokenBlock;
+import dev.distlock.support.DefaultLockTemplate;
+import dev.distlock.support.HandoverSettings;
+import dev.distlock.support.LeaseLossListener;
+import dev.distlock.support.LockObserver;
+import dev.distlock.support.RenewalScheduler;
+import dev.distlock.testsupport.Conditions;
+import dev.distlock.testsupport.DatabaseServer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import static dev.distlock.jdbc.TestDatabases.acquired;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Local hand-over on the JDBC store, with two templates over providers and pools of their
+ * own standing for two JVMs, and hand-over on ({@link HandoverSettings#ON}): the acquire
+ * statement reserves the block, tokens rise across local passes and JVMs, a lock passed
+ * locally costs no statement, an uncontended cycle still costs two, and a waiter of the
+ * other JVM gets the lock while eight threads of this one hammer it.
+ */
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+abstract class AbstractJdbcHandoverTests {
+
+	/** This class's own table on the shared server. */
+	static final String TABLE = "handover_lock";
+
+	private final List<AutoCloseable> closeables = new ArrayList<>();
+
+	private final ExecutorService threads = Executors.newCachedThreadPool();
+
+	/** The server shared by this JVM's tests. */
+	abstract DatabaseServer server();
+
+	@AfterEach
+	void close() throws Exception {
+		this.threads.shutdownNow();
+		for (int i = this.closeables.size() - 1; i >= 0; i--) {
+			this.closeables.get(i).close();
+		}
+	}
+
+	static String key() {
+		return "handover-" + UUID.randomUUID();
+	}
+
+	private JdbcLockProvider provider() {
+		HikariDataSource dataSource = server().newDataSource();
+		this.closeables.add(dataSource);
+		JdbcLockProvider provider = new JdbcLockProvider(dataSource, TABLE);
+		this.closeables.add(provider);
+		provider.createTableIfMissing();
+		return provider;
+	}
+
+	/** A JVM's template: its own pool and provider, hand-over on. */
+	private DefaultLockTemplate template() {
+		RenewalScheduler scheduler = new RenewalScheduler();
+		this.closeables.add(scheduler);
+		DefaultLockTemplate template = new DefaultLockTemplate(provider(), scheduler,
+				LockOptions.builder()
+					.waitTime(Duration.ofSeconds(10))
+					.leaseTime(Duration.ofSeconds(30))
+					.autoRenew(true)
+					.retryInterval(Duration.ofMillis(100))
+					.build(),
+				LeaseLossListener.NONE, true, LockObserver.NONE, HandoverSettings.ON);
+		this.closeables.add(template);
+		return template;
+	}
+
+	private long statements() {
+		return server().statementCount(TABLE);
+	}
+
+	/**
+	 * Two JVMs of four threads each on one key: mutual exclusion, tokens that rise in the
+	 * order the lock was held, both JVMs handing over locally, and fewer statements than
+	 * two per acquisition.
+	 */
+	@Test
+	void tokensRiseAcrossLocalHandOversAndJvms() throws Exception {
+		String key = key();
+		List<DefaultLockTemplate> jvms = List.of(template(), template());
+		jvms.get(0).run(key, () -> {
+		});
+		long statementsBefore = statements();
+		List<Long> tokens = new ArrayList<>();
+		AtomicInteger inside = new AtomicInteger();
+		AtomicBoolean overlap = new AtomicBoolean();
+		List<Future<?>> workers = new ArrayList<>();
+		int perThread = 100;
+		for (DefaultLockTemplate jvm : jvms) {
+			for (int t = 0; t < 4; t++) {
+				workers.add(this.threads.submit(() -> {
+					for (int i = 0; i < perThread; i++) {
+						jvm.run(key, () -> {
+							if (inside.incrementAndGet() != 1) {
+								overlap.set(true);
+							}
+							tokens.add(LockContext.current().orElseThrow().fencingToken());
+							inside.decrementAndGet();
+						});
+					}
+				}));
+			}
+		}
+		for (Future<?> worker : workers) {
+			worker.get(100, TimeUnit.SECONDS);
+		}
+		int acquisitions = 8 * perThread;
+		long statements = statements() - statementsBefore;
+		long handovers = jvms.get(0).localHandovers() + jvms.get(1).localHandovers();
+		System.out.println(server().kind() + " hand-over: " + acquisitions + " acquisitions, " + handovers
+				+ " local hand-overs, " + statements + " statements");
+		assertThat(overlap).isFalse();
+		assertThat(tokens).hasSize(acquisitions).isSorted().doesNotHaveDuplicates();
+		assertThat(jvms.get(0).localHandovers()).isPositive();
+		assertThat(jvms.get(1).localHandovers()).isPositive();
+		// Without hand-over every acquisition costs an acquire and a release at least.
+		assertThat(statements).as("statements for %d acquisitions", acquisitions).isLessThan(2L * acquisitions);
+	}
+
+	/**
+	 * The acquire statement reserves the block: with the row's fence far ahead of the
+	 * database's clock (so tokens come from the fence, not the clock), the token is the
+	 * fence + 1, the row keeps the block's last, and the next acquisition's token, from
+	 * another provider, lies past it. Renewal and release check that last token.
+	 */
+	@Test
+	void theAcquireStatementReservesTheBlock() throws Exception {
+		JdbcLockProvider provider = provider();
+		JdbcLockProvider other = provider();
+		String key = key();
+		acquired(provider.tryLock(key, Duration.ofSeconds(30))).release();
+		long ahead;
+		try (Connection connection = server().dataSource().getConnection()) {
+			// Eleven days ahead of the clock in microseconds.
+			ahead = provider.dialect().clockMicros(connection) + 1_000_000_000_000L;
+			try (PreparedStatement statement = connection
+				.prepareStatement("UPDATE " + TABLE + " SET fence = ? WHERE name = ?")) {
+				statement.setLong(1, ahead);
+				statement.setString(2, key);
+				assertThat(statement.executeUpdate()).isOne();
+			}
+		}
+		TokenBlock block = (TokenBlock) acquired(provider.tryLockBlock(key, Duration.ofSeconds(30), false, 33));
+		assertThat(block.fencingToken()).isEqualTo(ahead + 1);
+		assertThat(block.lastToken()).isEqualTo(ahead + 33);
+		assertThat(other.tryLockBlock(key, Duration.ofSeconds(30), true, 33)).isInstanceOf(LockAttempt.Busy.class);
+		assertThat(block.renew(Duration.ofSeconds(30))).isTrue();
+		assertThat(block.release()).isTrue();
+		assertThat(block.releasedToWaiters()).as("the other provider's waiting attempt marked the row").isTrue();
+		TokenBlock next = (TokenBlock) acquired(other.tryLock(key, Duration.ofSeconds(30)));
+		assertThat(next.fencingToken()).isEqualTo(block.lastToken() + 1);
+		assertThat(next.release()).isTrue();
+		assertThat(next.releasedToWaiters()).as("nobody waited").isFalse();
+	}
+
+	/**
+	 * With hand-over on and nobody else waiting, an uncontended cycle through the
+	 * template is still two statements (acquire, release): the block costs none.
+	 */
+	@Test
+	void anUncontendedCycleIsStillTwoStatements() {
+		DefaultLockTemplate template = template();
+		String key = key();
+		template.run(key, () -> {
+		});
+		int cycles = 50;
+		long before = statements();
+		for (int i = 0; i < cycles; i++) {
+			template.run(key, () -> {
+			});
+		}
+		assertThat(statements() - before).as("statements for %d uncontended cycles", cycles).isEqualTo(2L * cycles);
+	}
+
+	/**
+	 * A waiter of another JVM gets the lock while eight threads of this one hammer it,
+	 * five times over: the JVM gives the lock back to the database after at most 32
+	 * passes or 20 ms, and its own waiters stand back after a release the other JVM's
+	 * waiter had marked.
+	 */
+	@Test
+	void aRemoteWaiterGetsTheLockWhileEightLocalThreadsHammerIt() throws Exception {
+		String key = key();
+		DefaultLockTemplate hammered = template();
+		DefaultLockTemplate remote = template();
+		AtomicBoolean stop = new AtomicBoolean();
+		List<Future<?>> workers = new ArrayList<>();
+		for (int t = 0; t < 8; t++) {
+			workers.add(this.threads.submit(() -> {
+				while (!stop.get()) {
+					hammered.run(key, () -> {
+					});
+				}
+			}));
+		}
+		Conditions.await("hand-overs under way", Duration.ofSeconds(30), () -> hammered.localHandovers() > 500);
+		List<Long> waitedMillis = new ArrayList<>();
+		for (int round = 0; round < 5; round++) {
+			long start = System.nanoTime();
+			try (Lease lease = remote.acquire(key, LockOptions.builder().waitTime(Duration.ofSeconds(5)).build())) {
+				assertThat(lease.isHeld()).isTrue();
+				waitedMillis.add(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+			}
+		}
+		stop.set(true);
+		for (Future<?> worker : workers) {
+			worker.get(30, TimeUnit.SECONDS);
+		}
+		System.out.println(server().kind() + ": the remote waiter waited " + waitedMillis + " ms against "
+				+ hammered.localHandovers() + " local hand-overs");
+	}
+
+}
