@@ -198,6 +198,35 @@ abstract class AbstractJdbcHandoverTests {
 	}
 
 	/**
+	 * A lock handed over locally keeps its store lease: the new holder renews it, so
+	 * that, held for three leases after the hand-over, the row stays its own (another
+	 * provider finds it busy every time it asks) and it releases it as held.
+	 */
+	@Test
+	void aLockHandedOverLocallyKeepsBeingRenewed() throws Exception {
+		String key = key();
+		DefaultLockTemplate template = template();
+		JdbcLockProvider other = provider();
+		LockOptions shortLease = LockOptions.builder().leaseTime(Duration.ofMillis(600)).autoRenew(true).build();
+		Lease first = template.acquire(key, shortLease);
+		Future<Lease> second = this.threads.submit(() -> template.acquire(key, shortLease));
+		Conditions.await("the second thread waits in line", Duration.ofSeconds(10), () -> template.queuedKeys() > 0);
+		first.release();
+		try (Lease handedOver = second.get(10, TimeUnit.SECONDS)) {
+			assertThat(template.localHandovers()).isOne();
+			assertThat(handedOver.fencingToken()).isEqualTo(first.fencingToken() + 1);
+			long until = System.nanoTime() + Duration.ofMillis(1800).toNanos();
+			int attempts = 0;
+			while (System.nanoTime() < until) {
+				assertThat(other.tryLock(key, Duration.ofSeconds(30))).as("attempt %d of another provider", attempts)
+					.isInstanceOf(LockAttempt.Busy.class);
+				attempts++;
+			}
+			assertThat(handedOver.isHeld()).isTrue();
+		}
+	}
+
+	/**
 	 * A waiter of another JVM gets the lock while eight threads of this one hammer it,
 	 * five times over: the JVM gives the lock back to the database after at most 32
 	 * passes or 20 ms, and its own waiters stand back after a release the other JVM's
