@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -76,6 +77,10 @@ abstract class AbstractJdbcHandoverTests {
 
 	/** A JVM's template: its own pool and provider, hand-over on. */
 	private DefaultLockTemplate template() {
+		return template(HandoverSettings.ON);
+	}
+
+	private DefaultLockTemplate template(HandoverSettings handover) {
 		RenewalScheduler scheduler = new RenewalScheduler();
 		this.closeables.add(scheduler);
 		DefaultLockTemplate template = new DefaultLockTemplate(provider(), scheduler,
@@ -85,7 +90,7 @@ abstract class AbstractJdbcHandoverTests {
 					.autoRenew(true)
 					.retryInterval(Duration.ofMillis(100))
 					.build(),
-				LeaseLossListener.NONE, true, LockObserver.NONE, HandoverSettings.ON);
+				LeaseLossListener.NONE, true, LockObserver.NONE, handover);
 		this.closeables.add(template);
 		return template;
 	}
@@ -200,17 +205,23 @@ abstract class AbstractJdbcHandoverTests {
 	/**
 	 * A lock handed over locally keeps its store lease: the new holder renews it, so
 	 * that, held for three leases after the hand-over, the row stays its own (another
-	 * provider finds it busy every time it asks) and it releases it as held.
+	 * provider finds it busy every time it asks) and it releases it as held. (A
+	 * {@code max-time} of a minute: the second thread lines up after the first took the
+	 * lock, which may take longer than the default 20 ms.)
 	 */
 	@Test
 	void aLockHandedOverLocallyKeepsBeingRenewed() throws Exception {
 		String key = key();
-		DefaultLockTemplate template = template();
+		DefaultLockTemplate template = template(new HandoverSettings(true, 32, Duration.ofMinutes(1)));
 		JdbcLockProvider other = provider();
 		LockOptions shortLease = LockOptions.builder().leaseTime(Duration.ofMillis(600)).autoRenew(true).build();
 		Lease first = template.acquire(key, shortLease);
-		Future<Lease> second = this.threads.submit(() -> template.acquire(key, shortLease));
-		Conditions.await("the second thread waits in line", Duration.ofSeconds(10), () -> template.queuedKeys() > 0);
+		CompletableFuture<Lease> second = new CompletableFuture<>();
+		Thread waiter = new Thread(() -> second.complete(template.acquire(key, shortLease)), "waiter");
+		waiter.start();
+		// Parked between attempts: in line for the lock this JVM holds.
+		Conditions.await("the second thread waits in line", Duration.ofSeconds(10),
+				() -> waiter.getState() == Thread.State.TIMED_WAITING);
 		first.release();
 		try (Lease handedOver = second.get(10, TimeUnit.SECONDS)) {
 			assertThat(template.localHandovers()).isOne();
