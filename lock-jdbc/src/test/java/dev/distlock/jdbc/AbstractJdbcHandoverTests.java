@@ -204,7 +204,7 @@ abstract class AbstractJdbcHandoverTests {
 
 	/**
 	 * A lock handed over locally keeps its store lease: the new holder renews it, so
-	 * that, held for three leases after the hand-over, the row stays its own (another
+	 * that, held for two leases after the hand-over, the row stays its own (another
 	 * provider finds it busy every time it asks) and it releases it as held. (A
 	 * {@code max-time} of a minute: the second thread lines up after the first took the
 	 * lock, which may take longer than the default 20 ms.)
@@ -214,7 +214,7 @@ abstract class AbstractJdbcHandoverTests {
 		String key = key();
 		DefaultLockTemplate template = template(new HandoverSettings(true, 32, Duration.ofMinutes(1)));
 		JdbcLockProvider other = provider();
-		LockOptions shortLease = LockOptions.builder().leaseTime(Duration.ofMillis(600)).autoRenew(true).build();
+		LockOptions shortLease = LockOptions.builder().leaseTime(Duration.ofMillis(1500)).autoRenew(true).build();
 		Lease first = template.acquire(key, shortLease);
 		CompletableFuture<Lease> second = new CompletableFuture<>();
 		Thread waiter = new Thread(() -> second.complete(template.acquire(key, shortLease)), "waiter");
@@ -226,7 +226,7 @@ abstract class AbstractJdbcHandoverTests {
 		try (Lease handedOver = second.get(10, TimeUnit.SECONDS)) {
 			assertThat(template.localHandovers()).isOne();
 			assertThat(handedOver.fencingToken()).isEqualTo(first.fencingToken() + 1);
-			long until = System.nanoTime() + Duration.ofMillis(1800).toNanos();
+			long until = System.nanoTime() + Duration.ofMillis(3200).toNanos();
 			int attempts = 0;
 			while (System.nanoTime() < until) {
 				assertThat(other.tryLock(key, Duration.ofSeconds(30))).as("attempt %d of another provider", attempts)
