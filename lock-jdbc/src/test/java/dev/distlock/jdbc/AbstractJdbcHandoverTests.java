@@ -5,18 +5,11 @@ import java.sql.PreparedStatement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.distlock.Lease;
-import dev.distlock.LockContext;
 import dev.distlock.LockOptions;
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.TokenBlock;
@@ -25,6 +18,7 @@ import dev.distlock.support.HandoverSettings;
 import dev.distlock.support.LeaseLossListener;
 import dev.distlock.support.LockObserver;
 import dev.distlock.support.RenewalScheduler;
+import dev.distlock.testsupport.AbstractLocalHandoverTests;
 import dev.distlock.testsupport.Conditions;
 import dev.distlock.testsupport.DatabaseServer;
 import org.junit.jupiter.api.AfterEach;
@@ -35,35 +29,30 @@ import static dev.distlock.jdbc.TestDatabases.acquired;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Local hand-over on the JDBC store, with two templates over providers and pools of their
- * own standing for two JVMs, and hand-over on ({@link HandoverSettings#ON}): the acquire
- * statement reserves the block, tokens rise across local passes and JVMs, a lock passed
- * locally costs no statement, an uncontended cycle still costs two, and a waiter of the
- * other JVM gets the lock while eight threads of this one hammer it.
+ * Local hand-over on the JDBC store, with templates over providers and pools of their own
+ * standing for JVMs, and hand-over on ({@link HandoverSettings#ON}): the store-neutral
+ * tests of {@link AbstractLocalHandoverTests} (tokens rising across local passes and
+ * JVMs, fewer statements than acquisitions, a remote waiter getting the lock while eight
+ * threads hammer it), and the JDBC store's own: the acquire statement reserves the block,
+ * an uncontended cycle still costs two statements, a lock handed over keeps being
+ * renewed.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
-abstract class AbstractJdbcHandoverTests {
+abstract class AbstractJdbcHandoverTests extends AbstractLocalHandoverTests {
 
 	/** This class's own table on the shared server. */
 	static final String TABLE = "handover_lock";
 
 	private final List<AutoCloseable> closeables = new ArrayList<>();
 
-	private final ExecutorService threads = Executors.newCachedThreadPool();
-
 	/** The server shared by this JVM's tests. */
 	abstract DatabaseServer server();
 
 	@AfterEach
 	void close() throws Exception {
-		this.threads.shutdownNow();
 		for (int i = this.closeables.size() - 1; i >= 0; i--) {
 			this.closeables.get(i).close();
 		}
-	}
-
-	static String key() {
-		return "handover-" + UUID.randomUUID();
 	}
 
 	private JdbcLockProvider provider() {
@@ -76,75 +65,28 @@ abstract class AbstractJdbcHandoverTests {
 	}
 
 	/** A JVM's template: its own pool and provider, hand-over on. */
-	private DefaultLockTemplate template() {
+	@Override
+	protected DefaultLockTemplate newJvm() {
 		return template(HandoverSettings.ON);
+	}
+
+	@Override
+	protected long storeCalls() {
+		return server().statementCount(TABLE);
+	}
+
+	@Override
+	protected String storeCallName() {
+		return "statements";
 	}
 
 	private DefaultLockTemplate template(HandoverSettings handover) {
 		RenewalScheduler scheduler = new RenewalScheduler();
 		this.closeables.add(scheduler);
-		DefaultLockTemplate template = new DefaultLockTemplate(provider(), scheduler,
-				LockOptions.builder()
-					.waitTime(Duration.ofSeconds(10))
-					.leaseTime(Duration.ofSeconds(30))
-					.autoRenew(true)
-					.retryInterval(Duration.ofMillis(100))
-					.build(),
-				LeaseLossListener.NONE, true, LockObserver.NONE, handover);
+		DefaultLockTemplate template = new DefaultLockTemplate(provider(), scheduler, OPTIONS, LeaseLossListener.NONE,
+				true, LockObserver.NONE, handover);
 		this.closeables.add(template);
 		return template;
-	}
-
-	private long statements() {
-		return server().statementCount(TABLE);
-	}
-
-	/**
-	 * Two JVMs of four threads each on one key: mutual exclusion, tokens that rise in the
-	 * order the lock was held, both JVMs handing over locally, and fewer statements than
-	 * two per acquisition.
-	 */
-	@Test
-	void tokensRiseAcrossLocalHandOversAndJvms() throws Exception {
-		String key = key();
-		List<DefaultLockTemplate> jvms = List.of(template(), template());
-		jvms.get(0).run(key, () -> {
-		});
-		long statementsBefore = statements();
-		List<Long> tokens = new ArrayList<>();
-		AtomicInteger inside = new AtomicInteger();
-		AtomicBoolean overlap = new AtomicBoolean();
-		List<Future<?>> workers = new ArrayList<>();
-		int perThread = 100;
-		for (DefaultLockTemplate jvm : jvms) {
-			for (int t = 0; t < 4; t++) {
-				workers.add(this.threads.submit(() -> {
-					for (int i = 0; i < perThread; i++) {
-						jvm.run(key, () -> {
-							if (inside.incrementAndGet() != 1) {
-								overlap.set(true);
-							}
-							tokens.add(LockContext.current().orElseThrow().fencingToken());
-							inside.decrementAndGet();
-						});
-					}
-				}));
-			}
-		}
-		for (Future<?> worker : workers) {
-			worker.get(100, TimeUnit.SECONDS);
-		}
-		int acquisitions = 8 * perThread;
-		long statements = statements() - statementsBefore;
-		long handovers = jvms.get(0).localHandovers() + jvms.get(1).localHandovers();
-		System.out.println(server().kind() + " hand-over: " + acquisitions + " acquisitions, " + handovers
-				+ " local hand-overs, " + statements + " statements");
-		assertThat(overlap).isFalse();
-		assertThat(tokens).hasSize(acquisitions).isSorted().doesNotHaveDuplicates();
-		assertThat(jvms.get(0).localHandovers()).isPositive();
-		assertThat(jvms.get(1).localHandovers()).isPositive();
-		// Without hand-over every acquisition costs an acquire and a release at least.
-		assertThat(statements).as("statements for %d acquisitions", acquisitions).isLessThan(2L * acquisitions);
 	}
 
 	/**
@@ -189,17 +131,17 @@ abstract class AbstractJdbcHandoverTests {
 	 */
 	@Test
 	void anUncontendedCycleIsStillTwoStatements() {
-		DefaultLockTemplate template = template();
+		DefaultLockTemplate template = newJvm();
 		String key = key();
 		template.run(key, () -> {
 		});
 		int cycles = 50;
-		long before = statements();
+		long before = storeCalls();
 		for (int i = 0; i < cycles; i++) {
 			template.run(key, () -> {
 			});
 		}
-		assertThat(statements() - before).as("statements for %d uncontended cycles", cycles).isEqualTo(2L * cycles);
+		assertThat(storeCalls() - before).as("statements for %d uncontended cycles", cycles).isEqualTo(2L * cycles);
 	}
 
 	/**
@@ -235,44 +177,6 @@ abstract class AbstractJdbcHandoverTests {
 			}
 			assertThat(handedOver.isHeld()).isTrue();
 		}
-	}
-
-	/**
-	 * A waiter of another JVM gets the lock while eight threads of this one hammer it,
-	 * five times over: the JVM gives the lock back to the database after at most 32
-	 * passes or 20 ms, and its own waiters stand back after a release the other JVM's
-	 * waiter had marked.
-	 */
-	@Test
-	void aRemoteWaiterGetsTheLockWhileEightLocalThreadsHammerIt() throws Exception {
-		String key = key();
-		DefaultLockTemplate hammered = template();
-		DefaultLockTemplate remote = template();
-		AtomicBoolean stop = new AtomicBoolean();
-		List<Future<?>> workers = new ArrayList<>();
-		for (int t = 0; t < 8; t++) {
-			workers.add(this.threads.submit(() -> {
-				while (!stop.get()) {
-					hammered.run(key, () -> {
-					});
-				}
-			}));
-		}
-		Conditions.await("hand-overs under way", Duration.ofSeconds(30), () -> hammered.localHandovers() > 500);
-		List<Long> waitedMillis = new ArrayList<>();
-		for (int round = 0; round < 5; round++) {
-			long start = System.nanoTime();
-			try (Lease lease = remote.acquire(key, LockOptions.builder().waitTime(Duration.ofSeconds(5)).build())) {
-				assertThat(lease.isHeld()).isTrue();
-				waitedMillis.add(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
-			}
-		}
-		stop.set(true);
-		for (Future<?> worker : workers) {
-			worker.get(30, TimeUnit.SECONDS);
-		}
-		System.out.println(server().kind() + ": the remote waiter waited " + waitedMillis + " ms against "
-				+ hammered.localHandovers() + " local hand-overs");
 	}
 
 }
