@@ -188,8 +188,7 @@ final class MySqlDialect extends JdbcLockDialect {
 
 		Sql(String table) {
 			// SET runs left to right: the fence is computed from its old value.
-			// The fence moves past the whole token block: max(fence + 1, clock) + tokens
-			// - 1.
+			// The fence moves past the block: max(fence + 1, clock) + (tokens - 1).
 			this.takeFree = "UPDATE " + table + " SET owner = ?, fence = LAST_INSERT_ID(GREATEST(fence + 1, "
 					+ NOW_MICROS + ") + ?), expires_at = TIMESTAMPADD(MICROSECOND, ?, " + NOW + "), waited = FALSE"
 					+ " WHERE name = ? AND (owner IS NULL OR expires_at <= " + NOW + " OR owner = ?)";

@@ -149,8 +149,7 @@ final class PostgresDialect extends JdbcLockDialect {
 		final String release;
 
 		Sql(String table) {
-			// The fence moves past the whole token block: max(fence + 1, clock) + tokens
-			// - 1.
+			// The fence moves past the block: max(fence + 1, clock) + (tokens - 1).
 			this.acquire = "INSERT INTO " + table + " AS l (name, owner, fence, expires_at) VALUES (?, ?, " + NOW_MICROS
 					+ " + ?, clock_timestamp() + ? * interval '1 microsecond') ON CONFLICT (name) DO UPDATE SET"
 					+ " owner = EXCLUDED.owner, fence = GREATEST(l.fence + 1 + ?, EXCLUDED.fence),"
