@@ -13,6 +13,9 @@ import dev.distlock.Lease;
 import dev.distlock.LockOptions;
 import dev.distlock.jdbc.JdbcLockProvider;
 import dev.distlock.support.DefaultLockTemplate;
+import dev.distlock.support.HandoverSettings;
+import dev.distlock.support.LeaseLossListener;
+import dev.distlock.support.LockObserver;
 import dev.distlock.support.RenewalScheduler;
 import net.javacrumbs.shedlock.core.LockConfiguration;
 import net.javacrumbs.shedlock.core.SimpleLock;
@@ -32,7 +35,7 @@ import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 final class JdbcLib {
 
 	/** The libraries, in report order. */
-	static final List<String> NAMES = List.of("distlock-jdbc", "shedlock-jdbc", "si-jdbc");
+	static final List<String> NAMES = List.of("distlock-jdbc", "distlock-jdbc-handover", "shedlock-jdbc", "si-jdbc");
 
 	private JdbcLib() {
 	}
@@ -46,7 +49,8 @@ final class JdbcLib {
 		HikariDataSource dataSource = pool(jdbcUrl);
 		try {
 			return switch (name) {
-				case "distlock-jdbc" -> new Distlock(dataSource);
+				case "distlock-jdbc" -> new Distlock(dataSource, name, HandoverSettings.DEFAULTS);
+				case "distlock-jdbc-handover" -> new Distlock(dataSource, name, HandoverSettings.ON);
 				case "shedlock-jdbc" -> new ShedLock(dataSource, jdbcUrl.startsWith("jdbc:postgresql:"));
 				case "si-jdbc" -> new Integration(dataSource, jdbcUrl.startsWith("jdbc:postgresql:"));
 				default -> throw new IllegalArgumentException("Unknown library " + name);
@@ -66,10 +70,16 @@ final class JdbcLib {
 		return new HikariDataSource(config);
 	}
 
-	/** distlock's JDBC store through {@link DefaultLockTemplate}, as the Redis runner. */
+	/**
+	 * distlock's JDBC store through {@link DefaultLockTemplate}, as the Redis runner;
+	 * with local hand-over as the settings say ({@code distlock-jdbc} has the defaults,
+	 * {@code distlock-jdbc-handover} has it on).
+	 */
 	static final class Distlock implements Lib {
 
 		private final HikariDataSource dataSource;
+
+		private final String name;
 
 		private final RenewalScheduler scheduler = new RenewalScheduler();
 
@@ -77,17 +87,19 @@ final class JdbcLib {
 
 		private final DefaultLockTemplate template;
 
-		Distlock(HikariDataSource dataSource) {
+		Distlock(HikariDataSource dataSource, String name, HandoverSettings handover) {
 			this.dataSource = dataSource;
+			this.name = name;
 			this.provider = new JdbcLockProvider(dataSource, "distlock_bench");
 			this.provider.createTableIfMissing();
 			this.template = new DefaultLockTemplate(this.provider, this.scheduler,
-					Lib.Distlock.options(Duration.ofSeconds(30), false));
+					Lib.Distlock.options(Duration.ofSeconds(30), false), LeaseLossListener.NONE, true,
+					LockObserver.NONE, handover);
 		}
 
 		@Override
 		public String name() {
-			return "distlock-jdbc";
+			return this.name;
 		}
 
 		@Override

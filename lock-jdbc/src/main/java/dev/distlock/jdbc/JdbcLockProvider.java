@@ -25,10 +25,12 @@ import javax.sql.DataSource;
 import dev.distlock.LockBackendException;
 import dev.distlock.jdbc.dialect.JdbcLockDialect;
 import dev.distlock.spi.BatchRenewal;
+import dev.distlock.spi.LocalHandover;
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockHandle;
 import dev.distlock.spi.ReleaseSignalling;
 import dev.distlock.spi.ReleaseSignals;
+import dev.distlock.spi.TokenBlock;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -49,6 +51,15 @@ import org.jspecify.annotations.Nullable;
  * renewal tick ({@link BatchRenewal}).
  *
  * <p>
+ * With local hand-over ({@link LocalHandover}, {@code distributed-lock.handover.*}) the
+ * acquire statement reserves a block of fencing tokens ({@code fence} moves to the
+ * block's last token), and the JVM passes the lock among its own threads in memory, each
+ * with the next token of the block; an acquisition by any other owner gets a token past
+ * the whole block. A waiter of another JVM that finds the lock busy marks its row
+ * ({@code waited}), and the release that ends the run reports the mark
+ * ({@link TokenBlock#releasedToWaiters()}), so that this JVM's threads let it in.
+ *
+ * <p>
  * Each statement runs in autocommit on a connection borrowed for it alone, on the
  * caller's thread but never in the caller's transaction; every call returns or throws
  * {@link LockBackendException} within {@link #callTimeout()} whatever the pool's timeouts
@@ -61,7 +72,7 @@ import org.jspecify.annotations.Nullable;
  * fence at the database's clock, above every token issued before, as long as that clock
  * never steps back by more than the sweep age.
  */
-public final class JdbcLockProvider implements ReleaseSignalling, BatchRenewal, AutoCloseable {
+public final class JdbcLockProvider implements ReleaseSignalling, BatchRenewal, LocalHandover, AutoCloseable {
 
 	private static final Log logger = LogFactory.getLog(JdbcLockProvider.class);
 
@@ -220,17 +231,33 @@ public final class JdbcLockProvider implements ReleaseSignalling, BatchRenewal, 
 	 */
 	@Override
 	public LockAttempt tryLock(String key, Duration leaseTime, boolean waiting) {
+		return tryLockBlock(key, leaseTime, waiting, 1);
+	}
+
+	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * The same statements as {@link #tryLock(String, Duration, boolean)}: the acquire
+	 * moves the row's fence to the block's last token ({@code max(fence + 1, clock) +
+	 * tokens - 1}), so a block costs no extra statement. The handle's renewals and
+	 * release check that last token.
+	 */
+	@Override
+	public LockAttempt tryLockBlock(String key, Duration leaseTime, boolean waiting, int tokens) {
+		if (tokens < 1) {
+			throw new IllegalArgumentException("A token block holds at least one token but was " + tokens);
+		}
 		checkKey(key);
 		long leaseMicros = micros(leaseTime);
 		String owner = this.instanceId + ":" + this.sequence.incrementAndGet();
 		JdbcLockDialect.Acquire acquire = this.calls.call(key, "acquire", (connection) -> dialect(connection)
-			.acquire(connection, this.tableName, key, owner, leaseMicros, waiting), (late) -> {
+			.acquire(connection, this.tableName, key, owner, leaseMicros, waiting, tokens), (late) -> {
 				if (late == null || late.acquired()) {
 					undo(key, owner);
 				}
 			});
 		if (acquire.acquired()) {
-			return new LockAttempt.Acquired(new JdbcLockHandle(key, owner, acquire.fence()));
+			return new LockAttempt.Acquired(new JdbcLockHandle(key, owner, acquire.fence(), acquire.lastFence()));
 		}
 		return new LockAttempt.Busy(Duration.ofNanos(TimeUnit.MICROSECONDS.toNanos(acquire.remainingMicros())));
 	}
@@ -440,17 +467,27 @@ public final class JdbcLockProvider implements ReleaseSignalling, BatchRenewal, 
 		return Math.max(1, TimeUnit.NANOSECONDS.toMicros(duration.toNanos()));
 	}
 
-	final class JdbcLockHandle implements LockHandle {
+	/**
+	 * One acquisition: its token is the first of its block; renewals and the release
+	 * check the owner and the row's fence, the block's last token.
+	 */
+	final class JdbcLockHandle implements TokenBlock {
 
 		private final String key;
 
 		final String owner;
 
+		private final long token;
+
+		/** The row's fence while this acquisition holds it: the block's last token. */
 		final long fence;
 
-		JdbcLockHandle(String key, String owner, long fence) {
+		private volatile boolean releasedToWaiters;
+
+		JdbcLockHandle(String key, String owner, long token, long fence) {
 			this.key = key;
 			this.owner = owner;
+			this.token = token;
 			this.fence = fence;
 		}
 
@@ -461,7 +498,18 @@ public final class JdbcLockProvider implements ReleaseSignalling, BatchRenewal, 
 
 		@Override
 		public long fencingToken() {
+			return this.token;
+		}
+
+		@Override
+		public long lastToken() {
 			return this.fence;
+		}
+
+		/** From the release statement: whether a waiter had marked the row. */
+		@Override
+		public boolean releasedToWaiters() {
+			return this.releasedToWaiters;
 		}
 
 		@Override
@@ -474,16 +522,19 @@ public final class JdbcLockProvider implements ReleaseSignalling, BatchRenewal, 
 
 		@Override
 		public boolean release() {
-			return calls.call(this.key, "release", (connection) -> {
+			JdbcLockDialect.Release release = calls.call(this.key, "release", (connection) -> {
 				JdbcLockDialect known = dialect(connection);
 				return known.release(connection, tableName, this.key, this.owner, this.fence,
 						known.releaseChannel(tableName));
 			}, null);
+			this.releasedToWaiters = (release == JdbcLockDialect.Release.RELEASED_TO_WAITERS);
+			return release.released();
 		}
 
 		@Override
 		public String toString() {
-			return "JdbcLockHandle[" + this.key + ", owner=" + this.owner + ", token=" + this.fence + "]";
+			return "JdbcLockHandle[" + this.key + ", owner=" + this.owner + ", token=" + this.token
+					+ ((this.fence != this.token) ? ".." + this.fence : "") + "]";
 		}
 
 	}

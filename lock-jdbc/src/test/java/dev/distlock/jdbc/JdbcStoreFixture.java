@@ -23,13 +23,29 @@ public final class JdbcStoreFixture implements StoreFixture {
 
 	private final String table;
 
+	/** Whether {@link #close()} closes the database server too. */
+	private final boolean ownsDatabase;
+
 	JdbcStoreFixture(DatabaseServer database) {
 		this(database, "fuzz_lock");
 	}
 
 	JdbcStoreFixture(DatabaseServer database, String table) {
+		this(database, table, true);
+	}
+
+	private JdbcStoreFixture(DatabaseServer database, String table, boolean ownsDatabase) {
 		this.database = database;
 		this.table = table;
+		this.ownsDatabase = ownsDatabase;
+	}
+
+	/**
+	 * A fixture on a server that a test class started and closes itself: closing the
+	 * fixture leaves it running.
+	 */
+	static JdbcStoreFixture on(DatabaseServer database) {
+		return new JdbcStoreFixture(database, "fuzz_lock", false);
 	}
 
 	@Override
@@ -51,7 +67,9 @@ public final class JdbcStoreFixture implements StoreFixture {
 
 	@Override
 	public void close() {
-		this.database.close();
+		if (this.ownsDatabase) {
+			this.database.close();
+		}
 		this.resources.close();
 	}
 

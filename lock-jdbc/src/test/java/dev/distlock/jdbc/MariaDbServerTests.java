@@ -9,8 +9,9 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
  * <p>
  * Runs with {@code -Psoak} (or {@code -Ddistlock.jdbc.mariadb-servers=true}): each test
  * starts MariaDB servers of its own, which takes minutes on a small machine; the default
- * suite runs the same tests on PostgreSQL, and the contract and store tests on a shared
- * MariaDB.
+ * suite runs the same tests on PostgreSQL, the contract and store tests on a shared
+ * MariaDB, and a short smoke of these on a MariaDB server of its own
+ * ({@link MariaDbSmokeTests}: a restart, the cross-JVM fuzz test).
  */
 @EnabledIfSystemProperty(named = "distlock.jdbc.mariadb-servers", matches = "true")
 class MariaDbServerTests extends AbstractJdbcServerTests {

@@ -95,12 +95,16 @@ public abstract sealed class JdbcLockDialect permits PostgresDialect, MySqlDiale
 	}
 
 	/**
-	 * Takes the lock on {@code key} for {@code owner} if it is free or its lease ran out;
-	 * otherwise reports the holder's remaining lease, and marks the row as waited on if
-	 * {@code waiting}, so that its release is signalled.
+	 * Takes the lock on {@code key} for {@code owner} if it is free or its lease ran out,
+	 * reserving a block of {@code tokens} fencing tokens in the same statement: the fence
+	 * moves to {@code max(fence + 1, database clock in microseconds) + tokens - 1}, the
+	 * block's last token, so that every later acquisition gets a greater one. Otherwise
+	 * reports the holder's remaining lease, and marks the row as waited on if
+	 * {@code waiting}, so that its release is signalled (PostgreSQL) and reports the
+	 * mark.
 	 */
 	public abstract Acquire acquire(Connection connection, String table, String key, String owner, long leaseMicros,
-			boolean waiting) throws SQLException;
+			boolean waiting, int tokens) throws SQLException;
 
 	/**
 	 * Extends the lease if {@code owner} with {@code fence} holds it and it has not run
@@ -119,11 +123,12 @@ public abstract sealed class JdbcLockDialect permits PostgresDialect, MySqlDiale
 	public abstract boolean[] renewAll(Connection connection, String table, List<Lease> leases) throws SQLException;
 
 	/**
-	 * Frees the lock if {@code owner} with {@code fence} holds it and its lease has not
-	 * run out; the row, and its fence, stay. Signals waiters on {@code channel} if the
-	 * row was waited on and the database can signal.
+	 * Frees the lock if {@code owner} with {@code fence} (the stored fence: the last
+	 * token of the acquisition's block) holds it and its lease has not run out; the row,
+	 * and its fence, stay. Signals waiters on {@code channel} if the row was waited on
+	 * and the database can signal, and tells whether it was.
 	 */
-	public abstract boolean release(Connection connection, String table, String key, String owner, long fence,
+	public abstract Release release(Connection connection, String table, String key, String owner, long fence,
 			@Nullable String channel) throws SQLException;
 
 	/**
@@ -135,9 +140,11 @@ public abstract sealed class JdbcLockDialect permits PostgresDialect, MySqlDiale
 	}
 
 	/**
-	 * Deletes rows whose lease ran out more than {@code idleMicros} ago. A key taken
-	 * again later starts its fence at the database's clock, above every token issued
-	 * before.
+	 * Deletes rows whose lease ran out more than {@code idleMicros} ago and whose fence
+	 * is below the database's clock in microseconds (token blocks can move a busy key's
+	 * fence ahead of the clock: such a row stays until the clock has passed it). A key
+	 * taken again later starts its fence at the database's clock, above every token
+	 * issued before.
 	 * @return the number of rows deleted
 	 */
 	public int sweep(Connection connection, String table, long idleMicros) throws SQLException {
@@ -187,17 +194,41 @@ public abstract sealed class JdbcLockDialect permits PostgresDialect, MySqlDiale
 	 * The outcome of an acquire.
 	 *
 	 * @param acquired whether the lock was taken
-	 * @param fence the fencing token when taken
+	 * @param fence the fencing token when taken: the first of the reserved block
+	 * @param lastFence the last token of the block when taken, which the row now holds
 	 * @param remainingMicros when busy, the holder's remaining lease (at least 1)
 	 */
-	public record Acquire(boolean acquired, long fence, long remainingMicros) {
+	public record Acquire(boolean acquired, long fence, long lastFence, long remainingMicros) {
 
-		static Acquire taken(long fence) {
-			return new Acquire(true, fence, 0);
+		/** Taken, with the fence the row now holds: the last of {@code tokens}. */
+		static Acquire taken(long lastFence, int tokens) {
+			return new Acquire(true, lastFence - tokens + 1, lastFence, 0);
 		}
 
 		static Acquire busy(long remainingMicros) {
-			return new Acquire(false, 0, Math.max(1, remainingMicros));
+			return new Acquire(false, 0, 0, Math.max(1, remainingMicros));
+		}
+
+	}
+
+	/** The outcome of a release. */
+	public enum Release {
+
+		/** The lock was not held by the owner and fence any more: nothing changed. */
+		NOT_HELD,
+
+		/** Freed; nobody had marked the row as waited on. */
+		RELEASED,
+
+		/**
+		 * Freed, and a waiter had marked the row while it was held (the release signalled
+		 * it where the database can).
+		 */
+		RELEASED_TO_WAITERS;
+
+		/** Whether the lock was freed. */
+		public boolean released() {
+			return this != NOT_HELD;
 		}
 
 	}

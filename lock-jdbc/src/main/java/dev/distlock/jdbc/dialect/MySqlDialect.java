@@ -25,7 +25,10 @@ import org.jspecify.annotations.Nullable;
  * <p>
  * A batch renewal is one multi-table {@code UPDATE}; only when it renews fewer rows than
  * asked does a {@code SELECT} find out which. These databases have no release signal:
- * waiters poll, with jittered backoff.
+ * waiters poll, with jittered backoff. A waiting attempt that finds the lock busy marks
+ * the row instead of reading it ({@code waited}, in one {@code UPDATE} that hands the
+ * remaining lease back through {@code LAST_INSERT_ID}), and the release reports the mark
+ * the same way, so that a JVM handing the lock over locally lets that waiter in.
  */
 final class MySqlDialect extends JdbcLockDialect {
 
@@ -45,7 +48,8 @@ final class MySqlDialect extends JdbcLockDialect {
 	Common common(String table) {
 		return new Common("UPDATE " + table + " SET expires_at = TIMESTAMPADD(MICROSECOND, ?, " + NOW + ")" + HELD,
 				"UPDATE " + table + " SET owner = NULL, expires_at = " + NOW + " WHERE name = ? AND owner = ?",
-				"DELETE FROM " + table + " WHERE expires_at < TIMESTAMPADD(MICROSECOND, -?, " + NOW + ")");
+				"DELETE FROM " + table + " WHERE expires_at < TIMESTAMPADD(MICROSECOND, -?, " + NOW + ") AND fence < "
+						+ NOW_MICROS);
 	}
 
 	@Override
@@ -59,23 +63,35 @@ final class MySqlDialect extends JdbcLockDialect {
 
 	@Override
 	public Acquire acquire(Connection connection, String table, String key, String owner, long leaseMicros,
-			boolean waiting) throws SQLException {
+			boolean waiting, int tokens) throws SQLException {
 		Sql sql = sql(table);
 		try (PreparedStatement statement = connection.prepareStatement(sql.takeFree, Statement.RETURN_GENERATED_KEYS)) {
 			statement.setString(1, owner);
-			statement.setLong(2, leaseMicros);
-			statement.setString(3, key);
-			statement.setString(4, owner);
+			statement.setLong(2, tokens - 1L);
+			statement.setLong(3, leaseMicros);
+			statement.setString(4, key);
+			statement.setString(5, owner);
 			if (statement.executeUpdate() == 1) {
-				return Acquire.taken(lastInsertId(statement));
+				return Acquire.taken(fence(statement), tokens);
 			}
 		}
 		try (PreparedStatement statement = connection.prepareStatement(sql.insert, Statement.RETURN_GENERATED_KEYS)) {
 			statement.setString(1, key);
 			statement.setString(2, owner);
-			statement.setLong(3, leaseMicros);
+			statement.setLong(3, tokens - 1L);
+			statement.setLong(4, leaseMicros);
 			if (statement.executeUpdate() == 1) {
-				return Acquire.taken(lastInsertId(statement));
+				return Acquire.taken(fence(statement), tokens);
+			}
+		}
+		if (waiting) {
+			// One statement marks the row and reads the remaining lease (through
+			// LAST_INSERT_ID, at least 1); a row gone in between is free: try again.
+			try (PreparedStatement statement = connection.prepareStatement(sql.markWaited,
+					Statement.RETURN_GENERATED_KEYS)) {
+				statement.setString(1, key);
+				statement.executeUpdate();
+				return Acquire.busy(lastInsertId(statement));
 			}
 		}
 		try (PreparedStatement statement = connection.prepareStatement(sql.remaining)) {
@@ -86,16 +102,19 @@ final class MySqlDialect extends JdbcLockDialect {
 		}
 	}
 
-	private static long lastInsertId(Statement statement) throws SQLException {
-		try (ResultSet keys = statement.getGeneratedKeys()) {
-			if (keys.next()) {
-				long fence = keys.getLong(1);
-				if (fence > 0) {
-					return fence;
-				}
-			}
+	private static long fence(Statement statement) throws SQLException {
+		long fence = lastInsertId(statement);
+		if (fence > 0) {
+			return fence;
 		}
 		throw new SQLException("The driver returned no LAST_INSERT_ID() for the new fence");
+	}
+
+	/** The value the statement gave {@code LAST_INSERT_ID(expr)}, or 0 if none. */
+	private static long lastInsertId(Statement statement) throws SQLException {
+		try (ResultSet keys = statement.getGeneratedKeys()) {
+			return keys.next() ? keys.getLong(1) : 0;
+		}
 	}
 
 	@Override
@@ -140,9 +159,18 @@ final class MySqlDialect extends JdbcLockDialect {
 	}
 
 	@Override
-	public boolean release(Connection connection, String table, String key, String owner, long fence,
+	public Release release(Connection connection, String table, String key, String owner, long fence,
 			@Nullable String channel) throws SQLException {
-		return update(connection, sql(table).release, key, owner, fence) == 1;
+		try (PreparedStatement statement = connection.prepareStatement(sql(table).release,
+				Statement.RETURN_GENERATED_KEYS)) {
+			statement.setString(1, key);
+			statement.setString(2, owner);
+			statement.setLong(3, fence);
+			if (statement.executeUpdate() != 1) {
+				return Release.NOT_HELD;
+			}
+			return (lastInsertId(statement) == 2) ? Release.RELEASED_TO_WAITERS : Release.RELEASED;
+		}
 	}
 
 	/** The statements for one table. */
@@ -154,18 +182,27 @@ final class MySqlDialect extends JdbcLockDialect {
 
 		final String remaining;
 
+		final String markWaited;
+
 		final String release;
 
 		Sql(String table) {
 			// SET runs left to right: the fence is computed from its old value.
+			// The fence moves past the block: max(fence + 1, clock) + (tokens - 1).
 			this.takeFree = "UPDATE " + table + " SET owner = ?, fence = LAST_INSERT_ID(GREATEST(fence + 1, "
-					+ NOW_MICROS + ")), expires_at = TIMESTAMPADD(MICROSECOND, ?, " + NOW + "), waited = FALSE"
+					+ NOW_MICROS + ") + ?), expires_at = TIMESTAMPADD(MICROSECOND, ?, " + NOW + "), waited = FALSE"
 					+ " WHERE name = ? AND (owner IS NULL OR expires_at <= " + NOW + " OR owner = ?)";
 			this.insert = "INSERT IGNORE INTO " + table + " (name, owner, fence, expires_at, waited) VALUES (?, ?,"
-					+ " LAST_INSERT_ID(" + NOW_MICROS + "), TIMESTAMPADD(MICROSECOND, ?, " + NOW + "), FALSE)";
+					+ " LAST_INSERT_ID(" + NOW_MICROS + " + ?), TIMESTAMPADD(MICROSECOND, ?, " + NOW + "), FALSE)";
 			this.remaining = "SELECT TIMESTAMPDIFF(MICROSECOND, " + NOW + ", expires_at) FROM " + table
 					+ " WHERE name = ?";
-			this.release = "UPDATE " + table + " SET owner = NULL, expires_at = " + NOW + HELD;
+			// Sets waited (the comparison is true) and returns the remaining lease.
+			this.markWaited = "UPDATE " + table
+					+ " SET waited = (LAST_INSERT_ID(GREATEST(1, TIMESTAMPDIFF(MICROSECOND, " + NOW
+					+ ", expires_at))) > 0) WHERE name = ?";
+			// waited is set to itself: its value + 1 comes back through LAST_INSERT_ID.
+			this.release = "UPDATE " + table + " SET owner = NULL, expires_at = " + NOW
+					+ ", waited = LAST_INSERT_ID(waited + 1) - 1" + HELD;
 		}
 
 	}

@@ -37,7 +37,8 @@ final class PostgresDialect extends JdbcLockDialect {
 		return new Common(
 				"UPDATE " + table + " SET expires_at = clock_timestamp() + ? * interval '1 microsecond'" + HELD,
 				"UPDATE " + table + " SET owner = NULL, expires_at = clock_timestamp() WHERE name = ? AND owner = ?",
-				"DELETE FROM " + table + " WHERE expires_at < clock_timestamp() - ? * interval '1 microsecond'");
+				"DELETE FROM " + table + " WHERE expires_at < clock_timestamp() - ? * interval '1 microsecond'"
+						+ " AND fence < " + NOW_MICROS);
 	}
 
 	@Override
@@ -51,15 +52,17 @@ final class PostgresDialect extends JdbcLockDialect {
 
 	@Override
 	public Acquire acquire(Connection connection, String table, String key, String owner, long leaseMicros,
-			boolean waiting) throws SQLException {
+			boolean waiting, int tokens) throws SQLException {
 		Sql sql = sql(table);
 		try (PreparedStatement statement = connection.prepareStatement(sql.acquire)) {
 			statement.setString(1, key);
 			statement.setString(2, owner);
-			statement.setLong(3, leaseMicros);
+			statement.setLong(3, tokens - 1L);
+			statement.setLong(4, leaseMicros);
+			statement.setLong(5, tokens - 1L);
 			try (ResultSet result = statement.executeQuery()) {
 				if (result.next()) {
-					return Acquire.taken(result.getLong(1));
+					return Acquire.taken(result.getLong(1), tokens);
 				}
 			}
 		}
@@ -110,7 +113,7 @@ final class PostgresDialect extends JdbcLockDialect {
 	}
 
 	@Override
-	public boolean release(Connection connection, String table, String key, String owner, long fence,
+	public Release release(Connection connection, String table, String key, String owner, long fence,
 			@Nullable String channel) throws SQLException {
 		try (PreparedStatement statement = connection.prepareStatement(sql(table).release)) {
 			statement.setString(1, key);
@@ -118,7 +121,10 @@ final class PostgresDialect extends JdbcLockDialect {
 			statement.setLong(3, fence);
 			statement.setString(4, (channel != null) ? channel : releaseChannel(table));
 			try (ResultSet result = statement.executeQuery()) {
-				return result.next();
+				if (!result.next()) {
+					return Release.NOT_HELD;
+				}
+				return result.getBoolean(1) ? Release.RELEASED_TO_WAITERS : Release.RELEASED;
 			}
 		}
 	}
@@ -143,9 +149,10 @@ final class PostgresDialect extends JdbcLockDialect {
 		final String release;
 
 		Sql(String table) {
+			// The fence moves past the block: max(fence + 1, clock) + (tokens - 1).
 			this.acquire = "INSERT INTO " + table + " AS l (name, owner, fence, expires_at) VALUES (?, ?, " + NOW_MICROS
-					+ ", clock_timestamp() + ? * interval '1 microsecond') ON CONFLICT (name) DO UPDATE SET"
-					+ " owner = EXCLUDED.owner, fence = GREATEST(l.fence + 1, EXCLUDED.fence),"
+					+ " + ?, clock_timestamp() + ? * interval '1 microsecond') ON CONFLICT (name) DO UPDATE SET"
+					+ " owner = EXCLUDED.owner, fence = GREATEST(l.fence + 1 + ?, EXCLUDED.fence),"
 					+ " expires_at = EXCLUDED.expires_at, waited = FALSE"
 					+ " WHERE l.owner IS NULL OR l.expires_at <= clock_timestamp() OR l.owner = EXCLUDED.owner"
 					+ " RETURNING l.fence";
@@ -157,9 +164,9 @@ final class PostgresDialect extends JdbcLockDialect {
 					+ " WHERE l.name = v.name AND l.owner = v.owner AND l.fence = v.fence"
 					+ " AND l.expires_at > clock_timestamp() RETURNING l.owner";
 			// The row keeps its fence; pg_notify is sent on commit, only if someone
-			// waits.
+			// waits. The first column tells whether someone did.
 			this.release = "UPDATE " + table + " SET owner = NULL, expires_at = clock_timestamp()" + HELD
-					+ " RETURNING CASE WHEN waited THEN pg_notify(?, name) END IS NULL";
+					+ " RETURNING waited, CASE WHEN waited THEN pg_notify(?, name) END IS NULL";
 		}
 
 	}

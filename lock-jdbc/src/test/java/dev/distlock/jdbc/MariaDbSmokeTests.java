@@ -1,0 +1,60 @@
+package dev.distlock.jdbc;
+
+import java.util.concurrent.TimeUnit;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.distlock.testsupport.MariaDbServer;
+import dev.distlock.testsupport.StoreFixture;
+import dev.distlock.testsupport.fuzz.AbstractCrossJvmFuzzTests;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * A short MariaDB smoke, in the default build, of what {@link MariaDbServerTests} and
+ * {@link MariaDbCrossJvmTests} run in full with {@code -Psoak}: on one MariaDB server of
+ * its own, a held lock survives a restart of the server, and the cross-JVM fuzz test
+ * (threads plus a worker JVM doing read-pause-write, local hand-over on) loses no
+ * increment. About 20 s.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Timeout(value = 120, unit = TimeUnit.SECONDS)
+class MariaDbSmokeTests {
+
+	private MariaDbServer server;
+
+	@BeforeAll
+	void startServer() {
+		this.server = MariaDbServer.start();
+	}
+
+	@AfterAll
+	void closeServer() {
+		this.server.close();
+	}
+
+	@Test
+	void locksSurviveADatabaseRestart() {
+		try (HikariDataSource dataSource = this.server.newDataSource();
+				HikariDataSource otherDataSource = this.server.newDataSource();
+				JdbcLockProvider provider = new JdbcLockProvider(dataSource, AbstractJdbcServerTests.TABLE);
+				JdbcLockProvider other = new JdbcLockProvider(otherDataSource, AbstractJdbcServerTests.TABLE)) {
+			provider.createTableIfMissing();
+			AbstractJdbcServerTests.assertLocksSurviveARestart(this.server, provider, other);
+		}
+	}
+
+	@Nested
+	class Fuzz extends AbstractCrossJvmFuzzTests {
+
+		@Override
+		protected StoreFixture startStore() {
+			return JdbcStoreFixture.on(MariaDbSmokeTests.this.server);
+		}
+
+	}
+
+}
