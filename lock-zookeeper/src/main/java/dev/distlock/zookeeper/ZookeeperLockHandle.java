@@ -135,7 +135,9 @@ final class ZookeeperLockHandle implements LossReporting {
 			this.provider.deleteInBackground(this.path);
 			return false;
 		}
-		return this.provider.delete(this.key, this.path);
+		boolean deleted = this.provider.delete(this.key, this.path);
+		this.provider.released(this.key, this.path);
+		return deleted;
 	}
 
 	@Override
