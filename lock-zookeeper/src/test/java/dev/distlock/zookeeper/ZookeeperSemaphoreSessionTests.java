@@ -17,7 +17,6 @@ import dev.distlock.support.RenewalScheduler;
 import dev.distlock.testsupport.Conditions;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.test.TestingServer;
-import org.apache.zookeeper.ZooKeeper;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -90,7 +89,7 @@ class ZookeeperSemaphoreSessionTests {
 		assertThat(otherProvider.tryAcquirePermit(key, 1, LEASE, false)).as("the permit is held")
 			.isInstanceOf(LockAttempt.Busy.class);
 		CompletableFuture<Lease> waiter = CompletableFuture.supplyAsync(() -> other.acquire(key, onePermit));
-		expireSession(holderClient);
+		TestZookeeper.expireSession(holderClient);
 		Lease taken = waiter.get(30, TimeUnit.SECONDS);
 		assertThat(taken.fencingToken()).isGreaterThan(dead.fencingToken());
 		Conditions.await("the dead session's holder is told", Duration.ofSeconds(10), () -> !dead.isHeld());
@@ -100,19 +99,6 @@ class ZookeeperSemaphoreSessionTests {
 		taken.release();
 		LockHandle free = acquired(otherProvider.tryAcquirePermit(key, 1, LEASE, false));
 		assertThat(free.release()).isTrue();
-	}
-
-	/**
-	 * Ends a client's session on the server, as an expiry does: another connection takes
-	 * the session over and closes it, so its ephemeral nodes go at once.
-	 */
-	private static void expireSession(CuratorFramework client) throws Exception {
-		ZooKeeper zk = client.getZookeeperClient().getZooKeeper();
-		ZooKeeper killer = new ZooKeeper(client.getZookeeperClient().getCurrentConnectionString(), 2000, (event) -> {
-		}, zk.getSessionId(), zk.getSessionPasswd());
-		Conditions.await("the session is taken over", Duration.ofSeconds(10),
-				() -> killer.getState() == ZooKeeper.States.CONNECTED);
-		killer.close();
 	}
 
 	private static LockHandle acquired(LockAttempt attempt) {
