@@ -49,6 +49,14 @@ import org.jspecify.annotations.Nullable;
  * queued. Closing the subscription, or {@link #leaveQueue}, deletes a waiter's node.
  *
  * <p>
+ * <b>Read-write locks.</b> Readers' nodes ({@code <uuid>-read-<sequence>}) join the same
+ * queue as writers' ({@code <uuid>-lock-<sequence>}, the plain lock's), in one sequence:
+ * a writer holds when its node is the first, a reader when no writer's node stands before
+ * it. A waiting writer's node holds back every reader that comes after it (its intent),
+ * so readers cannot starve it; a waiting reader watches the nearest writer's node before
+ * it.
+ *
+ * <p>
  * <b>Lost replies.</b> Nodes are created with Curator's protection (a unique name prefix,
  * looked for again after a connection loss), and an attempt whose caller gives up (store
  * timeout, interrupt) deletes the node its create made whenever that reply comes.

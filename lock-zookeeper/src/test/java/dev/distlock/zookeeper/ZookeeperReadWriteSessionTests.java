@@ -37,7 +37,11 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class ZookeeperReadWriteSessionTests {
 
-	private static final Duration LEASE = Duration.ofSeconds(30);
+	/**
+	 * Minutes, so that no waiter is woken by its busy answer's lease hint within the
+	 * tests' bounds.
+	 */
+	private static final Duration LEASE = Duration.ofMinutes(2);
 
 	private static final LockOptions READ = LockOptions.builder().mode(LockMode.READ).build();
 
