@@ -5,25 +5,16 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
-import dev.distlock.Lease;
 import dev.distlock.LockMode;
 import dev.distlock.LockOptions;
-import dev.distlock.OnLeaseLost;
-import dev.distlock.support.DefaultLockTemplate;
-import dev.distlock.support.RenewalScheduler;
-import dev.distlock.zookeeper.ZookeeperLockProvider;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.recipes.locks.InterProcessReadWriteLock;
-import org.apache.curator.retry.ExponentialBackoffRetry;
-import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingServer;
 
 /**
@@ -49,13 +40,7 @@ public final class ZookeeperReadWriteBenchmark {
 	}
 
 	public static void main(String[] args) throws Exception {
-		System.setProperty("zookeeper.admin.enableServer", "false");
-		// Measure the lock algorithms, not this machine's disk: no fsync per write.
-		System.setProperty("zookeeper.forceSync", "no");
-		try (TestingServer server = new TestingServer(
-				new InstanceSpec(null, -1, -1, -1, true, -1, -1, -1, Map.of("clientPortAddress", "127.0.0.1",
-						"admin.enableServer", "false", "4lw.commands.whitelist", "srvr"), "127.0.0.1"),
-				true)) {
+		try (TestingServer server = ZookeeperBenchmark.startServer()) {
 			String connect = server.getConnectString();
 			Map<String, List<double[]>> results = new ConcurrentHashMap<>();
 			for (int round = 1; round <= ROUNDS; round++) {
@@ -165,45 +150,16 @@ public final class ZookeeperReadWriteBenchmark {
 		}
 		out.append("\n| --- |").append(" --- |".repeat(COLUMNS.length)).append('\n');
 		for (String name : NAMES) {
-			List<double[]> rows = results.get(name);
 			out.append("| ").append(name);
-			for (int column = 0; column < COLUMNS.length; column++) {
-				List<Double> values = new ArrayList<>();
-				for (double[] row : rows) {
-					values.add(row[column]);
-				}
-				Collections.sort(values);
-				String format = (column == 1 || column == 3) ? "%.2f" : "%.0f";
-				out.append(" | ")
-					.append(String.format(format, values.get(values.size() / 2)))
-					.append(" (")
-					.append(String.format(format, values.get(0)))
-					.append("–")
-					.append(String.format(format, values.get(values.size() - 1)))
-					.append(")");
-			}
-			out.append(" |\n");
+			ZookeeperBenchmark.appendMedians(out, results.get(name), COLUMNS.length,
+					(column) -> (column == 1 || column == 3) ? "%.2f" : "%.0f");
 		}
 		Files.writeString(file, out.toString());
 		System.out.print(out);
 	}
 
 	/** A read-write lock library, one client per instance. */
-	abstract static class RwLib implements AutoCloseable {
-
-		final CuratorFramework client;
-
-		RwLib(String connect) {
-			this.client = CuratorFrameworkFactory.newClient(connect, new ExponentialBackoffRetry(100, 5));
-			this.client.start();
-			try {
-				this.client.blockUntilConnected(30, TimeUnit.SECONDS);
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-				throw new IllegalStateException(ex);
-			}
-		}
+	interface RwLib extends AutoCloseable {
 
 		static RwLib create(String name, String connect) {
 			return switch (name) {
@@ -214,7 +170,32 @@ public final class ZookeeperReadWriteBenchmark {
 		}
 
 		/** Takes the read (or write) side of {@code key}, blocking. */
-		abstract Lib.Unlock lock(String key, boolean read) throws Exception;
+		Lib.Unlock lock(String key, boolean read) throws Exception;
+
+		@Override
+		void close();
+
+	}
+
+	/** Curator's InterProcessReadWriteLock, one per key per client. */
+	static final class CuratorReadWrite implements RwLib {
+
+		private final CuratorFramework client;
+
+		private final Map<String, InterProcessReadWriteLock> locks = new ConcurrentHashMap<>();
+
+		CuratorReadWrite(String connect) {
+			this.client = ZookeeperBenchmark.startedClient(connect);
+		}
+
+		@Override
+		public Lib.Unlock lock(String key, boolean read) throws Exception {
+			InterProcessReadWriteLock lock = this.locks.computeIfAbsent(key,
+					(k) -> new InterProcessReadWriteLock(this.client, "/curator-rw/" + k));
+			var side = read ? lock.readLock() : lock.writeLock();
+			side.acquire();
+			return side::release;
+		}
 
 		@Override
 		public void close() {
@@ -223,63 +204,28 @@ public final class ZookeeperReadWriteBenchmark {
 
 	}
 
-	/** Curator's InterProcessReadWriteLock, one per key per client. */
-	static final class CuratorReadWrite extends RwLib {
-
-		private final Map<String, InterProcessReadWriteLock> locks = new ConcurrentHashMap<>();
-
-		CuratorReadWrite(String connect) {
-			super(connect);
-		}
-
-		@Override
-		Lib.Unlock lock(String key, boolean read) throws Exception {
-			InterProcessReadWriteLock lock = this.locks.computeIfAbsent(key,
-					(k) -> new InterProcessReadWriteLock(this.client, "/curator-rw/" + k));
-			var side = read ? lock.readLock() : lock.writeLock();
-			side.acquire();
-			return side::release;
-		}
-
-	}
-
-	/** distlock's template over its ZooKeeper store, with the defaults of the starter. */
-	static final class DistlockReadWrite extends RwLib {
+	/**
+	 * distlock's template over its ZooKeeper store, with the defaults of the starter (as
+	 * {@link ZookeeperBenchmark}'s).
+	 */
+	static final class DistlockReadWrite implements RwLib {
 
 		private static final LockOptions READ = LockOptions.builder().mode(LockMode.READ).build();
 
-		private final ZookeeperLockProvider provider;
-
-		private final RenewalScheduler scheduler = new RenewalScheduler();
-
-		private final DefaultLockTemplate template;
+		private final ZookeeperBenchmark.ZkDistlock lib;
 
 		DistlockReadWrite(String connect) {
-			super(connect);
-			this.provider = new ZookeeperLockProvider(this.client);
-			this.template = new DefaultLockTemplate(this.provider, this.scheduler,
-					LockOptions.builder()
-						.waitTime(Duration.ofSeconds(60))
-						.leaseTime(Duration.ofSeconds(30))
-						.autoRenew(true)
-						.retryInterval(Duration.ofMillis(100))
-						.onLeaseLost(OnLeaseLost.FAIL_ON_EXIT)
-						.fair(false)
-						.build());
+			this.lib = new ZookeeperBenchmark.ZkDistlock(connect);
 		}
 
 		@Override
-		Lib.Unlock lock(String key, boolean read) {
-			Lease lease = this.template.acquire(key, read ? READ : LockOptions.defaults());
-			return lease::release;
+		public Lib.Unlock lock(String key, boolean read) {
+			return this.lib.lock(key, read ? READ : LockOptions.defaults());
 		}
 
 		@Override
 		public void close() {
-			this.template.close();
-			this.scheduler.close();
-			this.provider.close();
-			super.close();
+			this.lib.close();
 		}
 
 	}

@@ -31,7 +31,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The checkers then find no writer alongside a reader or another writer, and never more
  * permit holders than permits, among holders not told of a loss. The default build runs
  * each briefly ({@code distlock.faults.seconds}, 4 s here by default); {@code -Psoak}
- * runs them for longer.
+ * runs them for 130 s each.
  */
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
 class ZookeeperFamilyFaultTests {

@@ -4,7 +4,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
@@ -17,10 +16,8 @@ import dev.distlock.LockOptions;
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockHandle;
 import dev.distlock.support.DefaultLockTemplate;
-import dev.distlock.support.RenewalScheduler;
 import dev.distlock.testsupport.Conditions;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -45,46 +42,28 @@ class ZookeeperReadWriteSessionTests {
 
 	private static final LockOptions READ = LockOptions.builder().mode(LockMode.READ).build();
 
-	private TestingServer server;
-
-	private final List<AutoCloseable> closeables = new CopyOnWriteArrayList<>();
+	private WatchedClients clients;
 
 	@BeforeEach
 	void start() {
-		this.server = TestZookeeper.server(500);
+		this.clients = new WatchedClients();
 	}
 
 	@AfterEach
 	void stop() throws Exception {
-		for (int i = this.closeables.size() - 1; i >= 0; i--) {
-			this.closeables.get(i).close();
-		}
-		this.server.close();
-	}
-
-	private <T extends AutoCloseable> T closing(T closeable) {
-		this.closeables.add(closeable);
-		return closeable;
+		this.clients.close();
 	}
 
 	private CuratorFramework client() {
-		return closing(TestZookeeper.client(this.server.getConnectString()));
+		return this.clients.client();
 	}
 
 	private ZookeeperLockProvider provider(CuratorFramework client) {
-		return closing(new ZookeeperLockProvider(client));
+		return this.clients.provider(client);
 	}
 
-	/** A template that waits up to 20 s and polls only once a minute. */
 	private DefaultLockTemplate template(ZookeeperLockProvider provider) {
-		RenewalScheduler scheduler = closing(new RenewalScheduler());
-		return closing(new DefaultLockTemplate(provider, scheduler,
-				LockOptions.builder()
-					.waitTime(Duration.ofSeconds(20))
-					.leaseTime(LEASE)
-					.autoRenew(true)
-					.retryInterval(Duration.ofMinutes(1))
-					.build()));
+		return this.clients.template(provider, LEASE);
 	}
 
 	private static String key() {
