@@ -14,6 +14,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import dev.distlock.LockMode;
 import dev.distlock.LockOptions;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.recipes.locks.InterProcessMutex;
 import org.apache.curator.framework.recipes.locks.InterProcessReadWriteLock;
 import org.apache.curator.test.TestingServer;
 
@@ -192,7 +193,7 @@ public final class ZookeeperReadWriteBenchmark {
 		public Lib.Unlock lock(String key, boolean read) throws Exception {
 			InterProcessReadWriteLock lock = this.locks.computeIfAbsent(key,
 					(k) -> new InterProcessReadWriteLock(this.client, "/curator-rw/" + k));
-			var side = read ? lock.readLock() : lock.writeLock();
+			InterProcessMutex side = read ? lock.readLock() : lock.writeLock();
 			side.acquire();
 			return side::release;
 		}
