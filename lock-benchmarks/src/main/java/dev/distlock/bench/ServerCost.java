@@ -1,5 +1,6 @@
 package dev.distlock.bench;
 
+import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -106,22 +107,33 @@ final class ServerCost {
 			try (Lib lib = Lib.create(name, this.port)) {
 				Benchmark.cycles(lib, 16, Duration.ofMillis(500));
 				Snapshot before = snapshot();
+				long clientBefore = clientCpuNanos();
 				long cycles = Benchmark.cycles(lib, 16, this.window);
+				long clientAfter = clientCpuNanos();
 				Snapshot after = snapshot();
 				Map<String, long[]> commands = after.since(before);
-				rows.append(String.format(Locale.ROOT, "| %s | %,.0f | %.1f | %.1f | %.2f | %s |%n", name,
+				rows.append(String.format(Locale.ROOT, "| %s | %,.0f | %.1f | %.1f | %.1f | %.2f | %s |%n", name,
 						cycles / (this.window.toNanos() / 1e9), (after.cpuMicros() - before.cpuMicros()) / cycles,
-						usec(commands) / (double) cycles, calls(commands) / (double) cycles, counts(commands, cycles)));
+						(clientAfter - clientBefore) / 1e3 / cycles, usec(commands) / (double) cycles,
+						calls(commands) / (double) cycles, counts(commands, cycles)));
 			}
 		}
 		this.report.append("## S2 server cost: 16 threads, a fixed key per thread, one window per library\n\n")
 			.append("Redis CPU per cycle is the server's user + system CPU time (`INFO cpu`) over the window divided")
 			.append(" by the cycles; command time is `INFO commandstats` usec (inside scripts included); commands")
-			.append(" per cycle count every command the server ran, the ones inside scripts included.\n\n")
-			.append("| library | cycles/s | Redis CPU us per cycle | command usec per cycle | commands per cycle |")
-			.append(" per command |\n| --- | --- | --- | --- | --- | --- |\n")
+			.append(" per cycle count every command the server ran, the ones inside scripts included. Client CPU per")
+			.append(" cycle is this JVM's process CPU time over the window (all its threads: the library's, Lettuce's")
+			.append(" event loops, the workers) divided by the cycles. On a machine of few cores the two CPU columns")
+			.append(" added up bound the rate.\n\n")
+			.append("| library | cycles/s | Redis CPU us per cycle | client CPU us per cycle | command usec per cycle |")
+			.append(" commands per cycle | per command |\n| --- | --- | --- | --- | --- | --- | --- |\n")
 			.append(rows)
 			.append('\n');
+	}
+
+	private static long clientCpuNanos() {
+		return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+			.getProcessCpuTime();
 	}
 
 	/** S5 cost: 1,000 uncontended cycles by one thread. */

@@ -27,9 +27,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  */
 class RedisLockProviderContractTests extends AbstractLockProviderContractTests {
 
-	private static LettuceConnectionFactory factory;
-
-	private static LettuceConnectionFactory otherFactory;
+	private static RedisProviderPair pair;
 
 	private static RedisLockProvider provider;
 
@@ -39,17 +37,15 @@ class RedisLockProviderContractTests extends AbstractLockProviderContractTests {
 
 	@BeforeAll
 	static void connect() {
-		factory = TestRedis.connectionFactory(RedisServer.shared());
-		otherFactory = TestRedis.connectionFactory(RedisServer.shared());
-		provider = new RedisLockProvider(factory, "lock:", false);
-		otherProvider = new RedisLockProvider(otherFactory, "lock:", false);
-		redis = new StringRedisTemplate(factory);
+		pair = new RedisProviderPair();
+		provider = pair.provider;
+		otherProvider = pair.otherProvider;
+		redis = new StringRedisTemplate(pair.factory());
 	}
 
 	@AfterAll
 	static void disconnect() {
-		factory.destroy();
-		otherFactory.destroy();
+		pair.close();
 	}
 
 	@Override

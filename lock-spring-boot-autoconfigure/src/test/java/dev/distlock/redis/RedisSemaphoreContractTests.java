@@ -7,14 +7,12 @@ import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockHandle;
 import dev.distlock.spi.PermitLocking;
 import dev.distlock.testsupport.AbstractSemaphoreContractTests;
-import dev.distlock.testsupport.RedisServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.data.redis.connection.DataType;
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
@@ -28,9 +26,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class RedisSemaphoreContractTests extends AbstractSemaphoreContractTests {
 
-	private static LettuceConnectionFactory factory;
-
-	private static LettuceConnectionFactory otherFactory;
+	private static RedisProviderPair pair;
 
 	private static RedisLockProvider provider;
 
@@ -40,19 +36,15 @@ class RedisSemaphoreContractTests extends AbstractSemaphoreContractTests {
 
 	@BeforeAll
 	static void connect() {
-		factory = TestRedis.connectionFactory(RedisServer.shared());
-		otherFactory = TestRedis.connectionFactory(RedisServer.shared());
-		provider = new RedisLockProvider(factory, "lock:", false);
-		otherProvider = new RedisLockProvider(otherFactory, "lock:", false);
-		redis = new StringRedisTemplate(factory);
+		pair = new RedisProviderPair();
+		provider = pair.provider;
+		otherProvider = pair.otherProvider;
+		redis = new StringRedisTemplate(pair.factory());
 	}
 
 	@AfterAll
 	static void disconnect() {
-		provider.close();
-		otherProvider.close();
-		factory.destroy();
-		otherFactory.destroy();
+		pair.close();
 	}
 
 	@Override

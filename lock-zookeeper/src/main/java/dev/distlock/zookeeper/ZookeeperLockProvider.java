@@ -306,9 +306,13 @@ public final class ZookeeperLockProvider
 		long leaseMillis = Math.max(1, leaseTime.toMillis());
 		String parent = parentPath(key);
 		if (node != null && node.path != null && (node.sessionId != sessionId || node.read != read)) {
-			// A place taken in a session that has since ended (that node is going away),
-			// or for the other side of the key.
-			deleteInBackground(node.path);
+			// A place taken in a session that has since ended, or for the other side of
+			// the key. The server removes an ended session's node only when it expires
+			// that session, which a client-side expiry does not tell it (up to a session
+			// timeout later): until then this waiter would queue behind its own old node.
+			// Deleted here, within this call's deadline; a failure leaves the path, so
+			// the next attempt tries again.
+			delete(key, node.path);
 			node.path = null;
 			node.watched = null;
 		}

@@ -282,19 +282,29 @@ class ZookeeperSessionTests {
 	private static LockHandle awaitAcquired(java.util.function.Supplier<LockAttempt> attempt, String key) {
 		AtomicLong tries = new AtomicLong();
 		LockHandle[] taken = new LockHandle[1];
-		Conditions.await("lock '" + key + "' is acquired", Duration.ofSeconds(20), () -> {
-			tries.incrementAndGet();
-			try {
-				if (attempt.get() instanceof LockAttempt.Acquired acquired) {
-					taken[0] = acquired.handle();
-					return true;
+		Object[] last = new Object[1];
+		try {
+			Conditions.await("lock '" + key + "' is acquired", Duration.ofSeconds(20), () -> {
+				tries.incrementAndGet();
+				try {
+					LockAttempt outcome = attempt.get();
+					last[0] = outcome;
+					if (outcome instanceof LockAttempt.Acquired acquired) {
+						taken[0] = acquired.handle();
+						return true;
+					}
 				}
-			}
-			catch (RuntimeException ex) {
-				// Not connected yet: try again.
-			}
-			return false;
-		});
+				catch (RuntimeException ex) {
+					// Not connected yet: try again.
+					last[0] = ex;
+				}
+				return false;
+			});
+		}
+		catch (AssertionError ex) {
+			// what the next look at a flaky run needs: the last answer and the queue
+			throw new AssertionError(ex.getMessage() + " after " + tries.get() + " tries; last answer: " + last[0], ex);
+		}
 		return taken[0];
 	}
 
