@@ -21,9 +21,10 @@ import org.junit.jupiter.api.Timeout;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A reader JVM ({@link ReadHolder}) killed with {@code kill -9}: its read hold outlives
- * it until its session (the lease, 2 s) expires, and not longer; other readers share the
- * key meanwhile, a writer waits, then gets in with a greater token.
+ * A reader JVM ({@link LockHolder} holding the read side) killed with {@code kill -9}:
+ * its read hold outlives it until its session (the lease, 2 s) expires, and not longer;
+ * other readers share the key meanwhile, a writer waits, then gets in with a greater
+ * token.
  */
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
 class ZookeeperReaderKilledTests {
@@ -36,9 +37,10 @@ class ZookeeperReaderKilledTests {
 	void aKilledReadersHoldEndsWithItsSessionAndTheWriterGetsIn() throws Exception {
 		try (StoreFixture store = new ZookeeperStoreFixture()) {
 			Map<String, String> settings = LockHolder.settings(store, KEY, LEASE);
+			settings.put(LockHolder.MODE, LockMode.READ.name());
 			RenewalScheduler scheduler = new RenewalScheduler();
 			ProviderFactory factory = store.newProviderFactory();
-			try (ChildJvm reader = ChildJvm.start(ReadHolder.class, settings)) {
+			try (ChildJvm reader = ChildJvm.start(LockHolder.class, settings)) {
 				DefaultLockTemplate contender = Templates.of(Templates.answering(factory, settings), scheduler);
 				long heldToken = Long.parseLong(reader.awaitLine("HELD ", Duration.ofSeconds(30)).substring(5));
 				Optional<Lease> alongside = contender.tryAcquire(KEY, options(LockMode.READ, Duration.ZERO));
