@@ -12,8 +12,9 @@ import org.apache.curator.test.TestingServer;
 
 /**
  * A ZooKeeper test server (500 ms tick) and the clients, providers and templates a test
- * makes on it, closed with it. The templates wait up to 20 s and poll only once a minute,
- * so that a waiter that was not woken by a watch fails by timing out.
+ * makes on it, closed with it. The templates wait up to 45 s and poll only once a minute,
+ * so that a waiter that was not woken by a watch misses the tests' bounds (20 or 30 s):
+ * neither its poll nor its last attempt at the end of its wait comes within them.
  */
 final class WatchedClients implements AutoCloseable {
 
@@ -40,7 +41,7 @@ final class WatchedClients implements AutoCloseable {
 		RenewalScheduler scheduler = closing(new RenewalScheduler());
 		return closing(new DefaultLockTemplate(provider, scheduler,
 				LockOptions.builder()
-					.waitTime(Duration.ofSeconds(20))
+					.waitTime(Duration.ofSeconds(45))
 					.leaseTime(lease)
 					.autoRenew(true)
 					.retryInterval(Duration.ofMinutes(1))

@@ -81,10 +81,10 @@ class ZookeeperReadWriteSessionTests {
 		assertThat(writerProvider.tryLock(key, LEASE)).as("the key is read-held").isInstanceOf(LockAttempt.Busy.class);
 		CompletableFuture<Lease> writer = CompletableFuture
 			.supplyAsync(() -> writers.acquire(key, LockOptions.defaults()));
-		Conditions.await("the writer to wait", Duration.ofSeconds(10),
-				() -> writers.waitingThreads().getOrDefault(key, 0) == 1);
+		Conditions.await("the writer's node to queue", Duration.ofSeconds(10),
+				() -> queue(writerProvider, key).stream().anyMatch((node) -> node.contains("-lock-")));
 		TestZookeeper.expireSession(readerClient);
-		Lease taken = writer.get(30, TimeUnit.SECONDS);
+		Lease taken = writer.get(20, TimeUnit.SECONDS);
 		assertThat(taken.fencingToken()).isGreaterThan(reader.fencingToken());
 		Conditions.await("the reader of the dead session is told", Duration.ofSeconds(10), () -> !reader.isHeld());
 		assertThatExceptionOfType(LeaseLostException.class).isThrownBy(reader::release);
@@ -115,8 +115,8 @@ class ZookeeperReadWriteSessionTests {
 			.isInstanceOf(LockAttempt.Busy.class);
 		DefaultLockTemplate readers = template(provider(client()));
 		CompletableFuture<Lease> reader = CompletableFuture.supplyAsync(() -> readers.acquire(key, READ));
-		Conditions.await("the reader to wait", Duration.ofSeconds(10),
-				() -> readers.waitingThreads().getOrDefault(key + " (read)", 0) == 1);
+		Conditions.await("the second reader's node to queue", Duration.ofSeconds(10),
+				() -> queue(firstProvider, key).stream().filter((node) -> node.contains("-read-")).count() == 2);
 		TestZookeeper.expireSession(writerClient);
 		Lease second = reader.get(20, TimeUnit.SECONDS);
 		assertThat(firstReader.release()).isTrue();
