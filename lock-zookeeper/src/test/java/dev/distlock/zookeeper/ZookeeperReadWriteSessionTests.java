@@ -86,7 +86,7 @@ class ZookeeperReadWriteSessionTests {
 		TestZookeeper.expireSession(readerClient);
 		Lease taken = writer.get(20, TimeUnit.SECONDS);
 		assertThat(taken.fencingToken()).isGreaterThan(reader.fencingToken());
-		Conditions.await("the reader of the dead session is told", Duration.ofSeconds(10), () -> !reader.isHeld());
+		Conditions.await("the reader of the dead session is told", Duration.ofSeconds(30), () -> !reader.isHeld());
 		assertThatExceptionOfType(LeaseLostException.class).isThrownBy(reader::release);
 		assertThat(writerProvider.tryLockShared(key, LEASE, false)).as("the writer holds")
 			.isInstanceOf(LockAttempt.Busy.class);

@@ -67,7 +67,7 @@ class ZookeeperSemaphoreSessionTests {
 		TestZookeeper.expireSession(holderClient);
 		Lease taken = waiter.get(30, TimeUnit.SECONDS);
 		assertThat(taken.fencingToken()).isGreaterThan(dead.fencingToken());
-		Conditions.await("the dead session's holder is told", Duration.ofSeconds(10), () -> !dead.isHeld());
+		Conditions.await("the dead session's holder is told", Duration.ofSeconds(30), () -> !dead.isHeld());
 		assertThatExceptionOfType(LeaseLostException.class).isThrownBy(dead::release);
 		assertThat(otherProvider.tryAcquirePermit(key, 1, LEASE, false)).as("the permit is held again, once")
 			.isInstanceOf(LockAttempt.Busy.class);
