@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntFunction;
 
 import dev.distlock.Lease;
 import dev.distlock.LockOptions;
@@ -53,13 +54,7 @@ public final class ZookeeperBenchmark {
 			child(args);
 			return;
 		}
-		System.setProperty("zookeeper.admin.enableServer", "false");
-		// Measure the lock algorithms, not this machine's disk: no fsync per write.
-		System.setProperty("zookeeper.forceSync", "no");
-		try (TestingServer server = new TestingServer(
-				new InstanceSpec(null, -1, -1, -1, true, -1, -1, -1, Map.of("clientPortAddress", "127.0.0.1",
-						"admin.enableServer", "false", "4lw.commands.whitelist", "srvr"), "127.0.0.1"),
-				true)) {
+		try (TestingServer server = startServer()) {
 			String connect = server.getConnectString();
 			Map<String, List<double[]>> results = new ConcurrentHashMap<>();
 			for (int round = 1; round <= ROUNDS; round++) {
@@ -81,6 +76,51 @@ public final class ZookeeperBenchmark {
 			}
 			write(Path.of(args[0]), results);
 		}
+	}
+
+	/**
+	 * An in-process server on 127.0.0.1 that answers {@code srvr} and does not fsync its
+	 * log: the benchmarks measure the lock algorithms, not this machine's disk.
+	 */
+	static TestingServer startServer() throws Exception {
+		System.setProperty("zookeeper.admin.enableServer", "false");
+		System.setProperty("zookeeper.forceSync", "no");
+		return new TestingServer(new InstanceSpec(null, -1, -1, -1, true, -1, -1, -1, Map.of("clientPortAddress",
+				"127.0.0.1", "admin.enableServer", "false", "4lw.commands.whitelist", "srvr"), "127.0.0.1"), true);
+	}
+
+	/** A started, connected client with Curator's default timeouts. */
+	static CuratorFramework startedClient(String connect) {
+		CuratorFramework client = CuratorFrameworkFactory.newClient(connect, new ExponentialBackoffRetry(100, 5));
+		client.start();
+		try {
+			client.blockUntilConnected(30, TimeUnit.SECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException(ex);
+		}
+		return client;
+	}
+
+	/** Appends a cell per column: the median over the rounds, then (min–max). */
+	static void appendMedians(StringBuilder out, List<double[]> rows, int columns, IntFunction<String> format) {
+		for (int column = 0; column < columns; column++) {
+			List<Double> values = new ArrayList<>();
+			for (double[] row : rows) {
+				values.add(row[column]);
+			}
+			Collections.sort(values);
+			String cell = format.apply(column);
+			out.append(" | ")
+				.append(String.format(cell, values.get(values.size() / 2)))
+				.append(" (")
+				.append(String.format(cell, values.get(0)))
+				.append("–")
+				.append(String.format(cell, values.get(values.size() - 1)))
+				.append(")");
+		}
+		out.append(" |\n");
 	}
 
 	/** One thread, one key: lock and release for the window. */
@@ -176,24 +216,9 @@ public final class ZookeeperBenchmark {
 				+ " hand-off p50 ms | hand-off p99 ms | ops per hot-key acquisition |\n");
 		out.append("| --- | --- | --- | --- | --- | --- | --- |\n");
 		for (String name : NAMES) {
-			List<double[]> rows = results.get(name);
 			out.append("| ").append(name);
-			for (int column : new int[] { 0, 1, 2, 3, 4, 5 }) {
-				List<Double> values = new ArrayList<>();
-				for (double[] row : rows) {
-					values.add(row[column]);
-				}
-				Collections.sort(values);
-				String format = (column == 0 || column == 2) ? "%.0f" : (column == 1 || column == 5) ? "%.2f" : "%.3f";
-				out.append(" | ")
-					.append(String.format(format, values.get(values.size() / 2)))
-					.append(" (")
-					.append(String.format(format, values.get(0)))
-					.append("–")
-					.append(String.format(format, values.get(values.size() - 1)))
-					.append(")");
-			}
-			out.append(" |\n");
+			appendMedians(out, results.get(name), 6,
+					(column) -> (column == 0 || column == 2) ? "%.0f" : (column == 1 || column == 5) ? "%.2f" : "%.3f");
 		}
 		Files.writeString(file, out.toString());
 		System.out.print(out);
@@ -216,15 +241,7 @@ public final class ZookeeperBenchmark {
 		final CuratorFramework client;
 
 		ZkLib(String connect) {
-			this.client = CuratorFrameworkFactory.newClient(connect, new ExponentialBackoffRetry(100, 5));
-			this.client.start();
-			try {
-				this.client.blockUntilConnected(30, TimeUnit.SECONDS);
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-				throw new IllegalStateException(ex);
-			}
+			this.client = startedClient(connect);
 		}
 
 		static ZkLib create(String name, String connect) {
@@ -296,7 +313,11 @@ public final class ZookeeperBenchmark {
 
 		@Override
 		public Unlock lock(String key) {
-			Lease lease = this.template.acquire(key, LockOptions.defaults());
+			return lock(key, LockOptions.defaults());
+		}
+
+		Unlock lock(String key, LockOptions options) {
+			Lease lease = this.template.acquire(key, options);
 			return lease::release;
 		}
 

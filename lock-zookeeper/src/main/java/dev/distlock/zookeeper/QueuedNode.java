@@ -24,6 +24,9 @@ final class QueuedNode {
 
 	long sessionId;
 
+	/** Whether the node is a reader's (else a writer's). */
+	boolean read;
+
 	/** The node ahead that the watch is on, until it fires. */
 	volatile @Nullable String watched;
 

@@ -8,7 +8,8 @@ import dev.distlock.spi.LossReporting;
 import org.jspecify.annotations.Nullable;
 
 /**
- * One acquisition: the ephemeral sequential node that stood first in the key's queue,
+ * One acquisition: the ephemeral sequential node that was granted (a writer's that stood
+ * first in the key's queue, a reader's with no writer's node before it, or a permit's),
  * owned by the session that created it.
  *
  * <p>
@@ -135,7 +136,9 @@ final class ZookeeperLockHandle implements LossReporting {
 			this.provider.deleteInBackground(this.path);
 			return false;
 		}
-		return this.provider.delete(this.key, this.path);
+		boolean deleted = this.provider.delete(this.key, this.path);
+		this.provider.released(this.key, this.path);
+		return deleted;
 	}
 
 	@Override

@@ -22,6 +22,7 @@ import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.PermitLocking;
 import dev.distlock.spi.ReleaseSignalling;
 import dev.distlock.spi.ReleaseSignals;
+import dev.distlock.spi.SharedLocking;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.apache.curator.framework.CuratorFramework;
@@ -48,6 +49,14 @@ import org.jspecify.annotations.Nullable;
  * queued. Closing the subscription, or {@link #leaveQueue}, deletes a waiter's node.
  *
  * <p>
+ * <b>Read-write locks.</b> Readers' nodes ({@code <uuid>-read-<sequence>}) join the same
+ * queue as writers' ({@code <uuid>-lock-<sequence>}, the plain lock's), in one sequence:
+ * a writer holds when its node is the first, a reader when no writer's node stands before
+ * it. A waiting writer's node holds back every reader that comes after it (its intent),
+ * so readers cannot starve it; a waiting reader watches the nearest writer's node before
+ * it.
+ *
+ * <p>
  * <b>Lost replies.</b> Nodes are created with Curator's protection (a unique name prefix,
  * looked for again after a connection loss), and an attempt whose caller gives up (store
  * timeout, interrupt) deletes the node its create made whenever that reply comes.
@@ -65,7 +74,8 @@ import org.jspecify.annotations.Nullable;
  * <p>
  * Every call returns within the store timeout, whatever Curator's timeouts.
  */
-public final class ZookeeperLockProvider implements ReleaseSignalling, FairLocking, PermitLocking, AutoCloseable {
+public final class ZookeeperLockProvider
+		implements ReleaseSignalling, FairLocking, PermitLocking, SharedLocking, AutoCloseable {
 
 	private static final Log logger = LogFactory.getLog(ZookeeperLockProvider.class);
 
@@ -75,7 +85,11 @@ public final class ZookeeperLockProvider implements ReleaseSignalling, FairLocki
 	/** The default parent of every key's node. */
 	public static final String DEFAULT_BASE_PATH = "/distributed-lock";
 
+	/** The marker in the name of a writer's node: a plain lock's, a write lock's. */
 	private static final String NODE_NAME = "-lock-";
+
+	/** The marker in the name of a reader's node, in the same queue as the writers'. */
+	private static final String READ_NAME = "-read-";
 
 	private final CuratorFramework client;
 
@@ -169,13 +183,57 @@ public final class ZookeeperLockProvider implements ReleaseSignalling, FairLocki
 
 	@Override
 	public LockAttempt tryLock(String key, Duration leaseTime, boolean waiting) {
+		return tryOnce(key, leaseTime, waiting, false);
+	}
+
+	/**
+	 * One attempt of a caller that waits with the thread's subscription (its place is
+	 * kept while it waits) or of one that does not wait.
+	 */
+	private LockAttempt tryOnce(String key, Duration leaseTime, boolean waiting, boolean read) {
 		QueuedNode node = waiting ? this.queued.get(waiterOfThread(key)) : null;
 		if (node == null) {
-			return attempt(key, leaseTime, null);
+			return attempt(key, leaseTime, null, read, true);
 		}
 		synchronized (node) {
-			return attempt(key, leaseTime, node);
+			return attempt(key, leaseTime, node, read, true);
 		}
+	}
+
+	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * A reader's node joins the key's one queue: it is granted when no writer's node
+	 * (held or waiting) stands before it. A reader that waits keeps its node, watching
+	 * the nearest writer's node before it.
+	 */
+	@Override
+	public LockAttempt tryLockShared(String key, Duration leaseTime, boolean waiting) {
+		return tryOnce(key, leaseTime, waiting, true);
+	}
+
+	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * A writer that waits with the thread's subscription ({@code DefaultLockTemplate}'s
+	 * writers do) keeps its node in the queue while it waits, as a plain lock's waiter
+	 * does: that node is its intent, and holds back every reader whose node comes after
+	 * it; it goes when the wait ends (or with the session), not after
+	 * {@code intentTimeout}. A writer that calls without a subscription keeps its node,
+	 * as its intent, only while nothing but readers stand before it, for
+	 * {@code intentTimeout} after each attempt.
+	 */
+	@Override
+	public LockAttempt tryLockExclusive(String key, Duration leaseTime, String waiterId, Duration intentTimeout) {
+		if (this.queued.containsKey(waiterOfThread(key))) {
+			return tryOnce(key, leaseTime, true, false);
+		}
+		return keptAttempt(key, leaseTime, intentWaiter(key, waiterId), intentTimeout, false);
+	}
+
+	@Override
+	public void withdrawIntent(String key, String waiterId) {
+		leave(intentWaiter(key, waiterId));
 	}
 
 	/**
@@ -197,7 +255,17 @@ public final class ZookeeperLockProvider implements ReleaseSignalling, FairLocki
 
 	@Override
 	public LockAttempt tryLockFair(String key, Duration leaseTime, String waiterId, Duration queueTimeout) {
-		String id = fairWaiter(key, waiterId);
+		return keptAttempt(key, leaseTime, fairWaiter(key, waiterId), queueTimeout, true);
+	}
+
+	/**
+	 * An attempt of a waiter known by its id, not its thread: its node is kept between
+	 * attempts for {@code timeout} after each, then deleted.
+	 * @param behindWriters whether the node is kept behind a writer too, or only behind
+	 * readers
+	 */
+	private LockAttempt keptAttempt(String key, Duration leaseTime, String id, Duration timeout,
+			boolean behindWriters) {
 		QueuedNode node = this.queued.computeIfAbsent(id, (k) -> new QueuedNode(key));
 		QueuedNode subscribed = this.queued.get(waiterOfThread(key));
 		if (subscribed != null) {
@@ -208,9 +276,9 @@ public final class ZookeeperLockProvider implements ReleaseSignalling, FairLocki
 				node.lapse.cancel(false);
 				node.lapse = null;
 			}
-			LockAttempt attempt = attempt(key, leaseTime, node);
+			LockAttempt attempt = attempt(key, leaseTime, node, false, behindWriters);
 			if (attempt instanceof LockAttempt.Busy) {
-				node.lapse = schedule(() -> leave(id), Math.max(1, queueTimeout.toMillis()));
+				node.lapse = schedule(() -> leave(id), Math.max(1, timeout.toMillis()));
 			}
 			else {
 				this.queued.remove(id, node);
@@ -227,20 +295,26 @@ public final class ZookeeperLockProvider implements ReleaseSignalling, FairLocki
 	/**
 	 * One attempt; {@code node} is the waiter's kept place, or null for a caller that
 	 * does not wait.
+	 * @param read a reader's attempt, or a writer's
+	 * @param behindWriters whether a waiter keeps its node when a writer's node stands
+	 * before it (else it keeps it only behind readers)
 	 */
-	private LockAttempt attempt(String key, Duration leaseTime, @Nullable QueuedNode node) {
+	private LockAttempt attempt(String key, Duration leaseTime, @Nullable QueuedNode node, boolean read,
+			boolean behindWriters) {
 		long deadline = this.calls.deadline();
 		long sessionId = this.session.current(key, "acquire", deadline);
 		long leaseMillis = Math.max(1, leaseTime.toMillis());
 		String parent = parentPath(key);
-		if (node != null && node.path != null && node.sessionId != sessionId) {
-			// A place taken in a session that has since ended. The server removes it only
-			// when it expires that session, which a client-side expiry does not tell it
-			// (up to a session timeout later): until then this waiter would queue behind
-			// its own old node. Deleted here, within this call's deadline; a failure
-			// leaves the path, so the next attempt tries again.
+		if (node != null && node.path != null && (node.sessionId != sessionId || node.read != read)) {
+			// A place taken in a session that has since ended, or for the other side of
+			// the key. The server removes an ended session's node only when it expires
+			// that session, which a client-side expiry does not tell it (up to a session
+			// timeout later): until then this waiter would queue behind its own old node.
+			// Deleted here, within this call's deadline; a failure leaves the path, so
+			// the next attempt tries again.
 			delete(key, node.path);
 			node.path = null;
+			node.watched = null;
 		}
 		String path;
 		long czxid;
@@ -249,17 +323,18 @@ public final class ZookeeperLockProvider implements ReleaseSignalling, FairLocki
 			czxid = node.czxid;
 		}
 		else {
-			Created created = createOwned(key, parent, NODE_NAME, leaseMillis, sessionId, deadline);
+			Created created = createOwned(key, parent, read ? READ_NAME : NODE_NAME, leaseMillis, sessionId, deadline);
 			path = created.path();
 			czxid = created.stat().getCzxid();
 			if (node != null) {
 				node.path = path;
 				node.czxid = czxid;
 				node.sessionId = sessionId;
+				node.read = read;
 			}
 		}
 		try {
-			return positionOf(key, parent, path, czxid, sessionId, leaseMillis, node, deadline);
+			return positionOf(key, parent, path, czxid, sessionId, leaseMillis, node, read, behindWriters, deadline);
 		}
 		catch (RuntimeException ex) {
 			if (node == null) {
@@ -269,9 +344,16 @@ public final class ZookeeperLockProvider implements ReleaseSignalling, FairLocki
 		}
 	}
 
+	/**
+	 * Where the caller's node stands in the key's queue (writers' and readers' nodes in
+	 * one sequence), and what follows: a writer holds when its node is the first, a
+	 * reader when no writer's node is before it. A waiter watches the node it waits
+	 * behind: a writer the node just before it, a reader the nearest writer's node before
+	 * it.
+	 */
 	private LockAttempt positionOf(String key, String parent, String path, long czxid, long sessionId, long leaseMillis,
-			@Nullable QueuedNode node, long deadline) {
-		List<String> queue = children(key, parent, NODE_NAME, deadline);
+			@Nullable QueuedNode node, boolean read, boolean behindWriters, long deadline) {
+		List<String> queue = queue(key, parent, deadline);
 		String name = path.substring(parent.length() + 1);
 		int index = queue.indexOf(name);
 		if (index < 0) {
@@ -281,7 +363,9 @@ public final class ZookeeperLockProvider implements ReleaseSignalling, FairLocki
 			throw new LockBackendException(key, "Cannot acquire lock '" + key + "': its queued node " + path
 					+ " is gone (its session ended, or it was deleted)", new IllegalStateException());
 		}
-		if (index == 0) {
+		int writerBefore = lastWriterBefore(queue, index);
+		int blocker = read ? writerBefore : index - 1;
+		if (blocker < 0) {
 			if (node != null) {
 				node.path = null;
 				node.watched = null;
@@ -291,12 +375,16 @@ public final class ZookeeperLockProvider implements ReleaseSignalling, FairLocki
 			this.session.track(handle);
 			return new LockAttempt.Acquired(handle);
 		}
-		if (node == null) {
-			long holderLease = leaseOf(key, parent + "/" + queue.get(0), null, deadline);
+		if (node == null || (!behindWriters && writerBefore >= 0)) {
+			long holderLease = leaseOf(key, parent + "/" + queue.get(read ? blocker : 0), null, deadline);
 			delete(key, path);
+			if (node != null) {
+				node.path = null;
+				node.watched = null;
+			}
 			return new LockAttempt.Busy(Duration.ofMillis(holderLease));
 		}
-		String ahead = parent + "/" + queue.get(index - 1);
+		String ahead = parent + "/" + queue.get(blocker);
 		if (!ahead.equals(node.watched)) {
 			node.watched = ahead;
 			long lease = leaseOf(key, ahead, node, deadline);
@@ -388,9 +476,35 @@ public final class ZookeeperLockProvider implements ReleaseSignalling, FairLocki
 	}
 
 	/**
+	 * A lock key's queue: its writers' and readers' nodes, in sequence order (one
+	 * sequence per parent, so the order is total).
+	 */
+	List<String> queue(String key, String parent, long deadline) {
+		return children(key, parent, List.of(NODE_NAME, READ_NAME), deadline);
+	}
+
+	/** The index of the last writer's node before {@code index}, or -1. */
+	private static int lastWriterBefore(List<String> queue, int index) {
+		for (int i = index - 1; i >= 0; i--) {
+			if (queue.get(i).contains(NODE_NAME)) {
+				return i;
+			}
+		}
+		return -1;
+	}
+
+	/**
 	 * The nodes under {@code parent} whose name holds {@code marker}, in sequence order.
 	 */
 	List<String> children(String key, String parent, String marker, long deadline) {
+		return children(key, parent, List.of(marker), deadline);
+	}
+
+	/**
+	 * The nodes under {@code parent} whose name holds one of {@code markers}, in sequence
+	 * order (the sequence follows the marker).
+	 */
+	private List<String> children(String key, String parent, List<String> markers, long deadline) {
 		CuratorEvent event = this.calls.call(key, "acquire", deadline,
 				(callback) -> this.client.getChildren().inBackground(callback).forPath(parent));
 		if (ZookeeperCalls.code(event) == KeeperException.Code.NONODE) {
@@ -401,10 +515,20 @@ public final class ZookeeperLockProvider implements ReleaseSignalling, FairLocki
 		}
 		return event.getChildren()
 			.stream()
-			.filter((child) -> child.contains(marker))
-			.sorted(Comparator
-				.comparing((String child) -> child.substring(child.lastIndexOf(marker) + marker.length())))
+			.filter((child) -> sequence(child, markers) != null)
+			.sorted(Comparator.comparing((String child) -> sequence(child, markers)))
 			.toList();
+	}
+
+	/** The sequence number in a node's name: what follows its marker, or null. */
+	private static @Nullable String sequence(String child, List<String> markers) {
+		for (String marker : markers) {
+			int at = child.lastIndexOf(marker);
+			if (at >= 0) {
+				return child.substring(at + marker.length());
+			}
+		}
+		return null;
 	}
 
 	/**
@@ -479,6 +603,23 @@ public final class ZookeeperLockProvider implements ReleaseSignalling, FairLocki
 					logger.debug("Could not delete lock node " + path, failure);
 				}
 			});
+	}
+
+	/**
+	 * A handle of this provider released lock {@code key} (node {@code path}): this
+	 * provider's waiters on the key that watch no node (between attempts, or a subscriber
+	 * whose own attempt took the key) are told at once. The others watch the node they
+	 * wait behind, whose end ZooKeeper signals.
+	 */
+	void released(String key, String path) {
+		if (!path.startsWith(parentPath(key) + "/")) {
+			return;
+		}
+		for (QueuedNode node : this.queued.values()) {
+			if (node.key.equals(key) && node.watched == null) {
+				node.onRelease.run();
+			}
+		}
 	}
 
 	/** A waiter gives up its place: its node, if any, is deleted. */
@@ -560,6 +701,10 @@ public final class ZookeeperLockProvider implements ReleaseSignalling, FairLocki
 
 	private static String fairWaiter(String key, String waiterId) {
 		return "w" + waiterId + "\u0000" + key;
+	}
+
+	private static String intentWaiter(String key, String waiterId) {
+		return "x" + waiterId + "\u0000" + key;
 	}
 
 	/** Stops listening to the connection; waiters' nodes are deleted. Locks held stay. */

@@ -8,12 +8,14 @@ import java.util.concurrent.TimeUnit;
 
 import dev.distlock.LockOptions;
 import dev.distlock.OnLeaseLost;
+import dev.distlock.testsupport.Conditions;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingCluster;
 import org.apache.curator.test.TestingServer;
+import org.apache.zookeeper.ZooKeeper;
 
 /**
  * Real ZooKeeper servers (curator-test, in-process) on free loopback ports only, and
@@ -125,6 +127,19 @@ final class TestZookeeper {
 			.connectionTimeoutMs(sessionTimeoutMillis)
 			.retryPolicy(new ExponentialBackoffRetry(100, 5))
 			.build());
+	}
+
+	/**
+	 * Ends a client's session on the server, as an expiry does: another connection takes
+	 * the session over and closes it, so its ephemeral nodes go at once.
+	 */
+	static void expireSession(CuratorFramework client) throws Exception {
+		ZooKeeper zk = client.getZookeeperClient().getZooKeeper();
+		ZooKeeper killer = new ZooKeeper(client.getZookeeperClient().getCurrentConnectionString(), 2000, (event) -> {
+		}, zk.getSessionId(), zk.getSessionPasswd());
+		Conditions.await("the session is taken over", Duration.ofSeconds(10),
+				() -> killer.getState() == ZooKeeper.States.CONNECTED);
+		killer.close();
 	}
 
 	private static CuratorFramework started(CuratorFramework client) {

@@ -1,10 +1,8 @@
 package dev.distlock.zookeeper;
 
 import java.time.Duration;
-import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
 import dev.distlock.Lease;
@@ -13,11 +11,8 @@ import dev.distlock.LockOptions;
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockHandle;
 import dev.distlock.support.DefaultLockTemplate;
-import dev.distlock.support.RenewalScheduler;
 import dev.distlock.testsupport.Conditions;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.test.TestingServer;
-import org.apache.zookeeper.ZooKeeper;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -37,82 +32,48 @@ class ZookeeperSemaphoreSessionTests {
 
 	private static final Duration LEASE = Duration.ofSeconds(30);
 
-	private TestingServer server;
-
-	private final List<AutoCloseable> closeables = new CopyOnWriteArrayList<>();
+	private WatchedClients clients;
 
 	@BeforeEach
 	void start() {
-		this.server = TestZookeeper.server(500);
+		this.clients = new WatchedClients();
 	}
 
 	@AfterEach
 	void stop() throws Exception {
-		for (int i = this.closeables.size() - 1; i >= 0; i--) {
-			this.closeables.get(i).close();
-		}
-		this.server.close();
-	}
-
-	private <T extends AutoCloseable> T closing(T closeable) {
-		this.closeables.add(closeable);
-		return closeable;
+		this.clients.close();
 	}
 
 	private ZookeeperLockProvider provider(CuratorFramework client) {
-		return closing(new ZookeeperLockProvider(client));
+		return this.clients.provider(client);
 	}
 
-	/**
-	 * A template that waits up to 20 s and polls only once a minute, so that a waiter
-	 * that was not woken by the watch fails by timing out.
-	 */
 	private DefaultLockTemplate template(ZookeeperLockProvider provider) {
-		RenewalScheduler scheduler = closing(new RenewalScheduler());
-		return closing(new DefaultLockTemplate(provider, scheduler,
-				LockOptions.builder()
-					.waitTime(Duration.ofSeconds(20))
-					.leaseTime(LEASE)
-					.autoRenew(true)
-					.retryInterval(Duration.ofMinutes(1))
-					.build()));
+		return this.clients.template(provider, LEASE);
 	}
 
 	@Test
 	void aDeadSessionsPermitComesBackToAWaiterAndItsHolderIsTold() throws Exception {
 		String key = "semaphore-" + UUID.randomUUID();
 		LockOptions onePermit = LockOptions.builder().permits(1).build();
-		CuratorFramework holderClient = closing(TestZookeeper.client(this.server.getConnectString()));
+		CuratorFramework holderClient = this.clients.client();
 		DefaultLockTemplate holder = template(provider(holderClient));
-		ZookeeperLockProvider otherProvider = provider(closing(TestZookeeper.client(this.server.getConnectString())));
+		ZookeeperLockProvider otherProvider = provider(this.clients.client());
 		DefaultLockTemplate other = template(otherProvider);
 		Lease dead = holder.acquire(key, onePermit);
 		assertThat(otherProvider.tryAcquirePermit(key, 1, LEASE, false)).as("the permit is held")
 			.isInstanceOf(LockAttempt.Busy.class);
 		CompletableFuture<Lease> waiter = CompletableFuture.supplyAsync(() -> other.acquire(key, onePermit));
-		expireSession(holderClient);
+		TestZookeeper.expireSession(holderClient);
 		Lease taken = waiter.get(30, TimeUnit.SECONDS);
 		assertThat(taken.fencingToken()).isGreaterThan(dead.fencingToken());
-		Conditions.await("the dead session's holder is told", Duration.ofSeconds(10), () -> !dead.isHeld());
+		Conditions.await("the dead session's holder is told", Duration.ofSeconds(30), () -> !dead.isHeld());
 		assertThatExceptionOfType(LeaseLostException.class).isThrownBy(dead::release);
 		assertThat(otherProvider.tryAcquirePermit(key, 1, LEASE, false)).as("the permit is held again, once")
 			.isInstanceOf(LockAttempt.Busy.class);
 		taken.release();
 		LockHandle free = acquired(otherProvider.tryAcquirePermit(key, 1, LEASE, false));
 		assertThat(free.release()).isTrue();
-	}
-
-	/**
-	 * Ends a client's session on the server, as an expiry does: another connection takes
-	 * the session over and closes it, so its ephemeral nodes go at once.
-	 */
-	private static void expireSession(CuratorFramework client) throws Exception {
-		ZooKeeper zk = client.getZookeeperClient().getZooKeeper();
-		ZooKeeper killer = new ZooKeeper(client.getZookeeperClient().getCurrentConnectionString(), 2000, (event) -> {
-		}, zk.getSessionId(), zk.getSessionPasswd());
-		Conditions.await("the session is taken over", Duration.ofSeconds(10),
-				() -> killer.getState() == ZooKeeper.States.CONNECTED);
-		killer.close();
 	}
 
 	private static LockHandle acquired(LockAttempt attempt) {

@@ -1,8 +1,17 @@
 package dev.distlock.autoconfigure.zookeeper;
 
 import java.io.IOException;
+import java.time.Duration;
 import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
+import dev.distlock.DistributedLock;
+import dev.distlock.LockMode;
+import dev.distlock.LockOptions;
 import dev.distlock.LockTemplate;
 import dev.distlock.autoconfigure.DistributedLockAutoConfiguration;
 import dev.distlock.autoconfigure.redis.DistributedLockRedisAutoConfiguration;
@@ -174,6 +183,67 @@ class DistributedLockZookeeperAutoConfigurationTests {
 		catch (Exception ex) {
 			throw new IllegalStateException(ex);
 		}
+	}
+
+	/**
+	 * ZooKeeper offers read-write locks and semaphores, so annotations asking for them
+	 * pass the startup check; a read lock keeps the writer's side of its key out.
+	 */
+	@Test
+	void readLocksAndSemaphoresPassTheStartupCheck() {
+		this.runner.withPropertyValues(connectString())
+			.withUserConfiguration(CatalogConfiguration.class)
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				Catalog catalog = context.getBean(Catalog.class);
+				LockTemplate template = context.getBean(LockTemplate.class);
+				assertThat(catalog.read(() -> onOtherThread(
+						() -> template.tryAcquire("catalog", LockOptions.builder().waitTime(Duration.ZERO).build())
+							.map((lease) -> {
+								lease.release();
+								return "written";
+							})
+							.orElse("kept out"))))
+					.isEqualTo("kept out");
+				assertThat(catalog.export()).isEqualTo("exported");
+			});
+	}
+
+	private static String onOtherThread(Callable<String> call) {
+		ExecutorService executor = Executors.newSingleThreadExecutor();
+		try {
+			return executor.submit(call).get(30, TimeUnit.SECONDS);
+		}
+		catch (Exception ex) {
+			throw new IllegalStateException(ex);
+		}
+		finally {
+			executor.shutdownNow();
+		}
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class CatalogConfiguration {
+
+		@Bean
+		Catalog catalog() {
+			return new Catalog();
+		}
+
+	}
+
+	static class Catalog {
+
+		@DistributedLock(key = "'catalog'", mode = LockMode.READ)
+		public String read(Supplier<String> whileRead) {
+			return whileRead.get();
+		}
+
+		@DistributedLock(key = "'exports'", permits = 2)
+		public String export() {
+			return "exported";
+		}
+
 	}
 
 	@Configuration(proxyBeanMethods = false)

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.Map;
 
 import dev.distlock.Lease;
+import dev.distlock.LockMode;
 import dev.distlock.LockOptions;
 import dev.distlock.support.DefaultLockTemplate;
 import dev.distlock.support.RenewalScheduler;
@@ -17,7 +18,7 @@ import dev.distlock.testsupport.WorkerArgs;
  * {@link dev.distlock.testsupport.ChildJvm#kill()}) or its standard input ends.
  * <p>
  * Arguments are {@code key=value} ({@link WorkerArgs}): {@code provider}, {@link #KEY},
- * {@link #LEASE_MILLIS}, and the store's own settings.
+ * {@link #LEASE_MILLIS}, optionally {@link #MODE}, and the store's own settings.
  */
 public final class LockHolder {
 
@@ -26,6 +27,11 @@ public final class LockHolder {
 
 	/** Setting: the lease time in milliseconds. */
 	public static final String LEASE_MILLIS = "holder.lease-millis";
+
+	/**
+	 * Setting, optional: the {@link LockMode} to hold (the plain lock, WRITE, if absent).
+	 */
+	public static final String MODE = "holder.mode";
 
 	private LockHolder() {
 	}
@@ -50,7 +56,12 @@ public final class LockHolder {
 		RenewalScheduler scheduler = new RenewalScheduler();
 		DefaultLockTemplate template = Templates.of(Templates.answering(store, settings), scheduler);
 		Lease lease = template.acquire(key,
-				LockOptions.builder().waitTime(Duration.ofSeconds(5)).leaseTime(leaseTime).autoRenew(true).build());
+				LockOptions.builder()
+					.mode(LockMode.valueOf(settings.getOrDefault(MODE, LockMode.WRITE.name())))
+					.waitTime(Duration.ofSeconds(5))
+					.leaseTime(leaseTime)
+					.autoRenew(true)
+					.build());
 		System.out.println("HELD " + lease.fencingToken());
 		System.out.flush();
 		while (System.in.read() != -1) {

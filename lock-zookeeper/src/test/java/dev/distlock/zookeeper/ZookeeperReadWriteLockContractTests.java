@@ -1,0 +1,38 @@
+package dev.distlock.zookeeper;
+
+import java.io.IOException;
+
+import dev.distlock.spi.SharedLocking;
+import dev.distlock.testsupport.AbstractReadWriteLockContractTests;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+
+/**
+ * The published read-write lock contract on a real ZooKeeper server, with two clients
+ * standing for two JVMs.
+ */
+class ZookeeperReadWriteLockContractTests extends AbstractReadWriteLockContractTests {
+
+	private static ZookeeperPair pair;
+
+	@BeforeAll
+	static void start() {
+		pair = new ZookeeperPair();
+	}
+
+	@AfterAll
+	static void stop() throws IOException {
+		pair.close();
+	}
+
+	@Override
+	protected SharedLocking provider() {
+		return pair.provider;
+	}
+
+	@Override
+	protected SharedLocking otherProvider() {
+		return pair.other;
+	}
+
+}

@@ -1,0 +1,194 @@
+package dev.distlock.zookeeper;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import dev.distlock.Lease;
+import dev.distlock.LeaseLostException;
+import dev.distlock.LockBackendException;
+import dev.distlock.LockContext;
+import dev.distlock.LockMode;
+import dev.distlock.LockOptions;
+import dev.distlock.spi.LockAttempt;
+import dev.distlock.spi.LockHandle;
+import dev.distlock.support.DefaultLockTemplate;
+import dev.distlock.testsupport.Conditions;
+import org.apache.curator.framework.CuratorFramework;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * Read-write locks on ZooKeeper when a session dies, and the order of the key's one queue
+ * of readers' and writers' nodes. Every waiter's retry interval is a minute, so a waiter
+ * that was not woken by its watch fails by timing out.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class ZookeeperReadWriteSessionTests {
+
+	/**
+	 * Minutes, so that no waiter is woken by its busy answer's lease hint within the
+	 * tests' bounds.
+	 */
+	private static final Duration LEASE = Duration.ofMinutes(2);
+
+	private static final LockOptions READ = LockOptions.builder().mode(LockMode.READ).build();
+
+	private WatchedClients clients;
+
+	@BeforeEach
+	void start() {
+		this.clients = new WatchedClients();
+	}
+
+	@AfterEach
+	void stop() throws Exception {
+		this.clients.close();
+	}
+
+	private CuratorFramework client() {
+		return this.clients.client();
+	}
+
+	private ZookeeperLockProvider provider(CuratorFramework client) {
+		return this.clients.provider(client);
+	}
+
+	private DefaultLockTemplate template(ZookeeperLockProvider provider) {
+		return this.clients.template(provider, LEASE);
+	}
+
+	private static String key() {
+		return "rw-session-" + UUID.randomUUID();
+	}
+
+	@Test
+	void aReaderWhoseSessionEndsLetsTheWaitingWriterInAndIsTold() throws Exception {
+		String key = key();
+		CuratorFramework readerClient = client();
+		DefaultLockTemplate readers = template(provider(readerClient));
+		ZookeeperLockProvider writerProvider = provider(client());
+		DefaultLockTemplate writers = template(writerProvider);
+		Lease reader = readers.acquire(key, READ);
+		assertThat(writerProvider.tryLock(key, LEASE)).as("the key is read-held").isInstanceOf(LockAttempt.Busy.class);
+		CompletableFuture<Lease> writer = CompletableFuture
+			.supplyAsync(() -> writers.acquire(key, LockOptions.defaults()));
+		Conditions.await("the writer's node to queue", Duration.ofSeconds(10),
+				() -> queue(writerProvider, key).stream().anyMatch((node) -> node.contains("-lock-")));
+		TestZookeeper.expireSession(readerClient);
+		Lease taken = writer.get(20, TimeUnit.SECONDS);
+		assertThat(taken.fencingToken()).isGreaterThan(reader.fencingToken());
+		Conditions.await("the reader of the dead session is told", Duration.ofSeconds(30), () -> !reader.isHeld());
+		assertThatExceptionOfType(LeaseLostException.class).isThrownBy(reader::release);
+		assertThat(writerProvider.tryLockShared(key, LEASE, false)).as("the writer holds")
+			.isInstanceOf(LockAttempt.Busy.class);
+		taken.release();
+	}
+
+	/**
+	 * A waiting writer's node is its intent: new readers wait behind it. When its session
+	 * ends, the node goes with it, and the readers it held back come in at once. The
+	 * writer itself is told as a mutex waiter is: its next look finds its node gone and
+	 * its acquire fails with {@link LockBackendException} (or, if it looks only after its
+	 * client has a new session, it queues again behind the readers).
+	 */
+	@Test
+	void aWaitingWriterWhoseSessionEndsLetsTheReadersItHeldBackIn() throws Exception {
+		String key = key();
+		ZookeeperLockProvider firstProvider = provider(client());
+		LockHandle firstReader = acquired(firstProvider.tryLockShared(key, LEASE, false));
+		CuratorFramework writerClient = client();
+		DefaultLockTemplate writers = template(provider(writerClient));
+		CompletableFuture<Lease> writer = CompletableFuture
+			.supplyAsync(() -> writers.acquire(key, LockOptions.defaults()));
+		Conditions.await("the writer's node to queue", Duration.ofSeconds(10),
+				() -> queue(firstProvider, key).stream().anyMatch((node) -> node.contains("-lock-")));
+		assertThat(firstProvider.tryLockShared(key, LEASE, false)).as("a new reader behind the waiting writer")
+			.isInstanceOf(LockAttempt.Busy.class);
+		DefaultLockTemplate readers = template(provider(client()));
+		CompletableFuture<Lease> reader = CompletableFuture.supplyAsync(() -> readers.acquire(key, READ));
+		Conditions.await("the second reader's node to queue", Duration.ofSeconds(10),
+				() -> queue(firstProvider, key).stream().filter((node) -> node.contains("-read-")).count() == 2);
+		TestZookeeper.expireSession(writerClient);
+		Lease second = reader.get(20, TimeUnit.SECONDS);
+		assertThat(firstReader.release()).isTrue();
+		second.release();
+		CompletableFuture<Long> told = writer.handle((lease, failure) -> {
+			if (failure != null) {
+				assertThat(failure).hasCauseInstanceOf(LockBackendException.class)
+					.hasMessageContaining("its session ended");
+				return 0L;
+			}
+			try (lease) {
+				return lease.fencingToken();
+			}
+		});
+		assertThat(told.get(20, TimeUnit.SECONDS)).satisfiesAnyOf((token) -> assertThat(token).isZero(),
+				(token) -> assertThat(token).isGreaterThan(second.fencingToken()));
+	}
+
+	/**
+	 * Readers and writers are served in the order they queued: a reader that queued
+	 * behind a writer comes in when that writer leaves, before a writer that queued after
+	 * it; that writer waits for the reader.
+	 */
+	@Test
+	void aReaderQueuedBeforeALaterWriterComesInFirst() throws Exception {
+		String key = key();
+		ZookeeperLockProvider firstProvider = provider(client());
+		LockHandle firstWriter = acquired(firstProvider.tryLock(key, LEASE));
+		DefaultLockTemplate readers = template(provider(client()));
+		CountDownLatch leave = new CountDownLatch(1);
+		CompletableFuture<Long> reader = new CompletableFuture<>();
+		CompletableFuture<?> reading = CompletableFuture.runAsync(() -> readers.run(key, READ, () -> {
+			reader.complete(LockContext.current().orElseThrow().fencingToken());
+			await(leave);
+		}));
+		Conditions.await("the reader's node to queue", Duration.ofSeconds(10),
+				() -> queue(firstProvider, key).stream().anyMatch((node) -> node.contains("-read-")));
+		DefaultLockTemplate writers = template(provider(client()));
+		CompletableFuture<Long> writer = CompletableFuture.supplyAsync(() -> {
+			try (Lease lease = writers.acquire(key, LockOptions.defaults())) {
+				return lease.fencingToken();
+			}
+		});
+		Conditions.await("the second writer's node to queue", Duration.ofSeconds(10),
+				() -> queue(firstProvider, key).stream().filter((node) -> node.contains("-lock-")).count() == 2);
+		assertThat(firstWriter.release()).isTrue();
+		long readToken = reader.get(20, TimeUnit.SECONDS);
+		assertThat(writer).as("the later writer waits for the reader").isNotDone();
+		leave.countDown();
+		assertThat(writer.get(20, TimeUnit.SECONDS)).isGreaterThan(readToken);
+		reading.get(20, TimeUnit.SECONDS);
+	}
+
+	private static List<String> queue(ZookeeperLockProvider provider, String key) {
+		return provider.queue(key, provider.parentPath(key), provider.calls().deadline());
+	}
+
+	private static void await(CountDownLatch latch) {
+		try {
+			if (!latch.await(30, TimeUnit.SECONDS)) {
+				throw new IllegalStateException("not let go");
+			}
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException(ex);
+		}
+	}
+
+	private static LockHandle acquired(LockAttempt attempt) {
+		assertThat(attempt).isInstanceOf(LockAttempt.Acquired.class);
+		return ((LockAttempt.Acquired) attempt).handle();
+	}
+
+}
