@@ -23,7 +23,8 @@ import dev.distlock.testsupport.WorkerArgs;
  * {@code resources} (factory classes), the constants of this class, and the store's own
  * settings ({@link FaultTarget#settings()}). Prints {@code READY}, waits for {@code GO},
  * then prints {@code LEAKS ...}, any {@code ERROR ...} and {@code BACKEND ...} lines, and
- * {@code DONE}. {@link FaultRun} starts it.
+ * {@code DONE}. {@link FaultRun} starts it; with {@link FamilyFaultRun#FAMILY} it runs
+ * the lock family's workload instead ({@link FamilyFaultRun}).
  */
 public final class FaultWorker {
 
@@ -51,6 +52,10 @@ public final class FaultWorker {
 	/** Runs the JVM's part; see the class comment. */
 	public static void main(String[] args) throws Exception {
 		Map<String, String> settings = WorkerArgs.parse(args);
+		if (settings.containsKey(FamilyFaultRun.FAMILY)) {
+			FamilyFaultRun.worker(settings);
+			return;
+		}
 		int threads = (int) WorkerArgs.number(settings, THREADS);
 		Duration duration = Duration.ofMillis(WorkerArgs.number(settings, MILLIS));
 		long seed = WorkerArgs.number(settings, SEED);
