@@ -23,8 +23,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * twice, a latch never opened early, no lost update, no leak ({@link FamilyFaultReport}).
  *
  * <p>
- * The default build runs a smoke: the classes {@link #SMOKE} (the worker JVM killed and
- * paused, Redis restarted empty and paused, a partition), 7 s each
+ * The default build runs a smoke: the classes {@link #SMOKE} (the worker JVM killed;
+ * Redis paused, a partition, resets, latency and {@code CLIENT KILL} in one run; the
+ * worker JVM paused past its lease and Redis restarted empty in another), 7 s each
  * ({@code distlock.famfaults.seconds}). {@code -Psoak} runs every class
  * ({@code distlock.famfaults.classes=all}) for 60 s each.
  * {@code distlock.famfaults.classes} also takes a comma-separated list of classes, and
@@ -34,9 +35,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 class FamilyFaultSuiteTests {
 
 	/** The default build's classes. */
-	static final List<FamilyFaultClass> SMOKE = List.of(FamilyFaultClass.HOLDER_KILL, FamilyFaultClass.HOLDER_STOP,
-			FamilyFaultClass.REDIS_KILL_NO_PERSISTENCE, FamilyFaultClass.REDIS_STOP_SHORT,
-			FamilyFaultClass.PROXY_PARTITION);
+	static final List<FamilyFaultClass> SMOKE = List.of(FamilyFaultClass.HOLDER_KILL, FamilyFaultClass.SMOKE_IN_MODEL,
+			FamilyFaultClass.SMOKE_OUTSIDE);
 
 	private static final Duration HUNG_MINIMUM = Duration.ofSeconds(15);
 

@@ -7,6 +7,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
 
 import dev.distlock.spi.LockAttempt;
+import dev.distlock.spi.LockHandle;
 import dev.distlock.spi.MultiLocking.MultiAttempt;
 import dev.distlock.testsupport.Conditions;
 import dev.distlock.testsupport.RedisCluster;
@@ -14,6 +15,7 @@ import dev.distlock.testsupport.RedisServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 import org.springframework.data.redis.connection.RedisClusterConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -30,6 +32,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * pending. Each test's lease is a minute, so a key left behind is still there when the
  * test looks, within 10 s. A fresh three-master cluster per test.
  */
+@Timeout(value = 2, unit = java.util.concurrent.TimeUnit.MINUTES)
 class RedisMultiLockCleanupTests {
 
 	private static final Duration LEASE = Duration.ofMinutes(1);
@@ -53,6 +56,20 @@ class RedisMultiLockCleanupTests {
 		this.otherProvider = new RedisLockProvider(this.otherFactory, TestRedis.PREFIX, true);
 		TestRedis.awaitAnswers(this.provider);
 		TestRedis.awaitAnswers(this.otherProvider);
+		warmUp(this.provider);
+		warmUp(this.otherProvider);
+	}
+
+	/**
+	 * One multi-key lock across slots taken and released, so that the provider knows its
+	 * release-signal mode before any node hangs: the first release on a cluster asks
+	 * every master for its version, a call that the store timeout does not bound (a hung
+	 * node kept this test's first version waiting for minutes).
+	 */
+	private void warmUp(RedisLockProvider warmed) {
+		MultiAttempt attempt = warmed.tryLockAll(sorted(keysOnTwoNodes()), Duration.ofSeconds(10), false);
+		assertThat(attempt).isInstanceOf(MultiAttempt.Acquired.class);
+		((MultiAttempt.Acquired) attempt).handles().forEach(LockHandle::release);
 	}
 
 	private LettuceConnectionFactory connect() {

@@ -43,11 +43,13 @@ import org.jspecify.annotations.Nullable;
  * the events.
  *
  * <p>
- * Latch rounds: round {@code r} uses the latch {@code famfault-latch:r} of count 3.
- * Participant 0 is in the test JVM, participant 1 in the worker JVM, and in even rounds
- * participant 2 in one of them (alternating); odd rounds have only two participants, so
- * their latch must stay shut. Each participant counts down twice (a retry), each JVM's
- * thread then awaits the latch and moves on to the next round.
+ * Latch rounds: round {@code r} lasts from {@code r * 600 ms} to {@code (r + 1) * 600 ms}
+ * on {@link System#nanoTime()} (one clock for every JVM of a Linux host) and uses the
+ * latch {@code famfault-latch:r} of count 3. Participant 0 is in the test JVM,
+ * participant 1 in the worker JVM, and in even rounds participant 2 in one of them
+ * (alternating); odd rounds have only two participants, so their latch must stay shut.
+ * Each participant counts down twice (a retry), each JVM's thread then awaits the latch
+ * until its round ends.
  */
 public final class FamilyFaultWorkload implements AutoCloseable {
 
@@ -64,6 +66,12 @@ public final class FamilyFaultWorkload implements AutoCloseable {
 	public static final String RW_KEY = "famfault-rw";
 
 	private static final String SEMAPHORE_KEY = "famfault-sem";
+
+	/**
+	 * How long a latch round lasts; rounds start on the monotonic clock that both JVMs
+	 * share, so that a JVM paused or started late joins the round the other one is in.
+	 */
+	private static final Duration LATCH_ROUND = Duration.ofMillis(600);
 
 	private final RenewalScheduler scheduler = new RenewalScheduler();
 
@@ -336,52 +344,65 @@ public final class FamilyFaultWorkload implements AutoCloseable {
 	}
 
 	private void latchRounds(long endNanos) {
-		for (int round = 0; System.nanoTime() - endNanos < 0; round++) {
+		long roundNanos = LATCH_ROUND.toNanos();
+		long last = Long.MIN_VALUE;
+		while (System.nanoTime() - endNanos < 0) {
 			Thread.interrupted();
-			boolean full = round % 2 == 0;
-			List<Integer> mine = new ArrayList<>();
-			mine.add(this.jvm);
-			if (full && (round / 2) % 2 == this.jvm) {
-				mine.add(2);
-			}
-			String key = "famfault-latch:" + round;
-			DistributedLatch latch = joinLatch(key, round, endNanos);
-			if (latch == null) {
+			long now = System.nanoTime();
+			long round = Math.floorDiv(now, roundNanos);
+			if (round <= last) {
+				// The schedule: the next round starts on the shared clock.
+				LockSupport.parkNanos((round + 1) * roundNanos - now);
 				continue;
 			}
-			for (int participant : mine) {
-				record(new FamilyOp(this.jvm, Kind.LATCH_CALL, round, participant, System.nanoTime(), 0, false, 0,
-						"call"));
-				countDown(latch, participant);
-				countDown(latch, participant);
-			}
-			String outcome;
-			long opened = 0;
-			try {
-				if (latch.await(full ? this.lease.multipliedBy(2) : this.lease.dividedBy(2))) {
-					opened = System.nanoTime();
-					outcome = "open";
-				}
-				else {
-					outcome = "shut";
-				}
-			}
-			catch (InterruptedException ex) {
-				outcome = "interrupted";
-			}
-			catch (LockBackendException ex) {
-				outcome = "backend";
-			}
-			catch (IllegalStateException ex) {
-				// re-armed or expired (a store that lost it): the round is over
-				outcome = "gone";
-			}
-			catch (RuntimeException ex) {
-				error("await", ex);
-				outcome = "error";
-			}
-			record(new FamilyOp(this.jvm, Kind.LATCH_AWAIT, round, 0, opened, 0, false, 0, outcome));
+			last = round;
+			latchRound((int) round, (round + 1) * roundNanos, endNanos);
 		}
+	}
+
+	private void latchRound(int round, long roundEnd, long endNanos) {
+		boolean full = round % 2 == 0;
+		List<Integer> mine = new ArrayList<>();
+		mine.add(this.jvm);
+		if (full && (round / 2) % 2 == this.jvm) {
+			mine.add(2);
+		}
+		DistributedLatch latch = joinLatch("famfault-latch:" + round, round, endNanos);
+		if (latch == null) {
+			return;
+		}
+		for (int participant : mine) {
+			record(new FamilyOp(this.jvm, Kind.LATCH_CALL, round, participant, System.nanoTime(), 0, false, 0, "call"));
+			countDown(latch, participant);
+			countDown(latch, participant);
+		}
+		String outcome;
+		long opened = 0;
+		try {
+			long left = Math.max(1_000_000L, roundEnd - System.nanoTime() - 50_000_000L);
+			if (latch.await(Duration.ofNanos(left))) {
+				opened = System.nanoTime();
+				outcome = "open";
+			}
+			else {
+				outcome = "shut";
+			}
+		}
+		catch (InterruptedException ex) {
+			outcome = "interrupted";
+		}
+		catch (LockBackendException ex) {
+			outcome = "backend";
+		}
+		catch (IllegalStateException ex) {
+			// re-armed or expired (a store that lost it): the round is over
+			outcome = "gone";
+		}
+		catch (RuntimeException ex) {
+			error("await", ex);
+			outcome = "error";
+		}
+		record(new FamilyOp(this.jvm, Kind.LATCH_AWAIT, round, 0, opened, 0, false, 0, outcome));
 	}
 
 	private @Nullable DistributedLatch joinLatch(String key, int round, long endNanos) {
