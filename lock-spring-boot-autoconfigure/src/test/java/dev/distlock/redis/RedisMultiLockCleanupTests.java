@@ -136,15 +136,7 @@ class RedisMultiLockCleanupTests {
 		RedisServer late = owner(keys.get(1));
 		late.pause();
 		AtomicReference<Object> outcome = new AtomicReference<>();
-		Thread caller = new Thread(() -> {
-			try {
-				outcome.set(this.provider.tryLockAll(sorted(keys), LEASE, false));
-			}
-			catch (RuntimeException ex) {
-				outcome.set(ex);
-			}
-		});
-		caller.start();
+		Thread caller = startCaller(keys, outcome);
 		Conditions.await("the earlier slot taken", Duration.ofSeconds(10),
 				() -> !presentNow(keys.subList(0, 1)).isEmpty());
 		caller.interrupt();
@@ -162,15 +154,7 @@ class RedisMultiLockCleanupTests {
 		RedisServer late = this.cluster.nodes().get(lateIndex);
 		late.pause();
 		AtomicReference<Object> outcome = new AtomicReference<>();
-		Thread caller = new Thread(() -> {
-			try {
-				outcome.set(this.provider.tryLockAll(sorted(keys), LEASE, false));
-			}
-			catch (RuntimeException ex) {
-				outcome.set(ex);
-			}
-		});
-		caller.start();
+		Thread caller = startCaller(keys, outcome);
 		Conditions.await("the earlier slot taken", Duration.ofSeconds(10),
 				() -> !presentNow(keys.subList(0, 1)).isEmpty());
 		// kill -9: the node's connections are reset; it comes back with its slots (and
@@ -182,6 +166,23 @@ class RedisMultiLockCleanupTests {
 		assertThat(caller.isAlive()).isFalse();
 		assertThat(outcome.get()).as("the call's outcome").isInstanceOf(RuntimeException.class);
 		assertNoneLeft(keys);
+	}
+
+	/**
+	 * A thread calling {@code tryLockAll(keys)}, its reply or exception in
+	 * {@code outcome}.
+	 */
+	private Thread startCaller(List<String> keys, AtomicReference<Object> outcome) {
+		Thread caller = new Thread(() -> {
+			try {
+				outcome.set(this.provider.tryLockAll(sorted(keys), LEASE, false));
+			}
+			catch (RuntimeException ex) {
+				outcome.set(ex);
+			}
+		});
+		caller.start();
+		return caller;
 	}
 
 	/**

@@ -1,11 +1,6 @@
 package dev.distlock.testsupport.fault;
 
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStreamReader;
-import java.io.UncheckedIOException;
 import java.io.Writer;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -85,22 +80,8 @@ public final class FamilyFaultRun {
 				worker.send("GO");
 				workload.start(THREADS, end, seed);
 				FaultSchedule<T> run = new FaultSchedule<>(target, log, end, lease, workload::threads, (signal) -> {
-					try {
-						if ("KILL".equals(signal)) {
-							killed.set(true);
-							worker.kill();
-						}
-						else {
-							worker.signal(signal);
-						}
-					}
-					catch (IOException ex) {
-						throw new UncheckedIOException(ex);
-					}
-					catch (InterruptedException ex) {
-						Thread.currentThread().interrupt();
-						throw new IllegalStateException(ex);
-					}
+					killed.compareAndSet(false, "KILL".equals(signal));
+					FaultRun.signal(worker, signal);
 				});
 				fault.inject(run);
 				Duration grace = lease.multipliedBy(6).plusSeconds(30);
@@ -167,11 +148,7 @@ public final class FamilyFaultRun {
 		try (Writer history = Files.newBufferedWriter(Path.of(WorkerArgs.require(settings, FaultWorker.HISTORY)))) {
 			FamilyFaultWorkload workload = new FamilyFaultWorkload(1, store, settings, resource, lease, history);
 			try {
-				System.out.println("READY");
-				BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-				if (!"GO".equals(in.readLine())) {
-					System.exit(2);
-				}
+				FaultWorker.readySteadyGo();
 				workload.start(threads, System.nanoTime() + duration.toNanos(), seed);
 				workload.join(duration.plus(lease.multipliedBy(4)).plusSeconds(30));
 				System.out.println(workload.leaks().line());

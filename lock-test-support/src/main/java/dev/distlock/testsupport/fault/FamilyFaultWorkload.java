@@ -166,14 +166,7 @@ public final class FamilyFaultWorkload implements AutoCloseable {
 
 	/** Waits for the threads to finish; an error naming a thread that did not. */
 	public void join(Duration timeout) throws InterruptedException {
-		long deadline = System.nanoTime() + timeout.toNanos();
-		for (Thread thread : this.threads) {
-			thread.join(Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
-			if (thread.isAlive()) {
-				throw new IllegalStateException(thread.getName() + " did not finish: "
-						+ List.of(thread.getStackTrace()).subList(0, Math.min(12, thread.getStackTrace().length)));
-			}
-		}
+		Workload.join(this.threads, timeout);
 	}
 
 	/** The events recorded so far. */

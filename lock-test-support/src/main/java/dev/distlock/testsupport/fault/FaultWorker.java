@@ -1,6 +1,7 @@
 package dev.distlock.testsupport.fault;
 
 import java.io.BufferedReader;
+import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
@@ -49,6 +50,18 @@ public final class FaultWorker {
 	private FaultWorker() {
 	}
 
+	/**
+	 * Prints {@code READY} and waits for {@code GO} on standard input; exits with 2 on
+	 * anything else.
+	 */
+	static void readySteadyGo() throws IOException {
+		System.out.println("READY");
+		BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+		if (!"GO".equals(in.readLine())) {
+			System.exit(2);
+		}
+	}
+
 	/** Runs the JVM's part; see the class comment. */
 	public static void main(String[] args) throws Exception {
 		Map<String, String> settings = WorkerArgs.parse(args);
@@ -68,11 +81,7 @@ public final class FaultWorker {
 		Workload workload = new Workload(1, store, settings, resource, lease,
 				Boolean.parseBoolean(WorkerArgs.require(settings, FAIR)));
 		try {
-			System.out.println("READY");
-			BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-			if (!"GO".equals(in.readLine())) {
-				System.exit(2);
-			}
+			readySteadyGo();
 			workload.start(threads, System.nanoTime() + duration.toNanos(), seed);
 			workload.join(duration.plus(lease.multipliedBy(4)).plusSeconds(30));
 			try (Writer out = Files.newBufferedWriter(history)) {
