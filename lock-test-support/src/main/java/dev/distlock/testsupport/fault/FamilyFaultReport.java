@@ -60,6 +60,10 @@ public record FamilyFaultReport(String fault, boolean inModel, long seed, Map<St
 		Map<String, Long> outcomes = new TreeMap<>();
 		for (FamilyOp op : ops) {
 			outcomes.merge(op.kind() + " " + op.outcome(), 1L, Long::sum);
+			if (op.fence() == 2) {
+				// a writer's or multi-key holder's write refused or rejected by fencing
+				outcomes.merge("fenced out", 1L, Long::sum);
+			}
 		}
 		List<String> violations = new ArrayList<>();
 		List<FamilyHold> rw = new ArrayList<>();
@@ -181,8 +185,8 @@ public record FamilyFaultReport(String fault, boolean inModel, long seed, Map<St
 	/** The Markdown table's header, for {@link #row()}. */
 	public static String header() {
 		return "| fault | model | read / write ok | permits ok (max inside) | multi / plain ok | latches opened "
-				+ "| lost (told) | timeouts | backend | violations | lost updates | leaks | faults | seed |\n"
-				+ "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |";
+				+ "| lost (told) | fenced out | timeouts | backend | violations | lost updates | leaks | faults | seed |\n"
+				+ "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |";
 	}
 
 	/** The run as one row of the Markdown table. */
@@ -190,9 +194,9 @@ public record FamilyFaultReport(String fault, boolean inModel, long seed, Map<St
 		return "| " + this.fault.toLowerCase(Locale.ROOT).replace('_', '-') + " | " + (this.inModel ? "in" : "outside")
 				+ " | " + count("READ ok") + " / " + count("WRITE ok") + " | " + count("PERMIT ok") + " ("
 				+ this.maxPermitHolders + ") | " + count("MULTI ok") + " / " + count("PLAIN ok") + " | "
-				+ this.latchOpened + " | " + sum(" lost") + " | " + sum(" timeout") + " | " + sum(" backend") + " | "
-				+ this.violations.size() + " | " + this.lostUpdates + " | " + this.leaks + " | " + this.faultsInjected
-				+ " | " + this.seed + " |";
+				+ this.latchOpened + " | " + sum(" lost") + " | " + count("fenced out") + " | " + sum(" timeout")
+				+ " | " + sum(" backend") + " | " + this.violations.size() + " | " + this.lostUpdates + " | "
+				+ this.leaks + " | " + this.faultsInjected + " | " + this.seed + " |";
 	}
 
 	private long sum(String outcomeSuffix) {
