@@ -96,18 +96,8 @@ public final class FaultRun {
 				long end = System.nanoTime() + duration.toNanos();
 				worker.send("GO");
 				workload.start(LOCAL_THREADS, end, seed);
-				FaultSchedule<T> run = new FaultSchedule<>(target, log, end, LEASE, workload::threads, (signal) -> {
-					try {
-						worker.signal(signal);
-					}
-					catch (IOException ex) {
-						throw new UncheckedIOException(ex);
-					}
-					catch (InterruptedException ex) {
-						Thread.currentThread().interrupt();
-						throw new IllegalStateException(ex);
-					}
-				});
+				FaultSchedule<T> run = new FaultSchedule<>(target, log, end, LEASE, workload::threads,
+						(signal) -> signal(worker, signal));
 				fault.inject(run);
 				hangs = run.hangs();
 				Duration grace = LEASE.multipliedBy(6).plusSeconds(30);
@@ -150,6 +140,29 @@ public final class FaultRun {
 		}
 		finally {
 			Files.deleteIfExists(history);
+		}
+	}
+
+	/**
+	 * Sends {@code signal} to the worker JVM: {@code KILL} kills it ({@code kill -9}) and
+	 * waits until it is gone, any other signal ({@code STOP}, {@code CONT}) is sent with
+	 * {@code kill}.
+	 */
+	static void signal(ChildJvm worker, String signal) {
+		try {
+			if ("KILL".equals(signal)) {
+				worker.kill();
+			}
+			else {
+				worker.signal(signal);
+			}
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException(ex);
 		}
 	}
 

@@ -1,6 +1,7 @@
 package dev.distlock.testsupport.fault;
 
 import java.io.BufferedReader;
+import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
@@ -23,7 +24,8 @@ import dev.distlock.testsupport.WorkerArgs;
  * {@code resources} (factory classes), the constants of this class, and the store's own
  * settings ({@link FaultTarget#settings()}). Prints {@code READY}, waits for {@code GO},
  * then prints {@code LEAKS ...}, any {@code ERROR ...} and {@code BACKEND ...} lines, and
- * {@code DONE}. {@link FaultRun} starts it.
+ * {@code DONE}. {@link FaultRun} starts it; with {@link FamilyFaultRun#FAMILY} it runs
+ * the lock family's workload instead ({@link FamilyFaultRun}).
  */
 public final class FaultWorker {
 
@@ -48,9 +50,25 @@ public final class FaultWorker {
 	private FaultWorker() {
 	}
 
+	/**
+	 * Prints {@code READY} and waits for {@code GO} on standard input; exits with 2 on
+	 * anything else.
+	 */
+	static void readySteadyGo() throws IOException {
+		System.out.println("READY");
+		BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+		if (!"GO".equals(in.readLine())) {
+			System.exit(2);
+		}
+	}
+
 	/** Runs the JVM's part; see the class comment. */
 	public static void main(String[] args) throws Exception {
 		Map<String, String> settings = WorkerArgs.parse(args);
+		if (settings.containsKey(FamilyFaultRun.FAMILY)) {
+			FamilyFaultRun.worker(settings);
+			return;
+		}
 		int threads = (int) WorkerArgs.number(settings, THREADS);
 		Duration duration = Duration.ofMillis(WorkerArgs.number(settings, MILLIS));
 		long seed = WorkerArgs.number(settings, SEED);
@@ -63,11 +81,7 @@ public final class FaultWorker {
 		Workload workload = new Workload(1, store, settings, resource, lease,
 				Boolean.parseBoolean(WorkerArgs.require(settings, FAIR)));
 		try {
-			System.out.println("READY");
-			BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-			if (!"GO".equals(in.readLine())) {
-				System.exit(2);
-			}
+			readySteadyGo();
 			workload.start(threads, System.nanoTime() + duration.toNanos(), seed);
 			workload.join(duration.plus(lease.multipliedBy(4)).plusSeconds(30));
 			try (Writer out = Files.newBufferedWriter(history)) {

@@ -139,8 +139,16 @@ public final class Workload implements AutoCloseable {
 
 	/** Waits for the threads to finish; an error naming a thread that did not. */
 	public void join(Duration timeout) throws InterruptedException {
+		join(this.threads, timeout);
+	}
+
+	/**
+	 * Waits for {@code threads} to finish within {@code timeout}; an error naming a
+	 * thread that did not, with its stack.
+	 */
+	static void join(List<Thread> threads, Duration timeout) throws InterruptedException {
 		long deadline = System.nanoTime() + timeout.toNanos();
-		for (Thread thread : this.threads) {
+		for (Thread thread : threads) {
 			thread.join(Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
 			if (thread.isAlive()) {
 				throw new IllegalStateException(thread.getName() + " did not finish: "

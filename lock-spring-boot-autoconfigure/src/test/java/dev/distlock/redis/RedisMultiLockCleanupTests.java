@@ -1,0 +1,239 @@
+package dev.distlock.redis;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Collectors;
+
+import dev.distlock.spi.LockAttempt;
+import dev.distlock.spi.LockHandle;
+import dev.distlock.spi.MultiLocking.MultiAttempt;
+import dev.distlock.testsupport.Conditions;
+import dev.distlock.testsupport.RedisCluster;
+import dev.distlock.testsupport.RedisServer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import org.springframework.data.redis.connection.RedisClusterConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * A multi-key acquire that fails part-way leaves none of its keys in Redis, looked up
+ * directly on the node that owns each key (not through the provider): a busy key in a
+ * later cluster slot, a busy key later in one slot, the later slot's node hung until the
+ * store timeout, the caller interrupted while the later slot's script is pending, and the
+ * later slot's node killed (its connections reset) and restarted while the script is
+ * pending. Each test's lease is a minute, so a key left behind is still there when the
+ * test looks, within 10 s. A fresh three-master cluster per test.
+ */
+@Timeout(value = 2, unit = java.util.concurrent.TimeUnit.MINUTES)
+class RedisMultiLockCleanupTests {
+
+	private static final Duration LEASE = Duration.ofMinutes(1);
+
+	private RedisCluster cluster;
+
+	private LettuceConnectionFactory factory;
+
+	private LettuceConnectionFactory otherFactory;
+
+	private RedisLockProvider provider;
+
+	private RedisLockProvider otherProvider;
+
+	@BeforeEach
+	void startCluster() {
+		this.cluster = RedisCluster.start(3);
+		this.factory = connect();
+		this.otherFactory = connect();
+		this.provider = new RedisLockProvider(this.factory, TestRedis.PREFIX, true);
+		this.otherProvider = new RedisLockProvider(this.otherFactory, TestRedis.PREFIX, true);
+		TestRedis.awaitAnswers(this.provider);
+		TestRedis.awaitAnswers(this.otherProvider);
+		warmUp(this.provider);
+		warmUp(this.otherProvider);
+	}
+
+	/**
+	 * One multi-key lock across slots taken and released, so that the provider knows its
+	 * release-signal mode before any node hangs: the first release on a cluster asks
+	 * every master for its version, a call that the store timeout does not bound (a hung
+	 * node kept this test's first version waiting for minutes).
+	 */
+	private void warmUp(RedisLockProvider warmed) {
+		MultiAttempt attempt = warmed.tryLockAll(sorted(keysOnTwoNodes()), Duration.ofSeconds(10), false);
+		assertThat(attempt).isInstanceOf(MultiAttempt.Acquired.class);
+		((MultiAttempt.Acquired) attempt).handles().forEach(LockHandle::release);
+	}
+
+	private LettuceConnectionFactory connect() {
+		LettuceConnectionFactory created = new LettuceConnectionFactory(
+				new RedisClusterConfiguration(this.cluster.addresses()));
+		created.afterPropertiesSet();
+		created.start();
+		return created;
+	}
+
+	@AfterEach
+	void stopCluster() {
+		this.cluster.nodes().stream().filter(RedisServer::isAlive).forEach(RedisServer::resume);
+		this.provider.close();
+		this.otherProvider.close();
+		this.factory.destroy();
+		this.otherFactory.destroy();
+		this.cluster.close();
+	}
+
+	@Test
+	void aBusyKeyInALaterSlotLeavesNoEarlierKey() {
+		List<String> keys = keysOnTwoNodes();
+		LockAttempt held = this.otherProvider.tryLock(keys.get(1), LEASE);
+		assertThat(held).isInstanceOf(LockAttempt.Acquired.class);
+		MultiAttempt attempt = this.provider.tryLockAll(sorted(keys), LEASE, false);
+		assertThat(attempt).isInstanceOf(MultiAttempt.Busy.class);
+		assertThat(presentNow(keys.subList(0, 1))).as("the earlier slot's key, right after the busy reply").isEmpty();
+		((LockAttempt.Acquired) held).handle().release();
+		assertNoneLeft(keys);
+	}
+
+	@Test
+	void aBusyKeyLaterInOneSlotLeavesNoEarlierKey() {
+		String id = UUID.randomUUID().toString();
+		List<String> keys = List.of("clean-a-{" + id + "}", "clean-b-{" + id + "}", "clean-c-{" + id + "}");
+		LockAttempt held = this.otherProvider.tryLock(keys.get(2), LEASE);
+		assertThat(held).isInstanceOf(LockAttempt.Acquired.class);
+		MultiAttempt attempt = this.provider.tryLockAll(keys, LEASE, true);
+		assertThat(attempt).isInstanceOf(MultiAttempt.Busy.class);
+		assertThat(presentNow(keys.subList(0, 2))).as("the keys before the busy one, right after the busy reply")
+			.isEmpty();
+		((LockAttempt.Acquired) held).handle().release();
+		assertNoneLeft(keys);
+	}
+
+	@Test
+	void theLaterSlotsNodeHungPastTheStoreTimeoutLeavesNoKey() {
+		List<String> keys = keysOnTwoNodes();
+		RedisServer late = owner(keys.get(1));
+		late.pause();
+		assertThatExceptionOfType(RuntimeException.class)
+			.isThrownBy(() -> this.provider.tryLockAll(sorted(keys), LEASE, false));
+		assertThat(presentNow(keys.subList(0, 1))).as("the earlier slot's key, given back before the failure")
+			.isEmpty();
+		// The hung node then runs what was sent to it: the acquire, then the give-back.
+		late.resume();
+		assertNoneLeft(keys);
+	}
+
+	@Test
+	void anInterruptWhileTheLaterSlotsScriptIsPendingLeavesNoKey() throws Exception {
+		List<String> keys = keysOnTwoNodes();
+		RedisServer late = owner(keys.get(1));
+		late.pause();
+		AtomicReference<Object> outcome = new AtomicReference<>();
+		Thread caller = startCaller(keys, outcome);
+		Conditions.await("the earlier slot taken", Duration.ofSeconds(10),
+				() -> !presentNow(keys.subList(0, 1)).isEmpty());
+		caller.interrupt();
+		caller.join(Duration.ofSeconds(30).toMillis());
+		assertThat(caller.isAlive()).isFalse();
+		assertThat(outcome.get()).as("the interrupted call's outcome").isInstanceOf(RuntimeException.class);
+		late.resume();
+		assertNoneLeft(keys);
+	}
+
+	@Test
+	void aConnectionResetWhileTheLaterSlotsScriptIsPendingLeavesNoKey() throws Exception {
+		List<String> keys = keysOnTwoNodes();
+		int lateIndex = this.cluster.nodes().indexOf(owner(keys.get(1)));
+		RedisServer late = this.cluster.nodes().get(lateIndex);
+		late.pause();
+		AtomicReference<Object> outcome = new AtomicReference<>();
+		Thread caller = startCaller(keys, outcome);
+		Conditions.await("the earlier slot taken", Duration.ofSeconds(10),
+				() -> !presentNow(keys.subList(0, 1)).isEmpty());
+		// kill -9: the node's connections are reset; it comes back with its slots (and
+		// the client re-sends what it had in flight).
+		late.kill();
+		RedisServer restarted = late.restart();
+		this.cluster.nodes().set(lateIndex, restarted);
+		caller.join(Duration.ofSeconds(30).toMillis());
+		assertThat(caller.isAlive()).isFalse();
+		assertThat(outcome.get()).as("the call's outcome").isInstanceOf(RuntimeException.class);
+		assertNoneLeft(keys);
+	}
+
+	/**
+	 * A thread calling {@code tryLockAll(keys)}, its reply or exception in
+	 * {@code outcome}.
+	 */
+	private Thread startCaller(List<String> keys, AtomicReference<Object> outcome) {
+		Thread caller = new Thread(() -> {
+			try {
+				outcome.set(this.provider.tryLockAll(sorted(keys), LEASE, false));
+			}
+			catch (RuntimeException ex) {
+				outcome.set(ex);
+			}
+		});
+		caller.start();
+		return caller;
+	}
+
+	/**
+	 * Two keys whose slots lie on different nodes, the earlier slot first (the order in
+	 * which the provider takes them, whatever their names' order).
+	 */
+	private List<String> keysOnTwoNodes() {
+		while (true) {
+			String early = "clean-" + UUID.randomUUID();
+			String late = "clean-" + UUID.randomUUID();
+			if (slot(early) < slot(late) && owner(early) != owner(late)) {
+				return List.of(early, late);
+			}
+		}
+	}
+
+	private static List<String> sorted(List<String> keys) {
+		return keys.stream().sorted().toList();
+	}
+
+	private static int slot(String key) {
+		return RedisKeys.slotOf(TestRedis.PREFIX + key);
+	}
+
+	/**
+	 * The node serving {@code key}'s slot, as {@link RedisCluster} assigned the slots.
+	 */
+	private RedisServer owner(String key) {
+		List<RedisServer> nodes = this.cluster.nodes();
+		int index = nodes.size() - 1;
+		while (index > 0 && slot(key) < index * 16384 / nodes.size()) {
+			index--;
+		}
+		return nodes.get(index);
+	}
+
+	/** The keys whose lock key exists now, asked of their node directly. */
+	private List<String> presentNow(List<String> keys) {
+		return keys.stream()
+			.filter((key) -> ":1".equals(owner(key).command("EXISTS", TestRedis.PREFIX + key)))
+			.toList();
+	}
+
+	/**
+	 * None of {@code keys} in Redis within 10 s (their lease is a minute): what a hung
+	 * node ran late has been given back too.
+	 */
+	private void assertNoneLeft(List<String> keys) {
+		Conditions.await("no key of the failed call left in Redis", Duration.ofSeconds(10),
+				() -> presentNow(keys).isEmpty());
+		assertThat(presentNow(keys)).as("keys left: " + keys.stream().collect(Collectors.joining(","))).isEmpty();
+	}
+
+}
