@@ -78,6 +78,9 @@ final class RedisReleaseSignals implements ReleaseSignals, AutoCloseable {
 	/** The detection under way, if any; at most one at a time. */
 	private final AtomicReference<@Nullable CompletableFuture<SignalMode>> detection = new AtomicReference<>();
 
+	/** Whether a thread of its own is finding the mode for publishers. */
+	private final AtomicBoolean backgroundDetection = new AtomicBoolean();
+
 	private volatile @Nullable SignalMode mode;
 
 	private volatile @Nullable RedisMessageListenerContainer container;
@@ -108,26 +111,40 @@ final class RedisReleaseSignals implements ReleaseSignals, AutoCloseable {
 
 	/**
 	 * The channel a script publishes a release of {@code lockKey} to, and {@code "1"} if
-	 * it must use {@code SPUBLISH}. On a cluster the first call finds the mode (a few
-	 * round trips, once). If that fails, or another thread is finding it right now, this
-	 * call publishes classically: it does not wait for Redis to answer someone else,
-	 * which could take that thread's whole command timeout if a node hangs. A signal is a
-	 * hint, so one sent on the wrong kind of channel costs other JVMs' waiters at most
-	 * their retry interval.
+	 * it must use {@code SPUBLISH}. On a cluster the mode is found once (a few round
+	 * trips) on a thread of its own, never on the caller's: that lookup is not bounded by
+	 * the store timeout (a hung node held a release for minutes). Until it is known, or
+	 * if it fails, this call publishes classically. A signal is a hint, so one sent on
+	 * the wrong kind of channel costs other JVMs' waiters at most their retry interval.
 	 */
 	String[] publishArgs(String lockKey) {
-		SignalMode current;
-		try {
-			current = mode(false);
-		}
-		catch (RuntimeException ex) {
-			logger.debug("Could not tell whether the cluster has sharded pub/sub; publishing classically", ex);
-			current = null;
+		SignalMode current = this.mode;
+		if (current == null) {
+			detectInBackground();
 		}
 		if (current == SignalMode.SHARDED) {
 			return new String[] { this.keys.releaseChannel(RedisKeys.slotOf(lockKey)), "1" };
 		}
 		return new String[] { this.keys.releaseChannel(), "0" };
+	}
+
+	private void detectInBackground() {
+		if (this.detection.get() != null || !this.backgroundDetection.compareAndSet(false, true)) {
+			return;
+		}
+		Thread detector = new Thread(() -> {
+			try {
+				mode(false);
+			}
+			catch (RuntimeException ex) {
+				logger.debug("Could not tell whether the cluster has sharded pub/sub; publishing classically", ex);
+			}
+			finally {
+				this.backgroundDetection.set(false);
+			}
+		}, "distlock-signal-mode");
+		detector.setDaemon(true);
+		detector.start();
 	}
 
 	/**

@@ -30,7 +30,9 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * store timeout, the caller interrupted while the later slot's script is pending, and the
  * later slot's node killed (its connections reset) and restarted while the script is
  * pending. Each test's lease is a minute, so a key left behind is still there when the
- * test looks, within 10 s. A fresh three-master cluster per test.
+ * test looks, within 10 s. A fresh three-master cluster per test, and no lock taken
+ * before: the provider's first release on a cluster (here the clean-up) also starts the
+ * lookup of the masters' versions, which must not hold it past the store timeout.
  */
 @Timeout(value = 2, unit = java.util.concurrent.TimeUnit.MINUTES)
 class RedisMultiLockCleanupTests {
@@ -56,20 +58,6 @@ class RedisMultiLockCleanupTests {
 		this.otherProvider = new RedisLockProvider(this.otherFactory, TestRedis.PREFIX, true);
 		TestRedis.awaitAnswers(this.provider);
 		TestRedis.awaitAnswers(this.otherProvider);
-		warmUp(this.provider);
-		warmUp(this.otherProvider);
-	}
-
-	/**
-	 * One multi-key lock across slots taken and released, so that the provider knows its
-	 * release-signal mode before any node hangs: the first release on a cluster asks
-	 * every master for its version, a call that the store timeout does not bound (a hung
-	 * node kept this test's first version waiting for minutes).
-	 */
-	private void warmUp(RedisLockProvider warmed) {
-		MultiAttempt attempt = warmed.tryLockAll(sorted(keysOnTwoNodes()), Duration.ofSeconds(10), false);
-		assertThat(attempt).isInstanceOf(MultiAttempt.Acquired.class);
-		((MultiAttempt.Acquired) attempt).handles().forEach(LockHandle::release);
 	}
 
 	private LettuceConnectionFactory connect() {
