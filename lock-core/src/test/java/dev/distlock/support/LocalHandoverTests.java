@@ -329,6 +329,46 @@ class LocalHandoverTests {
 		other.release();
 	}
 
+	/**
+	 * The store loses the lock (an eviction) while this JVM passes it among its threads,
+	 * and another JVM takes it. The holder then in place is told at its release, a thread
+	 * it handed the lock to is told too, and a thread that asked after the other JVM took
+	 * the lock never gets a token of the old block: it waits for that JVM and gets a
+	 * greater token. (Without the owner checks of a run of hand-overs the releasing
+	 * holder returned quietly, and the late thread took the lock in memory with a token
+	 * below the other JVM's, while that JVM held it.)
+	 */
+	@Test
+	void aLockTheStoreLostIsToldToItsHoldersAndNeverHandedToALaterRequest() throws Exception {
+		String key = key();
+		DefaultLockTemplate jvm = template(PATIENT, Duration.ofMinutes(1), true);
+		Lease first = jvm.acquire(key, LockOptions.defaults());
+		CompletableFuture<Lease> second = waiting(jvm, key, LockOptions.defaults());
+		CompletableFuture<Lease> third = waiting(jvm, key, LockOptions.defaults());
+		first.release();
+		Lease held = second.get(10, TimeUnit.SECONDS);
+		assertThat(held.fencingToken()).isEqualTo(first.fencingToken() + 1);
+		// The store loses the lock; another JVM takes it; then this JVM's fourth thread
+		// asks.
+		assertThat(this.store.expire(key)).isTrue();
+		Lease other = template().acquire(key, LockOptions.defaults());
+		CompletableFuture<Lease> fourth = waiting(jvm, key, LockOptions.defaults());
+		assertThatExceptionOfType(LeaseLostException.class).isThrownBy(held::release);
+		other.release();
+		Lease late = third.get(10, TimeUnit.SECONDS);
+		if (late.fencingToken() < other.fencingToken()) {
+			// Taken over before the loss was found: told, never silently held.
+			Await.until("the third holder is told", Duration.ofSeconds(10), () -> !late.isHeld());
+			assertThatExceptionOfType(LeaseLostException.class).isThrownBy(late::release);
+		}
+		else {
+			late.release();
+		}
+		Lease last = fourth.get(10, TimeUnit.SECONDS);
+		assertThat(last.fencingToken()).isGreaterThan(other.fencingToken());
+		last.release();
+	}
+
 	@Test
 	void withHandOverOffEveryHolderAsksTheStore() throws Exception {
 		String key = key();
