@@ -130,27 +130,7 @@ final class HandoverRun {
 	 * it short (it changes nothing), and the flag given back.
 	 */
 	private boolean askUninterruptibly() {
-		return Interrupts.setAside(() -> {
-			boolean interrupted = false;
-			try {
-				for (int attempt = 1;; attempt++) {
-					try {
-						return this.block.stillHeld();
-					}
-					catch (RuntimeException ex) {
-						if (!Thread.interrupted() || attempt == 10) {
-							throw ex;
-						}
-						interrupted = true;
-					}
-				}
-			}
-			finally {
-				if (interrupted) {
-					Thread.currentThread().interrupt();
-				}
-			}
-		});
+		return Interrupts.setAsideAndRetry((attempt) -> this.block.stillHeld());
 	}
 
 	/**

@@ -520,27 +520,8 @@ final class ManagedLease implements Lease, ScopedLease {
 	 * a manual delete.
 	 */
 	private boolean releaseUninterruptibly() {
-		return Interrupts.setAside(() -> {
-			boolean interruptedDuringCall = false;
-			try {
-				for (int attempt = 1;; attempt++) {
-					try {
-						return endInStore() || (attempt > 1 && System.nanoTime() - this.deadlineNanos < 0);
-					}
-					catch (RuntimeException ex) {
-						if (!Thread.interrupted() || attempt == 10) {
-							throw ex;
-						}
-						interruptedDuringCall = true;
-					}
-				}
-			}
-			finally {
-				if (interruptedDuringCall) {
-					Thread.currentThread().interrupt();
-				}
-			}
-		});
+		return Interrupts
+			.setAsideAndRetry((attempt) -> endInStore() || (attempt > 1 && System.nanoTime() - this.deadlineNanos < 0));
 	}
 
 	/**
