@@ -62,9 +62,9 @@ final class Cohort {
 		if (!(lease.handle() instanceof TokenBlock block) || !applies(lease.settings())) {
 			return false;
 		}
-		HandoverRun run = lease.runForHandOver(block);
+		HandoverRun run = lease.run();
 		long now = System.nanoTime();
-		if (run.lost() || lease.token() >= block.lastToken()
+		if ((run != null && run.lost()) || lease.token() >= block.lastToken()
 				|| lease.token() - block.fencingToken() >= this.settings.maxPasses()
 				|| now - lease.blockSentNanos() >= this.settings.maxTime().toNanos() || lease.nanosToDeadline() <= 0) {
 			return false;
@@ -72,7 +72,11 @@ final class Cohort {
 		boolean[] offered = new boolean[1];
 		// In the map's lock for the key: a line that empties meanwhile finds the offer.
 		LocalQueue queue = queues.computeIfPresent(lease.key(), (key, line) -> {
-			offered[0] = line.users > 0 && line.offer(lease);
+			if (line.users > 0) {
+				// The run of hand-overs starts with the first offer, which publishes it.
+				lease.runForHandOver(block);
+				offered[0] = line.offer(lease);
+			}
 			return line;
 		});
 		if (offered[0] && queue != null) {
