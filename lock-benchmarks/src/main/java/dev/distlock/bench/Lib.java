@@ -155,7 +155,10 @@ interface Lib extends AutoCloseable {
 			this(port, options, name, HandoverSettings.DEFAULTS);
 		}
 
-		/** With local hand-over as given (off by default; on for "distlock-handover"). */
+		/**
+		 * With local hand-over as given (on by default; "distlock-handover" names it
+		 * explicitly).
+		 */
 		Distlock(int port, LockOptions options, String name, HandoverSettings handover) {
 			this.factory = connectionFactory(port);
 			this.provider = new RedisLockProvider(this.factory, "distlock:", false);

@@ -628,6 +628,11 @@ public final class InMemoryLockProvider
 		}
 
 		@Override
+		public boolean stillHeld() {
+			return Boolean.TRUE.equals(this.store.update(this.key, false, (entry, now) -> entry.holder == this));
+		}
+
+		@Override
 		public String toString() {
 			return "InMemoryLock[key=" + this.key + ", token=" + this.fencingToken + "]";
 		}

@@ -1,5 +1,6 @@
 package dev.distlock.spi;
 
+import java.util.function.IntFunction;
 import java.util.function.Supplier;
 
 /**
@@ -30,6 +31,37 @@ public final class Interrupts {
 				Thread.currentThread().interrupt();
 			}
 		}
+	}
+
+	/**
+	 * As {@link #setAside}, for a call that may be asked again (it is owner-checked, or
+	 * changes nothing): a call that an interrupt arriving meanwhile cut short is asked
+	 * again, up to 10 attempts, and the flag is set again afterwards.
+	 * @param call the call, given its attempt number (1 for the first)
+	 * @return what the last attempt returned
+	 */
+	public static <T> T setAsideAndRetry(IntFunction<T> call) {
+		return setAside(() -> {
+			boolean interruptedDuringCall = false;
+			try {
+				for (int attempt = 1;; attempt++) {
+					try {
+						return call.apply(attempt);
+					}
+					catch (RuntimeException ex) {
+						if (!Thread.interrupted() || attempt == 10) {
+							throw ex;
+						}
+						interruptedDuringCall = true;
+					}
+				}
+			}
+			finally {
+				if (interruptedDuringCall) {
+					Thread.currentThread().interrupt();
+				}
+			}
+		});
 	}
 
 }

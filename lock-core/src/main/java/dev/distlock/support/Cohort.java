@@ -62,15 +62,21 @@ final class Cohort {
 		if (!(lease.handle() instanceof TokenBlock block) || !applies(lease.settings())) {
 			return false;
 		}
+		HandoverRun run = lease.run();
 		long now = System.nanoTime();
-		if (lease.token() >= block.lastToken() || lease.token() - block.fencingToken() >= this.settings.maxPasses()
+		if ((run != null && run.lost()) || lease.token() >= block.lastToken()
+				|| lease.token() - block.fencingToken() >= this.settings.maxPasses()
 				|| now - lease.blockSentNanos() >= this.settings.maxTime().toNanos() || lease.nanosToDeadline() <= 0) {
 			return false;
 		}
 		boolean[] offered = new boolean[1];
 		// In the map's lock for the key: a line that empties meanwhile finds the offer.
 		LocalQueue queue = queues.computeIfPresent(lease.key(), (key, line) -> {
-			offered[0] = line.users > 0 && line.offer(lease);
+			if (line.users > 0) {
+				// The run of hand-overs starts with the first offer, which publishes it.
+				lease.runForHandOver(block);
+				offered[0] = line.offer(lease);
+			}
 			return line;
 		});
 		if (offered[0] && queue != null) {
@@ -82,18 +88,44 @@ final class Cohort {
 	/**
 	 * The thread at the gate takes over a lock left for the line: the same store
 	 * acquisition with the next token of its block, its deadline, and renewal from now
-	 * on. Null when it may not (its lease time or auto-renew setting differ, or the lease
-	 * ran out meanwhile): the caller then discards the lock ({@link #discard}).
+	 * on. Null when it may not (its lease time or auto-renew setting differ, the lease
+	 * ran out meanwhile, or the store no longer holds the lock): the caller then discards
+	 * the lock ({@link WaitLoop#discard}).
+	 *
+	 * <p>
+	 * A thread that asked for the lock ({@code askedNanos}) after the last store call
+	 * that found the lock held was sent first waits for an owner check sent after it
+	 * asked ({@link HandoverRun}): otherwise a holder of another JVM that took a lock the
+	 * store lost could have a greater token than this later request.
 	 */
-	@Nullable ManagedLease takeOver(ManagedLease left, LockSettings lock, ConcurrentMap<String, ManagedLease> held) {
-		if (!applies(lock) || !compatible(left.settings(), lock) || left.nanosToDeadline() <= 0) {
+	@Nullable ManagedLease takeOver(ManagedLease left, LockSettings lock, ConcurrentMap<String, ManagedLease> held,
+			long askedNanos) {
+		HandoverRun run = left.run();
+		if (run == null || run.lost() || !applies(lock) || !compatible(left.settings(), lock)
+				|| left.nanosToDeadline() <= 0) {
 			return null;
+		}
+		if (!run.askedBeforeConfirmation(askedNanos)) {
+			try {
+				if (!run.heldSince(askedNanos) || left.nanosToDeadline() <= 0) {
+					return null;
+				}
+			}
+			catch (RuntimeException ex) {
+				// The store failed: the lock goes back to it, and this thread asks it.
+				return null;
+			}
 		}
 		ManagedLease next = left.successor(lock, Thread.currentThread(), System.nanoTime());
 		if (!held.replace(left.key(), left, next)) {
 			return null;
 		}
+		run.holder(next);
 		next.start();
+		if (run.lost()) {
+			// A check found the lock lost before this holder was known to the run.
+			next.lostInStore("an owner check after a local hand-over found the key expired or held by another owner");
+		}
 		this.handovers.incrementAndGet();
 		return next;
 	}

@@ -336,7 +336,7 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 				return null;
 			}
 			try {
-				return this.waitLoop.run(key, settings, queue, deadline);
+				return this.waitLoop.run(key, settings, queue, deadline, start);
 			}
 			finally {
 				queue.gate.release();

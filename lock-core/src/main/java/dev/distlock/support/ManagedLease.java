@@ -72,6 +72,12 @@ final class ManagedLease implements Lease, ScopedLease {
 	/** When the store acquisition this lease continues was sent (monotonic clock). */
 	private final long blockSentNanos;
 
+	/**
+	 * The run of local hand-overs this lease belongs to, once its store acquisition was
+	 * first handed on; set by the releasing thread before the offer, which publishes it.
+	 */
+	private @Nullable HandoverRun run;
+
 	private final Object template;
 
 	private final Events events;
@@ -261,9 +267,37 @@ final class ManagedLease implements Lease, ScopedLease {
 	 * checked that a token is left and that the settings match.
 	 */
 	ManagedLease successor(LockSettings settings, Thread acquirer, long now) {
-		return new ManagedLease(this.template, this.provider, this.handle, settings, this.scheduler, this.events,
-				this.lossListener, this.releaseAfterCommit, this.token + 1, this.blockSentNanos, now,
+		ManagedLease next = new ManagedLease(this.template, this.provider, this.handle, settings, this.scheduler,
+				this.events, this.lossListener, this.releaseAfterCommit, this.token + 1, this.blockSentNanos, now,
 				this.deadlineNanos, acquirer);
+		next.run = this.run;
+		return next;
+	}
+
+	/**
+	 * The run of local hand-overs of this lease's store acquisition, made when the
+	 * releasing thread first hands it on ({@link Cohort}); null before.
+	 */
+	@Nullable HandoverRun run() {
+		return this.run;
+	}
+
+	/** The run of hand-overs, made on the first one; only the releasing thread calls. */
+	HandoverRun runForHandOver(TokenBlock block) {
+		HandoverRun current = this.run;
+		if (current == null) {
+			current = new HandoverRun(block, this.blockSentNanos);
+			this.run = current;
+		}
+		return current;
+	}
+
+	/**
+	 * An owner check of the run found the lock gone from the store while this lease holds
+	 * it: lost, as a renewal would have found it.
+	 */
+	void lostInStore(String reason) {
+		markLost(LockObserver.LossReason.NOT_OWNER, reason);
 	}
 
 	/** The names of the threads holding it, for the endpoint. */
@@ -401,8 +435,11 @@ final class ManagedLease implements Lease, ScopedLease {
 			this.lock.unlock();
 		}
 		boolean wasLost = (previous == State.LOST);
+		long handedOver = System.nanoTime();
 		if (previous == State.HELD && this.events.handOver(this)) {
-			// Still registered: the thread that takes it over replaces it.
+			// Still registered: the thread that takes it over replaces it. This holder
+			// is told whether the store still held the lock after it let go.
+			confirmHandedOver(handedOver);
 			return true;
 		}
 		try {
@@ -415,6 +452,31 @@ final class ManagedLease implements Lease, ScopedLease {
 			this.events.ended(this);
 		}
 		return true;
+	}
+
+	/**
+	 * After a hand-over: waits for an owner check sent after this holder let go (or the
+	 * release that ended the run), so that a lock the store lost meanwhile is reported to
+	 * this holder as a release to the store would report it.
+	 */
+	private void confirmHandedOver(long sinceNanos) {
+		HandoverRun handedOn = this.run;
+		if (handedOn == null || handedOn.heldSince(sinceNanos)) {
+			return;
+		}
+		this.lostReason = "the key had expired or was held by another owner when an owner check after its local"
+				+ " hand-over asked";
+		throw lostException();
+	}
+
+	/**
+	 * Deletes the lock in the store (owner-checked) as the end of its run of hand-overs,
+	 * if it had one: for a lock left for the line that nobody took over.
+	 * @return whether it was still held
+	 */
+	boolean releaseInStore() {
+		HandoverRun handedOn = this.run;
+		return (handedOn != null) ? handedOn.end(this.handle::release) : this.handle.release();
 	}
 
 	private void endInStoreAndSignal(boolean wasLost) {
@@ -458,27 +520,8 @@ final class ManagedLease implements Lease, ScopedLease {
 	 * a manual delete.
 	 */
 	private boolean releaseUninterruptibly() {
-		return Interrupts.setAside(() -> {
-			boolean interruptedDuringCall = false;
-			try {
-				for (int attempt = 1;; attempt++) {
-					try {
-						return endInStore() || (attempt > 1 && System.nanoTime() - this.deadlineNanos < 0);
-					}
-					catch (RuntimeException ex) {
-						if (!Thread.interrupted() || attempt == 10) {
-							throw ex;
-						}
-						interruptedDuringCall = true;
-					}
-				}
-			}
-			finally {
-				if (interruptedDuringCall) {
-					Thread.currentThread().interrupt();
-				}
-			}
-		});
+		return Interrupts
+			.setAsideAndRetry((attempt) -> endInStore() || (attempt > 1 && System.nanoTime() - this.deadlineNanos < 0));
 	}
 
 	/**
@@ -488,10 +531,12 @@ final class ManagedLease implements Lease, ScopedLease {
 	 */
 	private boolean endInStore() {
 		long left = this.acquiredAtNanos + this.settings.minHoldTime().toNanos() - System.nanoTime();
+		HandoverRun handedOn = this.run;
 		if (left >= 1_000_000 && this.state.get() == State.RELEASED) {
-			return this.handle.renew(Duration.ofMillis(TimeUnit.NANOSECONDS.toMillis(left) + 1));
+			Duration rest = Duration.ofMillis(TimeUnit.NANOSECONDS.toMillis(left) + 1);
+			return (handedOn != null) ? handedOn.end(() -> this.handle.renew(rest)) : this.handle.renew(rest);
 		}
-		return this.handle.release();
+		return releaseInStore();
 	}
 
 	private LeaseLostException lostException() {

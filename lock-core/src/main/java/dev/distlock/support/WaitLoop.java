@@ -75,9 +75,11 @@ final class WaitLoop {
 	 * deadline: one store call, then a pause until a release signal, the holder's lease
 	 * deadline, the busy answer's remaining lease or the retry interval, whichever comes
 	 * first; again until acquired or out of time.
+	 * @param askedNanos when the caller asked for the lock: a lock left for the line is
+	 * taken over only as {@link Cohort#takeOver} allows for that moment
 	 * @return the lease, or null when the wait ran out
 	 */
-	@Nullable ManagedLease run(String key, LockSettings settings, LocalQueue queue, long deadline) {
+	@Nullable ManagedLease run(String key, LockSettings settings, LocalQueue queue, long deadline, long askedNanos) {
 		boolean waiting = !settings.waitTime().isZero();
 		ReleaseSignals signals = settings.semaphore()
 				? ((this.provider instanceof PermitLocking permitLocking) ? permitLocking.permitSignals()
@@ -107,7 +109,7 @@ final class WaitLoop {
 					throw interrupted(key, settings, null);
 				}
 				queue.signalled = false;
-				ManagedLease handed = taken(queue, settings);
+				ManagedLease handed = taken(queue, settings, askedNanos);
 				if (handed != null) {
 					return handed;
 				}
@@ -119,7 +121,7 @@ final class WaitLoop {
 					// waiter must ask, to keep its place in the queue.)
 					long remainingWait = deadline - System.nanoTime();
 					if (remainingWait <= 0) {
-						return taken(queue, settings);
+						return taken(queue, settings, askedNanos);
 					}
 					// Never past the holder's deadline: a lease that runs out unrenewed
 					// frees the key then, whether or not its holder notices.
@@ -133,7 +135,7 @@ final class WaitLoop {
 					// first.
 					long remainingWait = deadline - System.nanoTime();
 					if (remainingWait <= 0) {
-						return taken(queue, settings);
+						return taken(queue, settings, askedNanos);
 					}
 					pause(queue, Math.min(standBack, remainingWait), key, settings);
 					continue;
@@ -168,7 +170,7 @@ final class WaitLoop {
 				}
 				long remainingWait = deadline - System.nanoTime();
 				if (remainingWait <= 0) {
-					return taken(queue, settings);
+					return taken(queue, settings, askedNanos);
 				}
 				// With signals, the retry interval is only the fallback for a lost
 				// signal.
@@ -294,12 +296,12 @@ final class WaitLoop {
 	 * there is one it may take; one it may not (other settings, its lease ran out
 	 * meanwhile) is released in the store (owner-checked) and never counts as acquired.
 	 */
-	private @Nullable ManagedLease taken(LocalQueue queue, LockSettings settings) {
+	private @Nullable ManagedLease taken(LocalQueue queue, LockSettings settings, long askedNanos) {
 		ManagedLease left = queue.takeOffer();
 		if (left == null) {
 			return null;
 		}
-		ManagedLease next = this.cohort.takeOver(left, settings, this.held);
+		ManagedLease next = this.cohort.takeOver(left, settings, this.held, askedNanos);
 		if (next == null) {
 			discard(left, queue);
 		}
@@ -314,7 +316,7 @@ final class WaitLoop {
 		this.held.remove(left.key(), left);
 		this.background.run(() -> {
 			try {
-				left.handle().release();
+				left.releaseInStore();
 			}
 			finally {
 				if (queue != null) {

@@ -87,6 +87,19 @@ class LocalHandoverTests {
 		return "handover-" + UUID.randomUUID();
 	}
 
+	/**
+	 * A holder of {@code key} in {@code jvm} that got the lock by a local hand-over, with
+	 * the next token of the block.
+	 */
+	private static Lease handedOver(DefaultLockTemplate jvm, String key) throws Exception {
+		Lease first = jvm.acquire(key, LockOptions.defaults());
+		CompletableFuture<Lease> second = waiting(jvm, key, LockOptions.defaults());
+		first.release();
+		Lease next = second.get(10, TimeUnit.SECONDS);
+		assertThat(next.fencingToken()).isEqualTo(first.fencingToken() + 1);
+		return next;
+	}
+
 	@Test
 	void theStoreReservesABlockOfTokens() {
 		LockAttempt.Acquired first = (LockAttempt.Acquired) this.store.tryLockBlock("block", Duration.ofMinutes(1),
@@ -316,17 +329,35 @@ class LocalHandoverTests {
 	void aLossAfterHandOverReachesTheNewHolder() throws Exception {
 		String key = key();
 		DefaultLockTemplate jvm = template(PATIENT, Duration.ofMillis(600), true);
-		Lease first = jvm.acquire(key, LockOptions.defaults());
-		CompletableFuture<Lease> second = waiting(jvm, key, LockOptions.defaults());
-		first.release();
-		Lease next = second.get(10, TimeUnit.SECONDS);
-		assertThat(next.fencingToken()).isEqualTo(first.fencingToken() + 1);
+		Lease next = handedOver(jvm, key);
 		assertThat(this.store.expire(key)).isTrue();
 		Lease other = template().acquire(key, LockOptions.defaults());
 		Await.until("the new holder finds the loss", Duration.ofSeconds(20), () -> !next.isHeld());
 		assertThatExceptionOfType(LeaseLostException.class).isThrownBy(next::release);
 		assertThat(other.fencingToken()).isGreaterThan(next.fencingToken());
 		other.release();
+	}
+
+	/**
+	 * The store loses the lock (an eviction) while this JVM passes it among its threads,
+	 * and another JVM takes it. The holder then in place is told at its release, and a
+	 * thread that asked after the other JVM took the lock never gets a token of the old
+	 * block: it waits for that JVM and gets a greater token. (Without the owner check
+	 * after a hand-over, the release returned quietly.)
+	 */
+	@Test
+	void aLockTheStoreLostIsToldToItsHolderAndNeverHandedToALaterRequest() throws Exception {
+		String key = key();
+		DefaultLockTemplate jvm = template(PATIENT, Duration.ofMinutes(1), true);
+		Lease held = handedOver(jvm, key);
+		assertThat(this.store.expire(key)).isTrue();
+		Lease other = template().acquire(key, LockOptions.defaults());
+		CompletableFuture<Lease> late = waiting(jvm, key, LockOptions.defaults());
+		assertThatExceptionOfType(LeaseLostException.class).isThrownBy(held::release);
+		other.release();
+		Lease next = late.get(10, TimeUnit.SECONDS);
+		assertThat(next.fencingToken()).isGreaterThan(other.fencingToken());
+		next.release();
 	}
 
 	@Test

@@ -164,6 +164,17 @@ final class LockScripts {
 			""", Long.class);
 
 	/**
+	 * KEYS[1] lock; ARGV[1] owner. Returns 1 if the lock is held by this owner, 0 if not:
+	 * the owner check after a local hand-over, which changes nothing.
+	 */
+	static final RedisScript<Long> HELD = RedisScript.of(MUTEX_FUNCTIONS + """
+			if owns(redis.pcall('get', KEYS[1]), ARGV[1]) then
+			  return 1
+			end
+			return 0
+			""", Long.class);
+
+	/**
 	 * Fair acquire. KEYS[1] lock, KEYS[2] fencing counter, KEYS[3] queue (sorted set of
 	 * waiter ids by arrival), KEYS[4] waiters (hash of waiter id to
 	 * {@code <deadline in server micros> <lease ms> <owner>}, what a

@@ -724,6 +724,11 @@ public final class RedisLockProvider implements ReleaseSignalling, FairLocking, 
 		}
 
 		@Override
+		public boolean stillHeld() {
+			return call(LockScripts.HELD, "check", this.owner) == 1;
+		}
+
+		@Override
 		public boolean release() {
 			if (this.fair) {
 				long fairResult = releaseFair();

@@ -243,10 +243,9 @@ public class DistributedLockProperties {
 
 		/**
 		 * Whether a released lock passes to a waiting thread of the same JVM in memory.
-		 * Off by default (see the guarantees page's local hand-over section): every
-		 * holder takes the lock from the store.
+		 * On by default; when off, every holder takes the lock from the store.
 		 */
-		private boolean enabled = false;
+		private boolean enabled = true;
 
 		/**
 		 * The most local passes after one store acquisition (each acquire reserves this

@@ -10,8 +10,10 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 import dev.distlock.Lease;
+import dev.distlock.LeaseLostException;
 import dev.distlock.LockContext;
 import dev.distlock.LockOptions;
 import dev.distlock.redis.RedisLockProvider;
@@ -19,6 +21,7 @@ import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.TokenBlock;
 import dev.distlock.redis.TestRedis;
 import dev.distlock.testsupport.Conditions;
+import dev.distlock.testsupport.FaultProxy;
 import dev.distlock.testsupport.RedisServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -30,6 +33,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * Local hand-over on Redis, two templates over providers of their own standing for two
@@ -77,6 +81,10 @@ class RedisHandoverTests {
 	}
 
 	private DefaultLockTemplate template(LettuceConnectionFactory connections) {
+		return template(connections, HandoverSettings.ON);
+	}
+
+	private DefaultLockTemplate template(LettuceConnectionFactory connections, HandoverSettings handover) {
 		RedisLockProvider provider = new RedisLockProvider(connections, TestRedis.PREFIX, false);
 		TestRedis.awaitAnswers(provider);
 		RenewalScheduler scheduler = new RenewalScheduler();
@@ -88,9 +96,61 @@ class RedisHandoverTests {
 					.autoRenew(true)
 					.retryInterval(Duration.ofMillis(100))
 					.build(),
-				LeaseLossListener.NONE, true, LockObserver.NONE, HandoverSettings.ON);
+				LeaseLossListener.NONE, true, LockObserver.NONE, handover);
 		this.closeables.add(template);
 		return template;
+	}
+
+	/**
+	 * A thread of {@code jvm} that asks for {@code key}, once it waits in the JVM's line
+	 * or at the store.
+	 */
+	private Future<Lease> waiting(DefaultLockTemplate jvm, String key) {
+		AtomicReference<Thread> thread = new AtomicReference<>();
+		Future<Lease> lease = this.threads.submit(() -> {
+			thread.set(Thread.currentThread());
+			return jvm.acquire(key, LockOptions.defaults());
+		});
+		Conditions.await("a waiting thread", Duration.ofSeconds(10),
+				() -> thread.get() != null && (thread.get().getState() == Thread.State.WAITING
+						|| thread.get().getState() == Thread.State.TIMED_WAITING));
+		return lease;
+	}
+
+	/**
+	 * Redis loses the lock key and the fencing counter (an eviction) while this JVM
+	 * passes the lock among its threads, and another JVM takes it. With this JVM's
+	 * replies slowed down, so that no owner check has answered yet, the holder hands the
+	 * lock on: it is told at its release, and the thread at the line's gate, which asked
+	 * after the other JVM took the lock, does not take a token of the old block (which
+	 * would be below the other JVM's, while that JVM holds the lock); it waits for the
+	 * other JVM and gets a greater token.
+	 */
+	@Test
+	void aLockRedisLostIsNeverHandedToARequestMadeAfterAnotherJvmTookIt() throws Exception {
+		String key = "evicted-" + UUID.randomUUID();
+		try (FaultProxy proxy = FaultProxy.start(server.host(), server.port())) {
+			LettuceConnectionFactory slow = TestRedis.connectionFactory(proxy.host(), proxy.port(),
+					Duration.ofSeconds(10));
+			this.closeables.add(slow::destroy);
+			DefaultLockTemplate jvm = template(slow, new HandoverSettings(true, 32, Duration.ofMinutes(1)));
+			Lease first = jvm.acquire(key, LockOptions.defaults());
+			Future<Lease> second = waiting(jvm, key);
+			first.release();
+			Lease held = second.get(10, TimeUnit.SECONDS);
+			assertThat(held.fencingToken()).isEqualTo(first.fencingToken() + 1);
+			assertThat(redis.delete(List.of(TestRedis.PREFIX + key, TestRedis.PREFIX))).isEqualTo(2);
+			Lease other = template(otherFactory).acquire(key, LockOptions.defaults());
+			Future<Lease> late = waiting(jvm, key);
+			proxy.delayReplies(Duration.ofMillis(300));
+			assertThatExceptionOfType(LeaseLostException.class).isThrownBy(held::release);
+			proxy.delayReplies(Duration.ZERO);
+			assertThat(late).isNotDone();
+			other.release();
+			Lease next = late.get(10, TimeUnit.SECONDS);
+			assertThat(next.fencingToken()).isGreaterThan(other.fencingToken());
+			next.release();
+		}
 	}
 
 	/**

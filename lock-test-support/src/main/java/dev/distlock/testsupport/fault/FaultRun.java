@@ -41,9 +41,9 @@ public final class FaultRun {
 	public static final String CLIENT_DEFAULTS = "fault.client-defaults";
 
 	/**
-	 * The setting, in both JVMs, turning local hand-over on ({@code true} inside the
-	 * fault model, where the suite proves it; off outside it, see
-	 * {@link dev.distlock.support.HandoverSettings#DEFAULTS}).
+	 * The setting, in both JVMs, turning local hand-over on: {@code true} for every
+	 * class, as {@link dev.distlock.support.HandoverSettings#DEFAULTS} has it, so that
+	 * the checks (as strict as with it off) prove it, in and outside the fault model.
 	 */
 	public static final String HANDOVER = "fault.handover";
 
@@ -70,7 +70,7 @@ public final class FaultRun {
 			Map<String, String> settings = new LinkedHashMap<>(target.settings());
 			settings.put(LEASE_MILLIS, Long.toString(LEASE.toMillis()));
 			settings.put(CLIENT_DEFAULTS, Boolean.toString(fault.clientDefaults()));
-			settings.put(HANDOVER, Boolean.toString(fault.inModel()));
+			settings.put(HANDOVER, "true");
 			FencedResource resource = target.newResourceFactory().fencedResource(settings);
 			ProviderFactory store = target.newProviderFactory();
 			Workload workload = new Workload(0, store, settings, resource, LEASE, fault.fair());

@@ -96,7 +96,7 @@ public final class Workload implements AutoCloseable {
 		LeaseLossListener listener = (lease1, reason, holder) -> this.lostTokens.add(lease1.fencingToken());
 		this.handover = Boolean.parseBoolean(settings.get(FaultRun.HANDOVER));
 		this.template = new DefaultLockTemplate(this.provider, this.scheduler, this.options, listener, false,
-				LockObserver.NONE, this.handover ? HandoverSettings.ON : HandoverSettings.DEFAULTS);
+				LockObserver.NONE, this.handover ? HandoverSettings.ON : HandoverSettings.OFF);
 	}
 
 	/** How long an acquire waits for a busy lock: two leases. */
