@@ -30,15 +30,15 @@ class RenewalSchedulerWakeupTests {
 	private static final long ROUND_DEADLINE_SECONDS = 20;
 
 	/**
-	 * Rounds of 8 threads, released together, each adding a task due within 200
-	 * microseconds, sooner than the collector's plan, while the collector is running the
-	 * previous round's tasks or about to park: every task runs, none waits for the idle
-	 * wake-up.
+	 * Rounds of 8 threads, released together, each adding (spread over 200 microseconds)
+	 * a task due within 100 microseconds, sooner than the collector's plan, while the
+	 * collector is running the previous round's tasks or about to park: every task runs,
+	 * none waits for the idle wake-up.
 	 */
 	@Test
 	void tasksAddedWhileTheCollectorIsAboutToSleepAllRunWithoutWaitingForTheIdleWakeUp() throws Exception {
 		int threads = 8;
-		int rounds = 400;
+		int rounds = 2_000;
 		try (RenewalScheduler scheduler = new RenewalScheduler(IDLE_NANOS)) {
 			AtomicLong worstLateNanos = new AtomicLong();
 			CyclicBarrier start = new CyclicBarrier(threads);
@@ -53,7 +53,8 @@ class RenewalSchedulerWakeupTests {
 					try {
 						for (int r = 0; r < rounds; r++) {
 							start.await(ROUND_DEADLINE_SECONDS, TimeUnit.SECONDS);
-							long delay = ThreadLocalRandom.current().nextLong(200_000);
+							spreadOut(ThreadLocalRandom.current().nextLong(200_000));
+							long delay = ThreadLocalRandom.current().nextLong(100_000);
 							long due = System.nanoTime() + delay;
 							CountDownLatch done = roundDone[r];
 							scheduler.scheduleDeadlineCheck(() -> {
@@ -86,6 +87,18 @@ class RenewalSchedulerWakeupTests {
 				.hasValue(0);
 			assertThat(ran).isEqualTo(threads * rounds);
 			assertThat(scheduler.pendingDeadlineChecks()).isZero();
+		}
+	}
+
+	/**
+	 * Spins for up to a fifth of a millisecond, so that the adds of one round reach the
+	 * collector spread out, some while it decides how long to sleep (not a wait for a
+	 * condition: no outcome depends on how long it spins).
+	 */
+	private static void spreadOut(long nanos) {
+		long end = System.nanoTime() + nanos;
+		while (System.nanoTime() - end < 0) {
+			Thread.onSpinWait();
 		}
 	}
 
