@@ -1,14 +1,13 @@
 package dev.distlock.support;
 
-import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableSet;
-import java.util.NoSuchElementException;
-import java.util.concurrent.ConcurrentSkipListSet;
+import java.util.TreeSet;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadFactory;
@@ -17,7 +16,8 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
 
 import dev.distlock.spi.BatchRenewal;
 import dev.distlock.spi.LockHandle;
@@ -45,23 +45,21 @@ public final class RenewalScheduler implements AutoCloseable {
 
 	private static final Log logger = LogFactory.getLog(RenewalScheduler.class);
 
-	/**
-	 * Pending renewals by due time. Concurrent sets and no lock: every acquire and
-	 * release adds and removes tasks, and with one lock around ordered sets 16 threads on
-	 * distinct keys spent a third of their time parked on it.
-	 */
-	private final NavigableSet<Renewal> pending = new ConcurrentSkipListSet<>();
+	private final ReentrantLock lock = new ReentrantLock();
 
-	/** Pending lease deadline checks by due time. */
-	private final NavigableSet<DeadlineCheck> deadlines = new ConcurrentSkipListSet<>();
+	private final Condition changed = this.lock.newCondition();
+
+	/** Pending renewals by due time; guarded by {@link #lock}. */
+	private final NavigableSet<Renewal> pending = new TreeSet<>();
+
+	/** Pending lease deadline checks by due time; guarded by {@link #lock}. */
+	private final NavigableSet<DeadlineCheck> deadlines = new TreeSet<>();
 
 	/**
-	 * When the collector wakes next anyway. Only ever lowered by a thread that adds a
-	 * task due sooner (which then unparks the collector); the collector raises it only
-	 * before it looks at the sets for the last time and parks. So a task due later needs
-	 * no signal, and taking and releasing a lock wakes no thread and takes no lock.
+	 * When the collector wakes next anyway; guarded by {@link #lock}. A task due later
+	 * needs no signal, so taking and releasing a lock wakes no thread.
 	 */
-	private final AtomicLong plannedWakeNanos = new AtomicLong(System.nanoTime());
+	private long plannedWakeNanos = System.nanoTime();
 
 	private final AtomicLong sequence = new AtomicLong();
 
@@ -71,20 +69,11 @@ public final class RenewalScheduler implements AutoCloseable {
 
 	private static final long IDLE_WAKE_NANOS = TimeUnit.SECONDS.toNanos(1);
 
-	/** The longest the collector sleeps with no task due sooner. */
-	private final long idleWakeNanos;
-
 	private final AtomicLong batches = new AtomicLong();
 
 	private volatile boolean closed;
 
 	public RenewalScheduler() {
-		this(IDLE_WAKE_NANOS);
-	}
-
-	/** For tests: a long idle sleep makes a lost wake-up show as a task far overdue. */
-	RenewalScheduler(long idleWakeNanos) {
-		this.idleWakeNanos = idleWakeNanos;
 		this.senders = new ThreadPoolExecutor(2, 2, 0, TimeUnit.MILLISECONDS, new LinkedBlockingQueue<>(),
 				threads("distlock-renewal-"));
 		this.collector = threads("distlock-renewal-batch-").newThread(this::collect);
@@ -106,14 +95,26 @@ public final class RenewalScheduler implements AutoCloseable {
 	 */
 	Renewal scheduleRenewal(ManagedLease lease, long dueNanos, long earlyNanos) {
 		Renewal renewal = new Renewal(lease, dueNanos, dueNanos - earlyNanos, this.sequence.incrementAndGet());
-		this.pending.add(renewal);
-		wakeIfSooner(renewal.dueNanos);
+		this.lock.lock();
+		try {
+			this.pending.add(renewal);
+			wakeIfSooner(renewal.dueNanos);
+		}
+		finally {
+			this.lock.unlock();
+		}
 		return renewal;
 	}
 
 	/** Removes a renewal that has not been collected yet. */
 	void cancel(Renewal renewal) {
-		this.pending.remove(renewal);
+		this.lock.lock();
+		try {
+			this.pending.remove(renewal);
+		}
+		finally {
+			this.lock.unlock();
+		}
 	}
 
 	/**
@@ -122,46 +123,44 @@ public final class RenewalScheduler implements AutoCloseable {
 	 */
 	DeadlineCheck scheduleDeadlineCheck(Runnable task, long delayNanos) {
 		DeadlineCheck check = new DeadlineCheck(task, System.nanoTime() + delayNanos, this.sequence.incrementAndGet());
-		this.deadlines.add(check);
-		wakeIfSooner(check.dueNanos);
+		this.lock.lock();
+		try {
+			this.deadlines.add(check);
+			wakeIfSooner(check.dueNanos);
+		}
+		finally {
+			this.lock.unlock();
+		}
 		return check;
 	}
 
 	void cancel(DeadlineCheck check) {
-		this.deadlines.remove(check);
-	}
-
-	/**
-	 * Called after the task is in its set (a full fence: the set's insert is a CAS).
-	 * Either this reads the plan the collector is about to sleep on, lowers it and
-	 * unparks the collector (a permit that its next park consumes, even if it is not
-	 * parked yet), or it read an older plan, and then the collector, which looks at the
-	 * sets again after writing its plan, sees the task.
-	 */
-	private void wakeIfSooner(long dueNanos) {
-		if (lowerPlan(dueNanos)) {
-			LockSupport.unpark(this.collector);
+		this.lock.lock();
+		try {
+			this.deadlines.remove(check);
+		}
+		finally {
+			this.lock.unlock();
 		}
 	}
 
-	/**
-	 * @return whether the plan was lowered to {@code dueNanos}
-	 */
-	private boolean lowerPlan(long dueNanos) {
-		for (;;) {
-			long planned = this.plannedWakeNanos.get();
-			if (dueNanos - planned >= 0) {
-				return false;
-			}
-			if (this.plannedWakeNanos.compareAndSet(planned, dueNanos)) {
-				return true;
-			}
+	/** Guarded by {@link #lock}. */
+	private void wakeIfSooner(long dueNanos) {
+		if (dueNanos - this.plannedWakeNanos < 0) {
+			this.plannedWakeNanos = dueNanos;
+			this.changed.signal();
 		}
 	}
 
 	/** Renewals waiting to be sent; a released lease leaves none. */
 	public int pendingTasks() {
-		return this.pending.size();
+		this.lock.lock();
+		try {
+			return this.pending.size();
+		}
+		finally {
+			this.lock.unlock();
+		}
 	}
 
 	/**
@@ -169,7 +168,13 @@ public final class RenewalScheduler implements AutoCloseable {
 	 * none.
 	 */
 	public int pendingDeadlineChecks() {
-		return this.deadlines.size();
+		this.lock.lock();
+		try {
+			return this.deadlines.size();
+		}
+		finally {
+			this.lock.unlock();
+		}
 	}
 
 	/** Batches of renewals collected so far (each is one call per provider involved). */
@@ -181,29 +186,39 @@ public final class RenewalScheduler implements AutoCloseable {
 		while (!this.closed) {
 			List<Renewal> batch = new ArrayList<>();
 			List<DeadlineCheck> expired = new ArrayList<>();
-			long now = System.nanoTime();
-			for (DeadlineCheck check : this.deadlines) {
-				if (check.dueNanos - now > 0) {
-					break;
+			this.lock.lock();
+			try {
+				long now = System.nanoTime();
+				while (!this.deadlines.isEmpty() && this.deadlines.first().dueNanos - now <= 0) {
+					expired.add(this.deadlines.pollFirst());
 				}
-				// false if cancelled meanwhile: a cancelled check never runs
-				if (this.deadlines.remove(check)) {
-					expired.add(check);
-				}
-			}
-			Renewal first = first(this.pending);
-			if (first != null && first.dueNanos - now <= 0) {
-				for (Renewal renewal : this.pending) {
-					if (renewal.earliestNanos - now <= 0 && this.pending.remove(renewal)) {
-						batch.add(renewal);
+				if (!this.pending.isEmpty() && this.pending.first().dueNanos - now <= 0) {
+					for (Iterator<Renewal> it = this.pending.iterator(); it.hasNext();) {
+						Renewal renewal = it.next();
+						if (renewal.earliestNanos - now <= 0) {
+							batch.add(renewal);
+							it.remove();
+						}
 					}
 				}
+				if (expired.isEmpty() && batch.isEmpty()) {
+					long next = now + IDLE_WAKE_NANOS;
+					if (!this.pending.isEmpty() && this.pending.first().dueNanos - next < 0) {
+						next = this.pending.first().dueNanos;
+					}
+					if (!this.deadlines.isEmpty() && this.deadlines.first().dueNanos - next < 0) {
+						next = this.deadlines.first().dueNanos;
+					}
+					this.plannedWakeNanos = next;
+					this.changed.awaitNanos(next - now);
+					continue;
+				}
 			}
-			if (expired.isEmpty() && batch.isEmpty()) {
-				sleepUntilNextTask(now);
-				// only close() interrupts, and the loop then ends
-				Thread.interrupted();
-				continue;
+			catch (InterruptedException ex) {
+				return;
+			}
+			finally {
+				this.lock.unlock();
 			}
 			for (DeadlineCheck check : expired) {
 				try {
@@ -217,39 +232,6 @@ public final class RenewalScheduler implements AutoCloseable {
 				this.batches.incrementAndGet();
 				send(batch);
 			}
-		}
-	}
-
-	/**
-	 * Parks until the first task is due (at most {@link #idleWakeNanos} away) or a task
-	 * due sooner is added. The plan is written first and the sets are read after it (with
-	 * a full fence between, since the sets' reads are not volatile): an adder that read
-	 * an older plan and did not unpark added its task before that read, so it is seen
-	 * here.
-	 */
-	private void sleepUntilNextTask(long now) {
-		this.plannedWakeNanos.set(now + this.idleWakeNanos);
-		VarHandle.fullFence();
-		Renewal renewal = first(this.pending);
-		if (renewal != null) {
-			lowerPlan(renewal.dueNanos);
-		}
-		DeadlineCheck check = first(this.deadlines);
-		if (check != null) {
-			lowerPlan(check.dueNanos);
-		}
-		long sleep = this.plannedWakeNanos.get() - System.nanoTime();
-		if (sleep > 0) {
-			LockSupport.parkNanos(this, sleep);
-		}
-	}
-
-	private static <T> @Nullable T first(NavigableSet<T> tasks) {
-		try {
-			return tasks.first();
-		}
-		catch (NoSuchElementException ex) {
-			return null;
 		}
 	}
 
