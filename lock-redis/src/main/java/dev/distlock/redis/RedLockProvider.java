@@ -254,7 +254,7 @@ public final class RedLockProvider implements LockProvider, AutoCloseable {
 								+ " distributed-lock.store-timeout, whichever is shorter): " + taken.describe(),
 						taken.cause());
 			}
-			return new LockAttempt.Busy(remainingHint(taken));
+			return new LockAttempt.Busy(remainingHint(taken, this.quorum));
 		}
 		catch (InterruptedException ex) {
 			releaseEverywhere(key, lockKey, owner);
@@ -290,18 +290,27 @@ public final class RedLockProvider implements LockProvider, AutoCloseable {
 	}
 
 	/**
-	 * The longest remaining lease among the masters that answered busy: the holder's
-	 * lease, as its quorum's masters all have it, while a stale partial lock on a
-	 * minority expires sooner. The acquire stops counting once a quorum can no longer
-	 * grant it, so the masters that have not answered by then are not asked.
+	 * When a quorum of masters could be free, as far as the answers tell: the masters
+	 * that granted this attempt are free now, and each busy one is free when its lease
+	 * runs out, so the hint is the remaining lease of the busy master that would complete
+	 * a quorum. The holder's quorum all have its lease; a stale key on a minority,
+	 * however long, does not stretch the hint. The acquire stops counting once a quorum
+	 * can no longer grant it, so some masters may not have answered: they count as free,
+	 * which at worst makes a waiter look again sooner.
 	 */
-	private static Duration remainingHint(RedLockReplies.Tally taken) {
-		long longest = Arrays.stream(taken.values())
+	static Duration remainingHint(RedLockReplies.Tally taken, int quorum) {
+		@Nullable Long[] values = taken.values();
+		long free = Arrays.stream(values).filter((value) -> value == null || value > 0).count();
+		long[] busy = Arrays.stream(values)
 			.filter((value) -> value != null && value < 0)
 			.mapToLong((value) -> -value - 1)
-			.max()
-			.orElse(0);
-		return Duration.ofMillis(longest);
+			.sorted()
+			.toArray();
+		if (busy.length == 0) {
+			return Duration.ZERO;
+		}
+		int needed = (int) Math.max(1, quorum - free);
+		return Duration.ofMillis(busy[Math.min(needed, busy.length) - 1]);
 	}
 
 	/**
@@ -390,6 +399,11 @@ public final class RedLockProvider implements LockProvider, AutoCloseable {
 				return true;
 			}
 			if (renewed.refused()) {
+				// Lost on a quorum, perhaps still ours on a minority, which this renewal
+				// just extended: deleted there, so the stale keys cannot outlive the
+				// lease
+				// they had.
+				releaseEverywhere(this.key, this.lockKey, this.owner);
 				return false;
 			}
 			throw new LockBackendException(this.key,
