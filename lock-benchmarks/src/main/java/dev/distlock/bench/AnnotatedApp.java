@@ -2,6 +2,7 @@ package dev.distlock.bench;
 
 import dev.distlock.DistributedLock;
 import dev.distlock.autoconfigure.DistributedLockAutoConfiguration;
+import dev.distlock.autoconfigure.redis.DistributedLockRedisAutoConfiguration;
 
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
@@ -16,7 +17,8 @@ import org.springframework.context.annotation.Configuration;
  * {@code LockTemplate}.
  */
 @Configuration(proxyBeanMethods = false)
-@ImportAutoConfiguration({ DataRedisAutoConfiguration.class, DistributedLockAutoConfiguration.class })
+@ImportAutoConfiguration({ DataRedisAutoConfiguration.class, DistributedLockAutoConfiguration.class,
+		DistributedLockRedisAutoConfiguration.class })
 public class AnnotatedApp {
 
 	static ConfigurableApplicationContext start(int port) {

@@ -321,7 +321,9 @@ public abstract class AbstractReadWriteLockContractTests {
 			previous.release();
 		});
 		Conditions.await("a few overlapping reads", Duration.ofSeconds(10), () -> reads.get() >= 3);
-		try (Lease writer = writerJvm.acquire(key, LockOptions.defaults())) {
+		// A third of the default wait: a writer that records its intent only at its
+		// next retry (a minute away) runs out of it instead of passing late.
+		try (Lease writer = writerJvm.acquire(key, LockOptions.builder().waitTime(Duration.ofSeconds(10)).build())) {
 			assertThat(writer.isHeld()).isTrue();
 		}
 		finally {
