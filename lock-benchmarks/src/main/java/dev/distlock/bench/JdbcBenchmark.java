@@ -67,9 +67,9 @@ public final class JdbcBenchmark {
 			.append(" -Dbench.redis.skip=true`. ShedLock never waits (a busy lock is skipped), so its \"wait\"")
 			.append(" here is a retry every millisecond until acquired; Spring Integration polls every 100 ms")
 			.append(" (its default); distlock is woken by NOTIFY on PostgreSQL and polls with jittered")
-			.append(" backoff on MariaDB. `distlock-jdbc-handover` is distlock with local hand-over on")
-			.append(" (`distributed-lock.handover.enabled: true`: a lock passes between threads of one JVM in")
-			.append(" memory, at most 32 times or 20 ms per acquisition).\n\n");
+			.append(" backoff on MariaDB. `distlock-jdbc-handover` is distlock as configured by default, with")
+			.append(" local hand-over on (a lock passes between threads of one JVM in memory, at most 32 times")
+			.append(" or 20 ms per acquisition); `distlock-jdbc` has it off, the store alone.\n\n");
 		for (String database : System.getProperty("bench.jdbc.databases", "postgresql,mariadb").split(",")) {
 			Supplier<DatabaseServer> start = switch (database.trim()) {
 				case "postgresql" -> PostgresServer::start;

@@ -49,7 +49,7 @@ final class JdbcLib {
 		HikariDataSource dataSource = pool(jdbcUrl);
 		try {
 			return switch (name) {
-				case "distlock-jdbc" -> new Distlock(dataSource, name, HandoverSettings.DEFAULTS);
+				case "distlock-jdbc" -> new Distlock(dataSource, name, HandoverSettings.OFF);
 				case "distlock-jdbc-handover" -> new Distlock(dataSource, name, HandoverSettings.ON);
 				case "shedlock-jdbc" -> new ShedLock(dataSource, jdbcUrl.startsWith("jdbc:postgresql:"));
 				case "si-jdbc" -> new Integration(dataSource, jdbcUrl.startsWith("jdbc:postgresql:"));
@@ -72,8 +72,8 @@ final class JdbcLib {
 
 	/**
 	 * distlock's JDBC store through {@link DefaultLockTemplate}, as the Redis runner;
-	 * with local hand-over as the settings say ({@code distlock-jdbc} has the defaults,
-	 * {@code distlock-jdbc-handover} has it on).
+	 * with local hand-over as the settings say ({@code distlock-jdbc} has it off, to show
+	 * the store alone; {@code distlock-jdbc-handover} has it on, the default).
 	 */
 	static final class Distlock implements Lib {
 
