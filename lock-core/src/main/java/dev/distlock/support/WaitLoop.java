@@ -144,8 +144,8 @@ final class WaitLoop {
 				// With local hand-over, the first attempt reserves a token block (a plain
 				// attempt); later ones, after the key was found busy, go as a writer that
 				// records its intent, so readers still cannot starve it.
-				boolean asWriter = writer && !(cohort && firstAttempt);
-				LockAttempt attempt = attemptOnce(key, settings, queue, fair, waiting, waiterId, asWriter, intent);
+				LockAttempt attempt = attemptOnce(key, settings, queue, fair, waiting, waiterId,
+						writer && !(cohort && firstAttempt), intent);
 				firstAttempt = false;
 				if (attempt instanceof LockAttempt.Acquired acquired) {
 					// Taking the key ended the intent in the store.
@@ -157,16 +157,9 @@ final class WaitLoop {
 					}
 					discardLate(acquired.handle());
 				}
-				else if (asWriter) {
+				else if (writer) {
 					// The busy attempt recorded the intent (or refreshed it).
 					intent = true;
-				}
-				else if (writer && deadline - System.nanoTime() > 0) {
-					// The block-reserving attempt found the key busy and recorded no
-					// intent: ask again at once as a writer, or readers that keep
-					// overlapping would hold this writer off until its retry interval
-					// (the contract's starvation test took 30 s).
-					continue;
 				}
 				if (cohort && waiting) {
 					// A lease of this JVM, held or being released: the mark just made is

@@ -293,8 +293,7 @@ public abstract class AbstractReadWriteLockContractTests {
 	/**
 	 * Readers keep coming, each overlapping the next, so the key never falls free of
 	 * readers; the waiting writer still gets it, because its intent holds new readers
-	 * back. The writer's retry interval is a minute: it is woken by the last reader's
-	 * release.
+	 * back, from its second attempt at the latest (one second later).
 	 */
 	@Test
 	@DisplayName("A writer is not starved by a stream of overlapping readers (Redisson #5379)")
@@ -321,9 +320,11 @@ public abstract class AbstractReadWriteLockContractTests {
 			previous.release();
 		});
 		Conditions.await("a few overlapping reads", Duration.ofSeconds(10), () -> reads.get() >= 3);
-		// A third of the default wait: a writer that records its intent only at its
-		// next retry (a minute away) runs out of it instead of passing late.
-		try (Lease writer = writerJvm.acquire(key, LockOptions.builder().waitTime(Duration.ofSeconds(10)).build())) {
+		// With local hand-over the writer's first attempt reserves a token block and
+		// records no intent; its next attempt, one retry interval later, does. A writer
+		// whose intent never held readers back would run out of its 10 s.
+		try (Lease writer = writerJvm.acquire(key,
+				LockOptions.builder().waitTime(Duration.ofSeconds(10)).retryInterval(Duration.ofSeconds(1)).build())) {
 			assertThat(writer.isHeld()).isTrue();
 		}
 		finally {
