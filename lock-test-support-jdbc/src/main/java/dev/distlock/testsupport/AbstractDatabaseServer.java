@@ -291,14 +291,8 @@ abstract class AbstractDatabaseServer implements DatabaseServer {
 
 	@Override
 	public void pause() {
-		ProcessHandle server = runningProcess().toHandle();
-		// the parent first, so that it forks no new child after the children were listed
-		ServerProcesses.signal(List.of(server), "STOP");
 		this.paused = true;
-		List<ProcessHandle> children = server.descendants().toList();
-		if (!children.isEmpty()) {
-			ServerProcesses.signal(children, "STOP");
-		}
+		ServerProcesses.stopTree(runningProcess().toHandle(), Duration.ofSeconds(20));
 	}
 
 	@Override

@@ -12,7 +12,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
@@ -206,6 +208,53 @@ final class ServerProcesses {
 		}
 		catch (IOException | RuntimeException ex) {
 			return process.isAlive();
+		}
+	}
+
+	/**
+	 * Stops (SIGSTOP) a process and all its descendants, and returns once each of them is
+	 * seen stopped by the kernel. A signal is delivered asynchronously, and a parent
+	 * caught in the middle of a fork may still add a child after the tree was listed: the
+	 * tree is listed again until it holds no process that is not stopped.
+	 */
+	static void stopTree(ProcessHandle root, Duration timeout) {
+		long deadline = System.nanoTime() + timeout.toNanos();
+		Set<Long> signalled = new HashSet<>();
+		while (true) {
+			List<ProcessHandle> notStopped = tree(root).stream()
+				.filter(ServerProcesses::isRunning)
+				.filter((process) -> stateOf(process) != 'T')
+				.toList();
+			if (notStopped.isEmpty()) {
+				return;
+			}
+			if (System.nanoTime() > deadline) {
+				throw new IllegalStateException("Processes " + notStopped + " of " + root + " did not stop");
+			}
+			List<ProcessHandle> fresh = notStopped.stream().filter((process) -> signalled.add(process.pid())).toList();
+			if (!fresh.isEmpty()) {
+				signal(fresh, "STOP");
+			}
+			else {
+				try {
+					Thread.sleep(1);
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+					throw new IllegalStateException("Interrupted while stopping " + root, ex);
+				}
+			}
+		}
+	}
+
+	/** The process's state letter in {@code /proc/<pid>/stat} ('?' when unknown). */
+	private static char stateOf(ProcessHandle process) {
+		try {
+			String stat = Files.readString(Path.of("/proc", Long.toString(process.pid()), "stat"));
+			return stat.charAt(stat.lastIndexOf(')') + 2);
+		}
+		catch (IOException | RuntimeException ex) {
+			return '?';
 		}
 	}
 
