@@ -91,6 +91,8 @@ final class Cohort {
 	 * on. Null when it may not (its lease time or auto-renew setting differ, the lease
 	 * ran out meanwhile, or the store no longer holds the lock): the caller then discards
 	 * the lock ({@link WaitLoop#discard}).
+	 * @throws dev.distlock.LockBackendException if the owner check this thread waited for
+	 * failed; the caller discards the lock too
 	 *
 	 * <p>
 	 * A thread that asked for the lock ({@code askedNanos}) after the last store call
@@ -105,16 +107,11 @@ final class Cohort {
 				|| left.nanosToDeadline() <= 0) {
 			return null;
 		}
-		if (!run.askedBeforeConfirmation(askedNanos)) {
-			try {
-				if (!run.heldSince(askedNanos) || left.nanosToDeadline() <= 0) {
-					return null;
-				}
-			}
-			catch (RuntimeException ex) {
-				// The store failed: the lock goes back to it, and this thread asks it.
-				return null;
-			}
+		// A store that fails the owner check fails this caller's acquire (the caller
+		// discards the lock): its wait, spent behind a hand-over it could not confirm,
+		// ends as the store's failure, never as a busy lock.
+		if (!run.askedBeforeConfirmation(askedNanos) && (!run.heldSince(askedNanos) || left.nanosToDeadline() <= 0)) {
+			return null;
 		}
 		ManagedLease next = left.successor(lock, Thread.currentThread(), System.nanoTime());
 		if (!held.replace(left.key(), left, next)) {

@@ -4,6 +4,7 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
 
+import dev.distlock.LockBackendException;
 import dev.distlock.spi.Interrupts;
 import dev.distlock.spi.TokenBlock;
 import org.jspecify.annotations.Nullable;
@@ -59,6 +60,12 @@ final class HandoverRun {
 	/** Guarded by {@link #lock}: the release that ends the run answered. */
 	private boolean ended;
 
+	/** Guarded by {@link #lock}: store calls of this run that failed. */
+	private long failures;
+
+	/** Guarded by {@link #lock}: the latest of them. */
+	private @Nullable RuntimeException failure;
+
 	/** The holder now, to be told when a check finds the lock lost. */
 	private volatile @Nullable ManagedLease current;
 
@@ -99,7 +106,9 @@ final class HandoverRun {
 		long sent;
 		this.lock.lock();
 		try {
+			long failuresBefore = this.failures;
 			while (true) {
+				throwIfFailedSince(failuresBefore);
 				if (this.lost) {
 					return false;
 				}
@@ -143,9 +152,11 @@ final class HandoverRun {
 	boolean end(BooleanSupplier call) {
 		this.lock.lock();
 		try {
+			long failuresBefore = this.failures;
 			while (this.calling) {
 				this.answered.awaitUninterruptibly();
 			}
+			throwIfFailedSince(failuresBefore);
 			if (this.ended || this.lost) {
 				// The same lease asked again after an interrupt: the first call ended it.
 				return !this.lost;
@@ -158,17 +169,39 @@ final class HandoverRun {
 		return answer(System.nanoTime(), true, call);
 	}
 
+	/**
+	 * A caller that waited for a store call of the run to end shares its failure: its own
+	 * call would go to the same failing store, and waiting out a second store timeout
+	 * would take it past its bound. Called holding {@link #lock}.
+	 */
+	private void throwIfFailedSince(long failuresBefore) {
+		RuntimeException latest = this.failure;
+		if (this.failures != failuresBefore && latest != null) {
+			throw new LockBackendException(this.block.key(), "A store call for lock '" + this.block.key()
+					+ "' that this call waited for failed: " + latest.getMessage(), latest);
+		}
+	}
+
 	private boolean answer(long sent, boolean ending, BooleanSupplier call) {
 		Boolean held = null;
+		RuntimeException failed = null;
 		try {
 			held = call.getAsBoolean();
 			return held;
+		}
+		catch (RuntimeException ex) {
+			failed = ex;
+			throw ex;
 		}
 		finally {
 			ManagedLease told = null;
 			this.lock.lock();
 			try {
 				this.calling = false;
+				if (failed != null) {
+					this.failures++;
+					this.failure = failed;
+				}
 				if (Boolean.TRUE.equals(held)) {
 					if (sent - this.confirmedSent > 0) {
 						this.confirmedSent = sent;

@@ -295,13 +295,34 @@ final class WaitLoop {
 	 * The lock a holder of this JVM left for the line, taken over by this caller, if
 	 * there is one it may take; one it may not (other settings, its lease ran out
 	 * meanwhile) is released in the store (owner-checked) and never counts as acquired.
+	 * @throws LockBackendException if the store failed the owner check the take-over
+	 * waited for
 	 */
 	private @Nullable ManagedLease taken(LocalQueue queue, LockSettings settings, long askedNanos) {
 		ManagedLease left = queue.takeOffer();
 		if (left == null) {
 			return null;
 		}
-		ManagedLease next = this.cohort.takeOver(left, settings, this.held, askedNanos);
+		ManagedLease next;
+		// The owner check a take-over may wait for is a store call on behalf of the line:
+		// callers behind this one wait for its end, and share its failure.
+		LockBackendException failure = null;
+		queue.callStarted();
+		try {
+			next = this.cohort.takeOver(left, settings, this.held, askedNanos);
+		}
+		catch (LockBackendException ex) {
+			failure = ex;
+			discard(left, queue);
+			throw ex;
+		}
+		catch (RuntimeException ex) {
+			discard(left, queue);
+			throw ex;
+		}
+		finally {
+			queue.callEnded(failure);
+		}
 		if (next == null) {
 			discard(left, queue);
 		}

@@ -85,17 +85,6 @@ enum FaultClass implements FaultScenario<FaultLayout> {
 			return true;
 		}
 
-		/**
-		 * Off for now: a local waiter behind a holder whose hand-over waits on an owner
-		 * check to the hung server timed out as "busy" instead of learning the store
-		 * failed (a fresh-clone run counted 2 such calls); to be mended in the hand-over
-		 * run, not hidden here for good.
-		 */
-		@Override
-		public boolean handover() {
-			return false;
-		}
-
 		@Override
 		public void inject(FaultSchedule<FaultLayout> run) {
 			long storeTimeout = RedisLockProvider.DEFAULT_STORE_TIMEOUT.toMillis();
