@@ -84,14 +84,10 @@ class SentinelFailoverTests {
 	@Test
 	@EnabledIfSystemProperty(named = "distlock.soak", matches = "true")
 	void aKilledMasterHandsOnTheLocksTheReplicaHadAndReportsTheOneItLacked() throws Exception {
-		try (RedisSentinel deployment = RedisSentinel.start();
-				ConfigurableApplicationContext holderApp = start(deployment);
-				ConfigurableApplicationContext waiterApp = start(deployment);
-				ConfigurableApplicationContext guardedApp = start(deployment,
-						"distributed-lock.redis.wait-for-replicas=1")) {
-			LockTemplate holder = holderApp.getBean(LockTemplate.class);
-			LockTemplate waiter = waiterApp.getBean(LockTemplate.class);
-			LockTemplate guardedTemplate = guardedApp.getBean(LockTemplate.class);
+		try (RedisSentinel deployment = RedisSentinel.start(); Apps apps = new Apps(deployment)) {
+			LockTemplate holder = apps.holder();
+			LockTemplate waiter = apps.waiter();
+			LockTemplate guardedTemplate = apps.guarded();
 			RedisServer master = deployment.master();
 			RedisServer replica = deployment.replica();
 
@@ -137,14 +133,10 @@ class SentinelFailoverTests {
 	@Test
 	@EnabledIfSystemProperty(named = "distlock.soak", matches = "true")
 	void aSentinelFailoverLosesOnlyLocksTakenOnTheOldMasterWhichTheGuardRefuses() throws Exception {
-		try (RedisSentinel deployment = RedisSentinel.start();
-				ConfigurableApplicationContext holderApp = start(deployment);
-				ConfigurableApplicationContext waiterApp = start(deployment);
-				ConfigurableApplicationContext guardedApp = start(deployment,
-						"distributed-lock.redis.wait-for-replicas=1")) {
-			LockTemplate holder = holderApp.getBean(LockTemplate.class);
-			LockTemplate waiter = waiterApp.getBean(LockTemplate.class);
-			LockTemplate guardedTemplate = guardedApp.getBean(LockTemplate.class);
+		try (RedisSentinel deployment = RedisSentinel.start(); Apps apps = new Apps(deployment)) {
+			LockTemplate holder = apps.holder();
+			LockTemplate waiter = apps.waiter();
+			LockTemplate guardedTemplate = apps.guarded();
 			RedisServer master = deployment.master();
 			RedisServer replica = deployment.replica();
 
@@ -311,6 +303,45 @@ class SentinelFailoverTests {
 					"spring.data.redis.sentinel.nodes=" + deployment.nodes())
 			.properties(properties)
 			.run();
+	}
+
+	/**
+	 * Three application instances on the deployment: a holder, a waiter, and one with the
+	 * failover guard on ({@code distributed-lock.redis.wait-for-replicas=1}).
+	 */
+	private static final class Apps implements AutoCloseable {
+
+		private final ConfigurableApplicationContext holder;
+
+		private final ConfigurableApplicationContext waiter;
+
+		private final ConfigurableApplicationContext guarded;
+
+		Apps(RedisSentinel deployment) {
+			this.holder = start(deployment);
+			this.waiter = start(deployment);
+			this.guarded = start(deployment, "distributed-lock.redis.wait-for-replicas=1");
+		}
+
+		LockTemplate holder() {
+			return this.holder.getBean(LockTemplate.class);
+		}
+
+		LockTemplate waiter() {
+			return this.waiter.getBean(LockTemplate.class);
+		}
+
+		LockTemplate guarded() {
+			return this.guarded.getBean(LockTemplate.class);
+		}
+
+		@Override
+		public void close() {
+			this.guarded.close();
+			this.waiter.close();
+			this.holder.close();
+		}
+
 	}
 
 	@Configuration(proxyBeanMethods = false)
