@@ -20,6 +20,7 @@ import kotlinx.coroutines.flow.FlowKt;
 import org.jetbrains.kotlin.cli.common.ExitCode;
 import org.jetbrains.kotlin.cli.jvm.K2JVMCompiler;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.api.io.TempDir;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -91,9 +92,13 @@ class DistributedLockStartupFailureTests {
 
 	/**
 	 * The same two cases from Kotlin source, compiled at test time by the Kotlin compiler
-	 * as a user's build would compile it.
+	 * as a user's build would compile it: this checks that the Java stand-ins of the two
+	 * tests above ({@link SuspendFunction}, {@link FlowResult}) are what kotlinc makes.
+	 * Running the compiler takes 30 to 90 s on a loaded 2-core machine, so this runs with
+	 * {@code -Psoak} ({@code -Ddistlock.soak=true}); the stand-ins run by default.
 	 */
 	@Test
+	@EnabledIfSystemProperty(named = "distlock.soak", matches = "true")
 	void kotlinSourceCompiledByKotlinc(@TempDir Path classes) throws Exception {
 		ClassLoader loader = compileKotlin(classes, """
 				package compiled

@@ -39,6 +39,9 @@ class FairGrantTests {
 
 	private static final Duration WAIT = Duration.ofSeconds(10);
 
+	/** The lease of a waiter that pauses past it. */
+	private static final Duration SHORT_LEASE = Duration.ofMillis(300);
+
 	private static RedisServer server;
 
 	private static LettuceConnectionFactory factory;
@@ -146,21 +149,14 @@ class FairGrantTests {
 	void aGrantedWaiterPausedPastItsLeaseDoesNotHoldTheLock() {
 		String key = key();
 		String lockKey = TestRedis.PREFIX + key;
-		Duration shortLease = Duration.ofMillis(300);
-		RedisLockProvider holderProvider = provider();
-		RedisLockProvider paused = provider();
-		RedisLockProvider next = provider();
-		Wakes woken = listen(paused, key);
-		LockHandle holder = acquired(holderProvider.tryLockFair(key, LEASE, "holder", QUEUE_TIMEOUT));
-		assertThat(paused.tryLockFair(key, shortLease, "paused", QUEUE_TIMEOUT)).isInstanceOf(LockAttempt.Busy.class);
-		assertThat(next.tryLockFair(key, LEASE, "next", QUEUE_TIMEOUT)).isInstanceOf(LockAttempt.Busy.class);
-		assertThat(holder.release()).isTrue();
-		await(woken, "the paused waiter is told of its grant");
+		Queue queue = grantedToAPausedWaiter(key);
+		RedisLockProvider paused = queue.first();
+		RedisLockProvider next = queue.second();
 		long granted = Long.parseLong(TestRedis.mutexFence(redis, lockKey));
 		Conditions.await("the granted lease runs out", WAIT, () -> !redis.hasKey(lockKey));
 		LockHandle taken = acquired(next.tryLockFair(key, LEASE, "next", QUEUE_TIMEOUT));
 		assertThat(taken.fencingToken()).isGreaterThan(granted);
-		assertThat(paused.tryLockFair(key, shortLease, "paused", QUEUE_TIMEOUT)).as("the paused waiter's attempt")
+		assertThat(paused.tryLockFair(key, SHORT_LEASE, "paused", QUEUE_TIMEOUT)).as("the paused waiter's attempt")
 			.isInstanceOf(LockAttempt.Busy.class);
 		paused.leaveQueue(key, "paused");
 		assertThat(taken.release()).isTrue();
@@ -175,17 +171,10 @@ class FairGrantTests {
 	void aGrantedHolderPausedPastItsLeaseIsFencedOut() {
 		String key = key();
 		String lockKey = TestRedis.PREFIX + key;
-		Duration shortLease = Duration.ofMillis(300);
-		RedisLockProvider holderProvider = provider();
-		RedisLockProvider paused = provider();
-		RedisLockProvider next = provider();
-		Wakes woken = listen(paused, key);
-		LockHandle holder = acquired(holderProvider.tryLockFair(key, LEASE, "holder", QUEUE_TIMEOUT));
-		assertThat(paused.tryLockFair(key, shortLease, "paused", QUEUE_TIMEOUT)).isInstanceOf(LockAttempt.Busy.class);
-		assertThat(next.tryLockFair(key, LEASE, "next", QUEUE_TIMEOUT)).isInstanceOf(LockAttempt.Busy.class);
-		assertThat(holder.release()).isTrue();
-		await(woken, "the paused waiter is told of its grant");
-		LockHandle stale = acquired(paused.tryLockFair(key, shortLease, "paused", QUEUE_TIMEOUT));
+		Queue queue = grantedToAPausedWaiter(key);
+		RedisLockProvider paused = queue.first();
+		RedisLockProvider next = queue.second();
+		LockHandle stale = acquired(paused.tryLockFair(key, SHORT_LEASE, "paused", QUEUE_TIMEOUT));
 		Conditions.await("the granted lease runs out", WAIT, () -> !redis.hasKey(lockKey));
 		LockHandle taken = acquired(next.tryLockFair(key, LEASE, "next", QUEUE_TIMEOUT));
 		assertThat(taken.fencingToken()).as("next holder's token").isGreaterThan(stale.fencingToken());
@@ -202,18 +191,14 @@ class FairGrantTests {
 	@Test
 	void aWaiterThatGivesUpAsItIsGrantedPassesTheLockOn() {
 		String key = key();
-		RedisLockProvider holderProvider = provider();
-		RedisLockProvider leaver = provider();
-		RedisLockProvider next = provider();
-		Wakes leaverWoken = listen(leaver, key);
-		Wakes nextWoken = listen(next, key);
-		LockHandle holder = acquired(holderProvider.tryLockFair(key, LEASE, "holder", QUEUE_TIMEOUT));
-		assertThat(leaver.tryLockFair(key, LEASE, "leaver", QUEUE_TIMEOUT)).isInstanceOf(LockAttempt.Busy.class);
-		assertThat(next.tryLockFair(key, LEASE, "next", QUEUE_TIMEOUT)).isInstanceOf(LockAttempt.Busy.class);
+		Queue queue = twoWaitersQueued(key, "leaver", LEASE, "next");
+		LockHandle holder = queue.holder();
+		RedisLockProvider leaver = queue.first();
+		RedisLockProvider next = queue.second();
 		assertThat(holder.release()).isTrue();
-		await(leaverWoken, "the leaver is told of its grant");
+		await(queue.firstWoken(), "the leaver is told of its grant");
 		leaver.leaveQueue(key, "leaver");
-		await(nextWoken, "the next waiter is told of its grant");
+		await(queue.secondWoken(), "the next waiter is told of its grant");
 		long scriptsBefore = TestRedis.scriptCalls(redis);
 		LockHandle taken = acquired(next.tryLockFair(key, LEASE, "next", QUEUE_TIMEOUT));
 		assertScriptCalls(scriptsBefore, 1, "the grant's extension to the lease");
@@ -242,6 +227,40 @@ class FairGrantTests {
 		assertThat(Long.toString(taken.fencingToken())).isEqualTo(granted);
 		assertThat(taken.release()).isTrue();
 		assertThat(redis.keys("*" + key + "*")).as("keys left").isEmpty();
+	}
+
+	/**
+	 * A holder of {@code key}, and behind it two waiters queued in this order, each with
+	 * a provider of its own and listening for its grant: {@code first} asking for
+	 * {@code firstLease}, {@code second} for {@link #LEASE}.
+	 */
+	private Queue twoWaitersQueued(String key, String first, Duration firstLease, String second) {
+		RedisLockProvider holderProvider = provider();
+		RedisLockProvider firstProvider = provider();
+		RedisLockProvider secondProvider = provider();
+		Wakes firstWoken = listen(firstProvider, key);
+		Wakes secondWoken = listen(secondProvider, key);
+		LockHandle holder = acquired(holderProvider.tryLockFair(key, LEASE, "holder", QUEUE_TIMEOUT));
+		assertThat(firstProvider.tryLockFair(key, firstLease, first, QUEUE_TIMEOUT)).as(first + " queues")
+			.isInstanceOf(LockAttempt.Busy.class);
+		assertThat(secondProvider.tryLockFair(key, LEASE, second, QUEUE_TIMEOUT)).as(second + " queues")
+			.isInstanceOf(LockAttempt.Busy.class);
+		return new Queue(holder, firstProvider, firstWoken, secondProvider, secondWoken);
+	}
+
+	/**
+	 * {@code paused} (asking for {@link #SHORT_LEASE}) and {@code next} queued behind a
+	 * holder, which releases: the lock is granted to {@code paused}, which is told.
+	 */
+	private Queue grantedToAPausedWaiter(String key) {
+		Queue queue = twoWaitersQueued(key, "paused", SHORT_LEASE, "next");
+		assertThat(queue.holder().release()).isTrue();
+		await(queue.firstWoken(), "the paused waiter is told of its grant");
+		return queue;
+	}
+
+	private record Queue(LockHandle holder, RedisLockProvider first, Wakes firstWoken, RedisLockProvider second,
+			Wakes secondWoken) {
 	}
 
 	private RedisLockProvider provider() {

@@ -2,32 +2,22 @@ package dev.distlock.redis;
 
 import dev.distlock.spi.LockProvider;
 import dev.distlock.testsupport.AbstractLatchContractTests;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The Latch contract on a real {@code redis-server}, two providers as two JVMs. */
 class RedisLatchContractTests extends AbstractLatchContractTests {
 
-	private static RedisProviderPair redis;
-
-	@BeforeAll
-	static void connect() {
-		redis = new RedisProviderPair();
-	}
-
-	@AfterAll
-	static void disconnect() {
-		redis.close();
-	}
+	@RegisterExtension
+	static final RedisProviderPair pair = new RedisProviderPair();
 
 	@Override
 	protected LockProvider provider() {
-		return redis.provider;
+		return pair.provider;
 	}
 
 	@Override
 	protected LockProvider otherProvider() {
-		return redis.otherProvider;
+		return pair.otherProvider;
 	}
 
 }

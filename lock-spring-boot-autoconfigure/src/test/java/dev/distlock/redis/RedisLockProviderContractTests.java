@@ -8,13 +8,11 @@ import dev.distlock.testsupport.AbstractLockProviderContractTests;
 import dev.distlock.spi.LockHandle;
 import dev.distlock.spi.LockProvider;
 import dev.distlock.testsupport.RedisServer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.data.redis.connection.DataType;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
-import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -27,58 +25,40 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  */
 class RedisLockProviderContractTests extends AbstractLockProviderContractTests {
 
-	private static RedisProviderPair pair;
-
-	private static RedisLockProvider provider;
-
-	private static RedisLockProvider otherProvider;
-
-	private static StringRedisTemplate redis;
-
-	@BeforeAll
-	static void connect() {
-		pair = new RedisProviderPair();
-		provider = pair.provider;
-		otherProvider = pair.otherProvider;
-		redis = new StringRedisTemplate(pair.factory());
-	}
-
-	@AfterAll
-	static void disconnect() {
-		pair.close();
-	}
+	@RegisterExtension
+	static final RedisProviderPair pair = new RedisProviderPair();
 
 	@Override
 	protected LockProvider provider() {
-		return provider;
+		return pair.provider;
 	}
 
 	@Override
 	protected LockProvider otherProvider() {
-		return otherProvider;
+		return pair.otherProvider;
 	}
 
 	@Test
 	void aLockIsAStringOfOwnerAndFenceWithTheLeaseAsItsTtl() {
 		String key = "shape-" + UUID.randomUUID();
-		LockHandle handle = acquired(provider.tryLock(key, Duration.ofSeconds(10)));
-		assertThat(redis.type("lock:" + key)).isEqualTo(DataType.STRING);
-		assertThat(redis.opsForValue().get("lock:" + key)).matches("[0-9a-f-]{36}:\\d+ " + handle.fencingToken());
-		assertThat(redis.getExpire("lock:" + key)).isBetween(1L, 10L);
+		LockHandle handle = acquired(pair.provider.tryLock(key, Duration.ofSeconds(10)));
+		assertThat(pair.redis.type("lock:" + key)).isEqualTo(DataType.STRING);
+		assertThat(pair.redis.opsForValue().get("lock:" + key)).matches("[0-9a-f-]{36}:\\d+ " + handle.fencingToken());
+		assertThat(pair.redis.getExpire("lock:" + key)).isBetween(1L, 10L);
 		assertThat(handle.release()).isTrue();
-		assertThat(redis.hasKey("lock:" + key)).isFalse();
+		assertThat(pair.redis.hasKey("lock:" + key)).isFalse();
 	}
 
 	@Test
 	void ownersDifferPerAcquisitionAndPerProvider() {
 		String key = "owners-" + UUID.randomUUID();
-		LockHandle first = acquired(provider.tryLock(key, Duration.ofSeconds(10)));
-		Object firstOwner = TestRedis.mutexOwner(redis, "lock:" + key);
+		LockHandle first = acquired(pair.provider.tryLock(key, Duration.ofSeconds(10)));
+		Object firstOwner = TestRedis.mutexOwner(pair.redis, "lock:" + key);
 		first.release();
-		LockHandle second = acquired(provider.tryLock(key, Duration.ofSeconds(10)));
-		Object secondOwner = TestRedis.mutexOwner(redis, "lock:" + key);
+		LockHandle second = acquired(pair.provider.tryLock(key, Duration.ofSeconds(10)));
+		Object secondOwner = TestRedis.mutexOwner(pair.redis, "lock:" + key);
 		second.release();
-		acquired(otherProvider.tryLock(key, Duration.ofSeconds(10))).release();
+		acquired(pair.otherProvider.tryLock(key, Duration.ofSeconds(10))).release();
 		assertThat(secondOwner).isNotEqualTo(firstOwner);
 		assertThat(((String) secondOwner).split(":")[0]).isEqualTo(((String) firstOwner).split(":")[0]);
 	}
@@ -86,10 +66,10 @@ class RedisLockProviderContractTests extends AbstractLockProviderContractTests {
 	@Test
 	void fencingTokensKeepRisingWhenTheCounterIsLost() {
 		String key = "fence-" + UUID.randomUUID();
-		LockHandle before = acquired(provider.tryLock(key, Duration.ofSeconds(10)));
+		LockHandle before = acquired(pair.provider.tryLock(key, Duration.ofSeconds(10)));
 		before.release();
-		redis.delete("lock:");
-		LockHandle after = acquired(provider.tryLock(key, Duration.ofSeconds(10)));
+		pair.redis.delete("lock:");
+		LockHandle after = acquired(pair.provider.tryLock(key, Duration.ofSeconds(10)));
 		after.release();
 		assertThat(after.fencingToken()).isGreaterThan(before.fencingToken());
 	}

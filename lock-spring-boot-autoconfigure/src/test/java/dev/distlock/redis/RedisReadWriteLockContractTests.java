@@ -7,12 +7,10 @@ import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockHandle;
 import dev.distlock.spi.SharedLocking;
 import dev.distlock.testsupport.AbstractReadWriteLockContractTests;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.data.redis.connection.DataType;
-import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -23,35 +21,17 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class RedisReadWriteLockContractTests extends AbstractReadWriteLockContractTests {
 
-	private static RedisProviderPair pair;
-
-	private static RedisLockProvider provider;
-
-	private static RedisLockProvider otherProvider;
-
-	private static StringRedisTemplate redis;
-
-	@BeforeAll
-	static void connect() {
-		pair = new RedisProviderPair();
-		provider = pair.provider;
-		otherProvider = pair.otherProvider;
-		redis = new StringRedisTemplate(pair.factory());
-	}
-
-	@AfterAll
-	static void disconnect() {
-		pair.close();
-	}
+	@RegisterExtension
+	static final RedisProviderPair pair = new RedisProviderPair();
 
 	@Override
 	protected SharedLocking provider() {
-		return provider;
+		return pair.provider;
 	}
 
 	@Override
 	protected SharedLocking otherProvider() {
-		return otherProvider;
+		return pair.otherProvider;
 	}
 
 	/**
@@ -61,21 +41,21 @@ class RedisReadWriteLockContractTests extends AbstractReadWriteLockContractTests
 	@Test
 	void readersAreAHashOfOwnerToExpiryOnTheServersClockAndFence() {
 		String key = "rw-shape-" + UUID.randomUUID();
-		LockHandle reader = ((LockAttempt.Acquired) provider.tryLockShared(key, Duration.ofSeconds(10), false))
+		LockHandle reader = ((LockAttempt.Acquired) pair.provider.tryLockShared(key, Duration.ofSeconds(10), false))
 			.handle();
-		assertThat(redis.type("lock:" + key)).isEqualTo(DataType.HASH);
-		var fields = redis.<String, String>opsForHash().entries("lock:" + key);
+		assertThat(pair.redis.type("lock:" + key)).isEqualTo(DataType.HASH);
+		var fields = pair.redis.<String, String>opsForHash().entries("lock:" + key);
 		assertThat(fields).hasSize(1);
 		String value = fields.values().iterator().next();
 		assertThat(value).matches("\\d+ " + reader.fencingToken());
 		long expiry = Long.parseLong(value.split(" ")[0]);
-		long serverNow = redis.execute(
+		long serverNow = pair.redis.execute(
 				(org.springframework.data.redis.core.RedisCallback<Long>) (connection) -> connection.serverCommands()
 					.time());
 		assertThat(expiry - serverNow).isBetween(9_000L, 10_000L);
-		assertThat(redis.getExpire("lock:" + key)).isBetween(1L, 10L);
+		assertThat(pair.redis.getExpire("lock:" + key)).isBetween(1L, 10L);
 		assertThat(reader.release()).isTrue();
-		assertThat(redis.hasKey("lock:" + key)).as("the last reader's release deletes the hash").isFalse();
+		assertThat(pair.redis.hasKey("lock:" + key)).as("the last reader's release deletes the hash").isFalse();
 	}
 
 }

@@ -7,14 +7,12 @@ import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockHandle;
 import dev.distlock.spi.PermitLocking;
 import dev.distlock.testsupport.AbstractSemaphoreContractTests;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.data.redis.connection.DataType;
 import org.springframework.data.redis.core.RedisCallback;
-import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -26,56 +24,39 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class RedisSemaphoreContractTests extends AbstractSemaphoreContractTests {
 
-	private static RedisProviderPair pair;
-
-	private static RedisLockProvider provider;
-
-	private static RedisLockProvider otherProvider;
-
-	private static StringRedisTemplate redis;
-
-	@BeforeAll
-	static void connect() {
-		pair = new RedisProviderPair();
-		provider = pair.provider;
-		otherProvider = pair.otherProvider;
-		redis = new StringRedisTemplate(pair.factory());
-	}
-
-	@AfterAll
-	static void disconnect() {
-		pair.close();
-	}
+	@RegisterExtension
+	static final RedisProviderPair pair = new RedisProviderPair();
 
 	@Override
 	protected PermitLocking provider() {
-		return provider;
+		return pair.provider;
 	}
 
 	@Override
 	protected PermitLocking otherProvider() {
-		return otherProvider;
+		return pair.otherProvider;
 	}
 
 	@Test
 	@DisplayName("Permit expiry is on the server's clock, never a client's (Redisson #6664's expirable semaphore)")
 	void permitsExpireOnTheServersClock() {
 		String key = "sem-shape-" + UUID.randomUUID();
-		String semaphore = provider.keysForTests().permitsKey("lock:" + key);
-		LockHandle permit = ((LockAttempt.Acquired) provider.tryAcquirePermit(key, 2, Duration.ofSeconds(10), false))
+		String semaphore = pair.provider.keysForTests().permitsKey("lock:" + key);
+		LockHandle permit = ((LockAttempt.Acquired) pair.provider.tryAcquirePermit(key, 2, Duration.ofSeconds(10),
+				false))
 			.handle();
-		assertThat(redis.type(semaphore)).isEqualTo(DataType.ZSET);
-		Double score = redis.opsForZSet().score(semaphore, owner(semaphore));
-		long serverNow = redis.execute((RedisCallback<Long>) (connection) -> connection.serverCommands().time());
+		assertThat(pair.redis.type(semaphore)).isEqualTo(DataType.ZSET);
+		Double score = pair.redis.opsForZSet().score(semaphore, owner(semaphore));
+		long serverNow = pair.redis.execute((RedisCallback<Long>) (connection) -> connection.serverCommands().time());
 		assertThat(score.longValue() - serverNow).isBetween(9_000L, 10_000L);
-		assertThat(redis.opsForZSet().score(semaphore, "#n")).isEqualTo(-2.0);
-		assertThat(redis.hasKey("lock:" + key)).as("the semaphore is not the lock of the same key").isFalse();
+		assertThat(pair.redis.opsForZSet().score(semaphore, "#n")).isEqualTo(-2.0);
+		assertThat(pair.redis.hasKey("lock:" + key)).as("the semaphore is not the lock of the same key").isFalse();
 		assertThat(permit.release()).isTrue();
-		assertThat(redis.hasKey(semaphore)).as("the last permit's release deletes the semaphore").isFalse();
+		assertThat(pair.redis.hasKey(semaphore)).as("the last permit's release deletes the semaphore").isFalse();
 	}
 
 	private static String owner(String semaphore) {
-		return redis.opsForZSet().rangeByScore(semaphore, 0, Double.MAX_VALUE).stream().findFirst().orElseThrow();
+		return pair.redis.opsForZSet().rangeByScore(semaphore, 0, Double.MAX_VALUE).stream().findFirst().orElseThrow();
 	}
 
 }

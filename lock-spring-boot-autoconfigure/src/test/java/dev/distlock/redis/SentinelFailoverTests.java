@@ -8,7 +8,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
-import java.util.stream.LongStream;
+import java.util.stream.Stream;
 
 import dev.distlock.Lease;
 import dev.distlock.LeaseLostException;
@@ -23,6 +23,7 @@ import dev.distlock.testsupport.RedisServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
 import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
@@ -45,6 +46,10 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * holder and handed on by release; a lock that the new master lacks is reported lost to
  * its holder and goes to a waiter with a greater fencing token; the failover guard
  * refuses acquires while the master has no replica to acknowledge them.
+ * <p>
+ * The default build runs one failover (a refused guarded acquire leaves no lock on either
+ * master, about 7 s); the two failovers with locks held and waited for (about 40 s) run
+ * with {@code -Psoak} ({@code -Ddistlock.soak=true}).
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class SentinelFailoverTests {
@@ -77,15 +82,12 @@ class SentinelFailoverTests {
 	 * replicating a write (replication is asynchronous).
 	 */
 	@Test
+	@EnabledIfSystemProperty(named = "distlock.soak", matches = "true")
 	void aKilledMasterHandsOnTheLocksTheReplicaHadAndReportsTheOneItLacked() throws Exception {
-		try (RedisSentinel deployment = RedisSentinel.start();
-				ConfigurableApplicationContext holderApp = start(deployment);
-				ConfigurableApplicationContext waiterApp = start(deployment);
-				ConfigurableApplicationContext guardedApp = start(deployment,
-						"distributed-lock.redis.wait-for-replicas=1")) {
-			LockTemplate holder = holderApp.getBean(LockTemplate.class);
-			LockTemplate waiter = waiterApp.getBean(LockTemplate.class);
-			LockTemplate guardedTemplate = guardedApp.getBean(LockTemplate.class);
+		try (RedisSentinel deployment = RedisSentinel.start(); Apps apps = new Apps(deployment)) {
+			LockTemplate holder = apps.holder();
+			LockTemplate waiter = apps.waiter();
+			LockTemplate guardedTemplate = apps.guarded();
 			RedisServer master = deployment.master();
 			RedisServer replica = deployment.replica();
 
@@ -107,23 +109,8 @@ class SentinelFailoverTests {
 			RedisServer promoted = deployment.awaitFailoverFrom(master);
 			assertThat(promoted).isSameAs(replica);
 
-			Lease lostByWaiter = lostWaiter.get(WAIT.toSeconds(), TimeUnit.SECONDS);
-			assertThat(lostByWaiter.fencingToken()).isGreaterThan(lost.fencingToken());
-			Conditions.await("the holder learns that it lost 'lost'", SHORT_LEASE, () -> !lost.isHeld());
-			assertThatExceptionOfType(LeaseLostException.class).isThrownBy(lost::release);
-			assertThat(lostByWaiter.isHeld()).isTrue();
-			lostByWaiter.release();
-
-			awaitReleaseSubscriptionOn(promoted);
-			assertThat(promoted.command("EXISTS", "lock:kept")).isEqualTo(":1");
-			assertThat(kept.isHeld()).isTrue();
-			assertThat(keptWaiter).as("no second holder of 'kept'").isNotDone();
-			// Releasing checks the owner on the new master, and throws if it is not ours.
-			kept.release();
-			try (Lease keptByWaiter = keptWaiter.get(WAIT.toSeconds(), TimeUnit.SECONDS)) {
-				assertThat(keptByWaiter.fencingToken())
-					.isGreaterThan(max(kept.fencingToken(), lost.fencingToken(), guarded.fencingToken()));
-			}
+			assertLostAndTakenByItsWaiter("lost", lost, lostWaiter);
+			assertKeptAndHandedOnByRelease(promoted, kept, keptWaiter, lost, guarded);
 
 			assertThat(guarded.isHeld()).as("a guarded lock outlives the failover").isTrue();
 			assertThatExceptionOfType(LockBackendException.class)
@@ -144,15 +131,12 @@ class SentinelFailoverTests {
 	 * wherever its acquire lands, since neither master has a replica in the window.
 	 */
 	@Test
+	@EnabledIfSystemProperty(named = "distlock.soak", matches = "true")
 	void aSentinelFailoverLosesOnlyLocksTakenOnTheOldMasterWhichTheGuardRefuses() throws Exception {
-		try (RedisSentinel deployment = RedisSentinel.start();
-				ConfigurableApplicationContext holderApp = start(deployment);
-				ConfigurableApplicationContext waiterApp = start(deployment);
-				ConfigurableApplicationContext guardedApp = start(deployment,
-						"distributed-lock.redis.wait-for-replicas=1")) {
-			LockTemplate holder = holderApp.getBean(LockTemplate.class);
-			LockTemplate waiter = waiterApp.getBean(LockTemplate.class);
-			LockTemplate guardedTemplate = guardedApp.getBean(LockTemplate.class);
+		try (RedisSentinel deployment = RedisSentinel.start(); Apps apps = new Apps(deployment)) {
+			LockTemplate holder = apps.holder();
+			LockTemplate waiter = apps.waiter();
+			LockTemplate guardedTemplate = apps.guarded();
 			RedisServer master = deployment.master();
 			RedisServer replica = deployment.replica();
 
@@ -187,23 +171,8 @@ class SentinelFailoverTests {
 			awaitWaitedFor(master, "late");
 
 			deployment.awaitReplicaOf(master, promoted);
-			Lease lateByWaiter = lateWaiter.get(WAIT.toSeconds(), TimeUnit.SECONDS);
-			assertThat(lateByWaiter.fencingToken()).isGreaterThan(late.fencingToken());
-			Conditions.await("the holder learns that it lost 'late'", SHORT_LEASE, () -> !late.isHeld());
-			assertThatExceptionOfType(LeaseLostException.class).isThrownBy(late::release);
-			assertThat(lateByWaiter.isHeld()).isTrue();
-			lateByWaiter.release();
-
-			awaitReleaseSubscriptionOn(promoted);
-			assertThat(promoted.command("EXISTS", "lock:kept")).isEqualTo(":1");
-			assertThat(kept.isHeld()).isTrue();
-			assertThat(keptWaiter).as("no second holder of 'kept'").isNotDone();
-			// Releasing checks the owner on the new master, and throws if it is not ours.
-			kept.release();
-			try (Lease keptByWaiter = keptWaiter.get(WAIT.toSeconds(), TimeUnit.SECONDS)) {
-				assertThat(keptByWaiter.fencingToken())
-					.isGreaterThan(max(kept.fencingToken(), late.fencingToken(), guarded.fencingToken()));
-			}
+			assertLostAndTakenByItsWaiter("late", late, lateWaiter);
+			assertKeptAndHandedOnByRelease(promoted, kept, keptWaiter, late, guarded);
 
 			assertThat(guarded.isHeld()).as("a guarded lock outlives the failover").isTrue();
 			try (Lease after = guardedTemplate.acquire("after", hold(LONG_LEASE))) {
@@ -241,6 +210,37 @@ class SentinelFailoverTests {
 			assertThat(master.command("EXISTS", "lock:refused")).isEqualTo(":0");
 			assertThat(promoted.command("EXISTS", "lock:refused")).as("the refused lock on the new master")
 				.isEqualTo(":0");
+		}
+	}
+
+	/**
+	 * The failover lost {@code lost}: its waiter gets it with a greater token, and its
+	 * holder learns of the loss and cannot release it.
+	 */
+	private static void assertLostAndTakenByItsWaiter(String key, Lease lost, Future<Lease> waiter) throws Exception {
+		Lease taken = waiter.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+		assertThat(taken.fencingToken()).isGreaterThan(lost.fencingToken());
+		Conditions.await("the holder learns that it lost '" + key + "'", SHORT_LEASE, () -> !lost.isHeld());
+		assertThatExceptionOfType(LeaseLostException.class).isThrownBy(lost::release);
+		assertThat(taken.isHeld()).isTrue();
+		taken.release();
+	}
+
+	/**
+	 * The new master has {@code kept}: its holder still holds it and nobody else does;
+	 * released, it goes to its waiter with a token greater than every earlier one.
+	 */
+	private static void assertKeptAndHandedOnByRelease(RedisServer promoted, Lease kept, Future<Lease> waiter,
+			Lease... earlier) throws Exception {
+		awaitReleaseSubscriptionOn(promoted);
+		assertThat(promoted.command("EXISTS", "lock:kept")).isEqualTo(":1");
+		assertThat(kept.isHeld()).isTrue();
+		assertThat(waiter).as("no second holder of 'kept'").isNotDone();
+		// Releasing checks the owner on the new master, and throws if it is not ours.
+		kept.release();
+		try (Lease keptByWaiter = waiter.get(WAIT.toSeconds(), TimeUnit.SECONDS)) {
+			assertThat(keptByWaiter.fencingToken()).isGreaterThan(kept.fencingToken())
+				.isGreaterThan(Stream.of(earlier).mapToLong(Lease::fencingToken).max().orElseThrow());
 		}
 	}
 
@@ -296,10 +296,6 @@ class SentinelFailoverTests {
 		});
 	}
 
-	private static long max(long... tokens) {
-		return LongStream.of(tokens).max().orElseThrow();
-	}
-
 	private static ConfigurableApplicationContext start(RedisSentinel deployment, String... properties) {
 		return new SpringApplicationBuilder(App.class).web(WebApplicationType.NONE)
 			.logStartupInfo(false)
@@ -307,6 +303,45 @@ class SentinelFailoverTests {
 					"spring.data.redis.sentinel.nodes=" + deployment.nodes())
 			.properties(properties)
 			.run();
+	}
+
+	/**
+	 * Three application instances on the deployment: a holder, a waiter, and one with the
+	 * failover guard on ({@code distributed-lock.redis.wait-for-replicas=1}).
+	 */
+	private static final class Apps implements AutoCloseable {
+
+		private final ConfigurableApplicationContext holder;
+
+		private final ConfigurableApplicationContext waiter;
+
+		private final ConfigurableApplicationContext guarded;
+
+		Apps(RedisSentinel deployment) {
+			this.holder = start(deployment);
+			this.waiter = start(deployment);
+			this.guarded = start(deployment, "distributed-lock.redis.wait-for-replicas=1");
+		}
+
+		LockTemplate holder() {
+			return this.holder.getBean(LockTemplate.class);
+		}
+
+		LockTemplate waiter() {
+			return this.waiter.getBean(LockTemplate.class);
+		}
+
+		LockTemplate guarded() {
+			return this.guarded.getBean(LockTemplate.class);
+		}
+
+		@Override
+		public void close() {
+			this.guarded.close();
+			this.waiter.close();
+			this.holder.close();
+		}
+
 	}
 
 	@Configuration(proxyBeanMethods = false)

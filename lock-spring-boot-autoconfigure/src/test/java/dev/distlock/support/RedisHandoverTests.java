@@ -8,18 +8,16 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 import dev.distlock.Lease;
 import dev.distlock.LeaseLostException;
-import dev.distlock.LockContext;
 import dev.distlock.LockOptions;
 import dev.distlock.redis.RedisLockProvider;
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.TokenBlock;
 import dev.distlock.redis.TestRedis;
+import dev.distlock.testsupport.AbstractLocalHandoverTests;
 import dev.distlock.testsupport.Conditions;
 import dev.distlock.testsupport.FaultProxy;
 import dev.distlock.testsupport.RedisServer;
@@ -36,14 +34,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * Local hand-over on Redis, two templates over providers of their own standing for two
- * JVMs, with the default hand-over settings: fencing tokens rise across local passes and
- * JVMs (the acquire script reserves the block with {@code INCRBY}), a lock passed locally
- * costs no Redis command, and a waiter of the other JVM gets the lock while eight threads
- * of this one hammer it.
+ * Local hand-over on Redis, templates over providers and connection factories of their
+ * own standing for JVMs, with the default hand-over settings: the store-neutral tests of
+ * {@link AbstractLocalHandoverTests} (fencing tokens rising across local passes and JVMs,
+ * fewer acquire scripts than acquisitions, a waiter of the other JVM getting the lock
+ * while eight threads of this one hammer it), and Redis' own: the acquire script reserves
+ * the block with {@code INCRBY}, and a lock Redis lost while it is passed on is never
+ * handed to a request made after another JVM took it.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
-class RedisHandoverTests {
+class RedisHandoverTests extends AbstractLocalHandoverTests {
 
 	private static RedisServer server;
 
@@ -80,6 +80,25 @@ class RedisHandoverTests {
 		}
 	}
 
+	/** A JVM's template: its own connection factory and provider, hand-over on. */
+	@Override
+	protected DefaultLockTemplate newJvm() {
+		LettuceConnectionFactory connections = TestRedis.connectionFactory(server);
+		DefaultLockTemplate template = template(connections, HandoverSettings.ON);
+		this.closeables.add(connections::destroy);
+		return template;
+	}
+
+	@Override
+	protected long storeCalls() {
+		return TestRedis.scriptCalls(redis);
+	}
+
+	@Override
+	protected String storeCallName() {
+		return "script calls";
+	}
+
 	private DefaultLockTemplate template(LettuceConnectionFactory connections) {
 		return template(connections, HandoverSettings.ON);
 	}
@@ -89,14 +108,8 @@ class RedisHandoverTests {
 		TestRedis.awaitAnswers(provider);
 		RenewalScheduler scheduler = new RenewalScheduler();
 		this.closeables.add(scheduler);
-		DefaultLockTemplate template = new DefaultLockTemplate(provider, scheduler,
-				LockOptions.builder()
-					.waitTime(Duration.ofSeconds(10))
-					.leaseTime(Duration.ofSeconds(30))
-					.autoRenew(true)
-					.retryInterval(Duration.ofMillis(100))
-					.build(),
-				LeaseLossListener.NONE, true, LockObserver.NONE, handover);
+		DefaultLockTemplate template = new DefaultLockTemplate(provider, scheduler, OPTIONS, LeaseLossListener.NONE,
+				true, LockObserver.NONE, handover);
 		this.closeables.add(template);
 		return template;
 	}
@@ -154,51 +167,6 @@ class RedisHandoverTests {
 	}
 
 	/**
-	 * Two JVMs of four threads each on one key: mutual exclusion, tokens that rise in the
-	 * order the lock was held, both JVMs handing over locally, and fewer acquire scripts
-	 * than acquisitions.
-	 */
-	@Test
-	void tokensRiseAcrossLocalHandOversAndJvms() throws Exception {
-		String key = "handover-" + UUID.randomUUID();
-		List<DefaultLockTemplate> jvms = List.of(template(factory), template(otherFactory));
-		long scriptsBefore = TestRedis.scriptCalls(redis);
-		List<Long> tokens = new ArrayList<>();
-		AtomicInteger inside = new AtomicInteger();
-		AtomicBoolean overlap = new AtomicBoolean();
-		List<Future<?>> workers = new ArrayList<>();
-		for (DefaultLockTemplate jvm : jvms) {
-			for (int t = 0; t < 4; t++) {
-				workers.add(this.threads.submit(() -> {
-					for (int i = 0; i < 250; i++) {
-						jvm.run(key, () -> {
-							if (inside.incrementAndGet() != 1) {
-								overlap.set(true);
-							}
-							tokens.add(LockContext.current().orElseThrow().fencingToken());
-							inside.decrementAndGet();
-						});
-					}
-				}));
-			}
-		}
-		for (Future<?> worker : workers) {
-			worker.get(100, TimeUnit.SECONDS);
-		}
-		long scripts = TestRedis.scriptCalls(redis) - scriptsBefore;
-		long handovers = jvms.get(0).localHandovers() + jvms.get(1).localHandovers();
-		System.out.println("Redis hand-over: 2,000 acquisitions, " + handovers + " local hand-overs, " + scripts
-				+ " script calls");
-		assertThat(overlap).isFalse();
-		assertThat(tokens).hasSize(2000).isSorted().doesNotHaveDuplicates();
-		assertThat(jvms.get(0).localHandovers()).isPositive();
-		assertThat(jvms.get(1).localHandovers()).isPositive();
-		// Without hand-over every acquisition costs an acquire and a release script at
-		// least.
-		assertThat(scripts).as("script calls for 2,000 acquisitions").isLessThan(2 * 2000);
-	}
-
-	/**
 	 * The acquire script reserves the block: with the counter far ahead of the server's
 	 * clock (so tokens come from the counter, not the clock), the next acquisition's
 	 * token lies past the block's last. This server is this class's own, so the counter
@@ -221,39 +189,6 @@ class RedisHandoverTests {
 		LockAttempt.Acquired next = (LockAttempt.Acquired) provider.tryLock(key, Duration.ofSeconds(30));
 		assertThat(next.handle().fencingToken()).isEqualTo(block.lastToken() + 1);
 		assertThat(next.handle().release()).isTrue();
-	}
-
-	/**
-	 * A waiter of another JVM gets the lock while eight threads of this one hammer it,
-	 * five times over: the JVM gives the lock back to Redis after at most 32 passes or 20
-	 * ms, and its own waiters stand back after a release the other JVM's waiter had
-	 * marked.
-	 */
-	@Test
-	void aRemoteWaiterGetsTheLockWhileEightLocalThreadsHammerIt() throws Exception {
-		String key = "handover-" + UUID.randomUUID();
-		DefaultLockTemplate hammered = template(factory);
-		DefaultLockTemplate remote = template(otherFactory);
-		AtomicBoolean stop = new AtomicBoolean();
-		List<Future<?>> workers = new ArrayList<>();
-		for (int t = 0; t < 8; t++) {
-			workers.add(this.threads.submit(() -> {
-				while (!stop.get()) {
-					hammered.run(key, () -> {
-					});
-				}
-			}));
-		}
-		Conditions.await("hand-overs under way", Duration.ofSeconds(30), () -> hammered.localHandovers() > 500);
-		for (int round = 0; round < 5; round++) {
-			try (Lease lease = remote.acquire(key, LockOptions.builder().waitTime(Duration.ofSeconds(5)).build())) {
-				assertThat(lease.isHeld()).isTrue();
-			}
-		}
-		stop.set(true);
-		for (Future<?> worker : workers) {
-			worker.get(30, TimeUnit.SECONDS);
-		}
 	}
 
 }

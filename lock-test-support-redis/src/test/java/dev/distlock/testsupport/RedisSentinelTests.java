@@ -3,26 +3,39 @@ package dev.distlock.testsupport;
 import java.time.Duration;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+/**
+ * The Sentinel deployment. The default build starts one, looks the master up and stops it
+ * (a few seconds); both failovers ({@code SENTINEL FAILOVER}, then the new master killed,
+ * about 20 s) run with {@code -Psoak} ({@code -Ddistlock.soak=true}). The default build
+ * also runs one {@link RedisSentinel#failover()} in the auto-configuration's
+ * {@code SentinelFailoverTests}.
+ */
 class RedisSentinelTests {
 
 	@Test
+	void sentinelsSeeTheMasterAndTheReplicaFollowsIt() {
+		RedisSentinel deployment = RedisSentinel.start();
+		try {
+			assertSentinelsSeeTheMasterAndTheReplicaFollowsIt(deployment);
+		}
+		finally {
+			deployment.close();
+		}
+		assertAllStopped(deployment);
+	}
+
+	@Test
+	@EnabledIfSystemProperty(named = "distlock.soak", matches = "true")
 	void sentinelsSeeTheMasterAndEitherFailoverPromotesTheReplica() {
 		RedisSentinel deployment = RedisSentinel.start();
 		try {
+			assertSentinelsSeeTheMasterAndTheReplicaFollowsIt(deployment);
 			RedisServer first = deployment.master();
 			RedisServer second = deployment.replica();
-			assertThat(deployment.servers()).containsExactly(first, second);
-			assertThat(deployment.nodes().split(",")).hasSize(3)
-				.allSatisfy((node) -> assertThat(node).startsWith("127.0.0.1:"));
-			assertThat(deployment.sentinels()).allSatisfy((sentinel) -> assertThat(sentinel.command("INFO", "sentinel"))
-				.contains("name=" + deployment.masterName() + ",status=ok,address=127.0.0.1:" + first.port()
-						+ ",slaves=1,sentinels=3"));
-			assertThat(first.command("SET", "before", "1")).isEqualTo("+OK");
-			Conditions.await("the replica has the write", Duration.ofSeconds(10),
-					() -> "1".equals(second.command("GET", "before")));
 
 			RedisServer promoted = deployment.failover();
 			assertThat(promoted).isSameAs(second);
@@ -39,6 +52,24 @@ class RedisSentinelTests {
 		finally {
 			deployment.close();
 		}
+		assertAllStopped(deployment);
+	}
+
+	private static void assertSentinelsSeeTheMasterAndTheReplicaFollowsIt(RedisSentinel deployment) {
+		RedisServer first = deployment.master();
+		RedisServer second = deployment.replica();
+		assertThat(deployment.servers()).containsExactly(first, second);
+		assertThat(deployment.nodes().split(",")).hasSize(3)
+			.allSatisfy((node) -> assertThat(node).startsWith("127.0.0.1:"));
+		assertThat(deployment.sentinels()).allSatisfy((sentinel) -> assertThat(sentinel.command("INFO", "sentinel"))
+			.contains("name=" + deployment.masterName() + ",status=ok,address=127.0.0.1:" + first.port()
+					+ ",slaves=1,sentinels=3"));
+		assertThat(first.command("SET", "before", "1")).isEqualTo("+OK");
+		Conditions.await("the replica has the write", Duration.ofSeconds(10),
+				() -> "1".equals(second.command("GET", "before")));
+	}
+
+	private static void assertAllStopped(RedisSentinel deployment) {
 		assertThat(deployment.sentinels()).noneMatch(RedisServer::isAlive);
 		assertThat(deployment.servers()).noneMatch(RedisServer::isAlive);
 	}

@@ -3,7 +3,6 @@ package dev.distlock.testsupport.fuzz;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -12,11 +11,6 @@ import dev.distlock.LockContext;
 import dev.distlock.LockOptions;
 import dev.distlock.support.DefaultLockTemplate;
 import dev.distlock.support.HandoverSettings;
-import dev.distlock.support.LockObserver;
-import dev.distlock.support.RenewalScheduler;
-import dev.distlock.testsupport.ProviderFactory;
-import dev.distlock.testsupport.ResourceFactory;
-import dev.distlock.testsupport.WorkerArgs;
 
 /**
  * A holder JVM for any store, to be stopped with {@code SIGSTOP} during a run of local
@@ -57,29 +51,19 @@ public final class HandoverPausedHolder {
 
 	/** Runs the JVM's part; see the class comment. */
 	public static void main(String[] args) throws Exception {
-		Map<String, String> settings = WorkerArgs.parse(args);
-		String key = WorkerArgs.require(settings, LockHolder.KEY);
-		Duration leaseTime = Duration.ofMillis(WorkerArgs.number(settings, LockHolder.LEASE_MILLIS));
-		ProviderFactory store = WorkerArgs.instance(settings, WorkerArgs.PROVIDER, ProviderFactory.class);
-		ResourceFactory resources = WorkerArgs.instance(settings, WorkerArgs.RESOURCES, ResourceFactory.class);
-		RenewalScheduler scheduler = new RenewalScheduler();
+		PausedJvm jvm = new PausedJvm(args);
+		String key = jvm.key;
+		LockOptions options = jvm.options;
+		FencedRegister register = jvm.register;
 		AtomicLong lostAt = new AtomicLong();
-		LockOptions options = LockOptions.builder()
-			.waitTime(Duration.ofSeconds(5))
-			.leaseTime(leaseTime)
-			.autoRenew(true)
-			.retryInterval(Duration.ofMillis(20))
-			.build();
 		List<Long> lostTokens = new ArrayList<>();
-		DefaultLockTemplate template = new DefaultLockTemplate(Templates.answering(store, settings), scheduler, options,
-				(lease, reason, holder) -> {
-					synchronized (lostTokens) {
-						lostTokens.add(lease.fencingToken());
-					}
-					lostAt.compareAndSet(0, System.nanoTime());
-					System.out.println("LOST " + lostAt.get() + " " + lease.fencingToken() + " " + reason);
-				}, true, LockObserver.NONE, UNBOUNDED);
-		FencedRegister register = resources.fencedRegister(settings);
+		DefaultLockTemplate template = jvm.template((lease, reason, holder) -> {
+			synchronized (lostTokens) {
+				lostTokens.add(lease.fencingToken());
+			}
+			lostAt.compareAndSet(0, System.nanoTime());
+			System.out.println("LOST " + lostAt.get() + " " + lease.fencingToken() + " " + reason);
+		}, UNBOUNDED);
 		AtomicBoolean running = new AtomicBoolean();
 		AtomicLong holdsAfterLoss = new AtomicLong();
 		AtomicLong acceptedAfterLoss = new AtomicLong();
@@ -156,9 +140,7 @@ public final class HandoverPausedHolder {
 		System.out.println("DONE " + acceptedAfterLoss.get() + " " + rejected.get() + " " + template.localHandovers());
 		System.out.flush();
 		template.close();
-		scheduler.close();
-		register.close();
-		store.close();
+		jvm.close();
 		System.exit(0);
 	}
 

@@ -1,17 +1,11 @@
 package dev.distlock.testsupport.fuzz;
 
-import java.time.Duration;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 import dev.distlock.Lease;
-import dev.distlock.LockOptions;
 import dev.distlock.support.DefaultLockTemplate;
-import dev.distlock.support.RenewalScheduler;
-import dev.distlock.testsupport.ProviderFactory;
-import dev.distlock.testsupport.ResourceFactory;
-import dev.distlock.testsupport.WorkerArgs;
+import dev.distlock.support.HandoverSettings;
 
 /**
  * A holder JVM for any store, to be stopped with {@code SIGSTOP}: takes a lock with
@@ -33,26 +27,14 @@ public final class PausedHolder {
 
 	/** Runs the JVM's part; see the class comment. */
 	public static void main(String[] args) throws Exception {
-		Map<String, String> settings = WorkerArgs.parse(args);
-		String key = WorkerArgs.require(settings, LockHolder.KEY);
-		Duration leaseTime = Duration.ofMillis(WorkerArgs.number(settings, LockHolder.LEASE_MILLIS));
-		ProviderFactory store = WorkerArgs.instance(settings, WorkerArgs.PROVIDER, ProviderFactory.class);
-		ResourceFactory resources = WorkerArgs.instance(settings, WorkerArgs.RESOURCES, ResourceFactory.class);
-		RenewalScheduler scheduler = new RenewalScheduler();
+		PausedJvm jvm = new PausedJvm(args);
 		AtomicLong lostAt = new AtomicLong();
-		LockOptions options = LockOptions.builder()
-			.waitTime(Duration.ofSeconds(5))
-			.leaseTime(leaseTime)
-			.autoRenew(true)
-			.retryInterval(Duration.ofMillis(20))
-			.build();
-		DefaultLockTemplate template = new DefaultLockTemplate(Templates.answering(store, settings), scheduler, options,
-				(lease, reason, holder) -> {
-					lostAt.set(System.nanoTime());
-					System.out.println("LOST " + lostAt.get() + " " + reason);
-				}, true);
-		FencedRegister register = resources.fencedRegister(settings);
-		Lease lease = template.acquire(key, options);
+		DefaultLockTemplate template = jvm.template((lease, reason, holder) -> {
+			lostAt.set(System.nanoTime());
+			System.out.println("LOST " + lostAt.get() + " " + reason);
+		}, HandoverSettings.DEFAULTS);
+		FencedRegister register = jvm.register;
+		Lease lease = template.acquire(jvm.key, jvm.options);
 		System.out.println("HELD " + lease.fencingToken());
 		int acceptedAfterLoss = 0;
 		int rejected = 0;
@@ -77,9 +59,7 @@ public final class PausedHolder {
 		catch (RuntimeException ex) {
 			System.out.println("RELEASE " + ex.getClass().getSimpleName());
 		}
-		scheduler.close();
-		register.close();
-		store.close();
+		jvm.close();
 		System.exit(0);
 	}
 
