@@ -358,14 +358,36 @@ public abstract class AbstractReadWriteLockContractTests {
 		});
 		Conditions.await("a few overlapping reads", Duration.ofSeconds(10), () -> reads.get() >= 3);
 		// 10 s, not the templates' 45: a writer that records its intent only at its
-		// next retry (a minute away) runs out of it instead of passing late.
-		try (Lease writer = writerJvm.acquire(key, LockOptions.builder().waitTime(Duration.ofSeconds(10)).build())) {
+		// next retry (a minute away) runs out of it instead of passing late. Its JVM
+		// listens on the key first, so that its first pause is that retry interval,
+		// not the short backoff of a waiter whose subscription is still starting.
+		try (ReleaseSignals.Subscription listening = listening(otherProvider(), key);
+				Lease writer = writerJvm.acquire(key, LockOptions.builder().waitTime(Duration.ofSeconds(10)).build())) {
 			assertThat(writer.isHeld()).isTrue();
 		}
 		finally {
 			stop.set(true);
 		}
 		stream.get(20, TimeUnit.SECONDS);
+	}
+
+	/**
+	 * {@code provider}'s subscription to the releases of {@code key}, listening when it
+	 * returns (a Redis cluster's sharded signals start per slot), on a store with local
+	 * hand-over, whose waiters of one JVM share its signals; nothing elsewhere (a
+	 * ZooKeeper waiter watches a node of its own).
+	 */
+	private static ReleaseSignals.Subscription listening(SharedLocking provider, String key) {
+		if (!(provider instanceof LocalHandover) || !(provider instanceof ReleaseSignalling signalling)) {
+			return () -> {
+			};
+		}
+		ReleaseSignals signals = signalling.releaseSignals();
+		ReleaseSignals.Subscription subscription = signals.subscribe(key, () -> {
+		});
+		Conditions.await("the writer's JVM to listen on the key", Duration.ofSeconds(10),
+				() -> signals.isListening(key));
+		return subscription;
 	}
 
 	@Test
