@@ -12,7 +12,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  */
 final class RedisClusterPair implements AutoCloseable {
 
-	private final RedisCluster cluster = RedisCluster.start(3);
+	final RedisCluster cluster = RedisCluster.start(3);
 
 	private final LettuceConnectionFactory factory = connect();
 
