@@ -150,6 +150,23 @@ public final class InMemoryLockProvider
 	 */
 	@Override
 	public LockAttempt tryLockBlock(String key, Duration leaseTime, boolean waiting, int tokens) {
+		return tryLockBlock(key, leaseTime, waiting, tokens, null, 0);
+	}
+
+	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * Busy behind readers, the intent is recorded as {@link #tryLockExclusive} records
+	 * it.
+	 */
+	@Override
+	public LockAttempt tryLockBlock(String key, Duration leaseTime, int tokens, String waiterId,
+			Duration intentTimeout) {
+		return tryLockBlock(key, leaseTime, true, tokens, waiterId, positive(intentTimeout));
+	}
+
+	private LockAttempt tryLockBlock(String key, Duration leaseTime, boolean waiting, int tokens,
+			@Nullable String writerId, long keepIntent) {
 		long lease = positive(leaseTime);
 		if (tokens < 1) {
 			throw new IllegalArgumentException("A token block holds at least one token but was " + tokens);
@@ -157,9 +174,16 @@ public final class InMemoryLockProvider
 		sweepIfGrown();
 		return update(key, true, (entry, now) -> {
 			if (entry.free()) {
+				if (writerId != null) {
+					entry.intents.remove(writerId);
+				}
 				return entry.acquire(this, key, lease, now, null, tokens);
 			}
 			entry.waited |= waiting;
+			if (writerId != null && entry.holder == null) {
+				// Readers hold it: hold new ones back.
+				entry.intents.put(writerId, now + keepIntent);
+			}
 			return entry.busy(now);
 		});
 	}

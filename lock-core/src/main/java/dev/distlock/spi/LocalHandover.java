@@ -40,4 +40,24 @@ public interface LocalHandover extends LockProvider {
 	 */
 	LockAttempt tryLockBlock(String key, Duration leaseTime, boolean waiting, int tokens);
 
+	/**
+	 * The first attempt of writer {@code waiterId} waiting for {@code key}: as
+	 * {@link #tryLockBlock(String, Duration, boolean, int) tryLockBlock(key, leaseTime,
+	 * true, tokens)}, and, on a store that also has read locks ({@link SharedLocking}),
+	 * when readers hold the key this busy attempt records the writer's intent exactly as
+	 * {@link SharedLocking#tryLockExclusive} does (for {@code intentTimeout}, ended by
+	 * taking the key with a later {@code tryLockExclusive} or by
+	 * {@link SharedLocking#withdrawIntent}), in the same store call, so that no new
+	 * reader comes in from the writer's first attempt on. Such a store must override this
+	 * method: the default, for stores without read locks, records nothing.
+	 * @param tokens the size of the block, at least 1
+	 * @param waiterId the waiting writer, as its later
+	 * {@link SharedLocking#tryLockExclusive} attempts name it
+	 * @param intentTimeout how long the intent lasts unless the writer asks again
+	 */
+	default LockAttempt tryLockBlock(String key, Duration leaseTime, int tokens, String waiterId,
+			Duration intentTimeout) {
+		return tryLockBlock(key, leaseTime, true, tokens);
+	}
+
 }

@@ -9,10 +9,12 @@ import java.time.Duration;
  *
  * <p>
  * Writers are preferred: a writer that waits for a key records its intent
- * ({@link #tryLockExclusive}), and while an intent is recorded no new reader comes in, so
- * readers cannot starve a waiting writer. An intent lapses by itself when its writer
- * stops asking (it died), so a dead writer blocks readers for at most its
- * {@code intentTimeout}.
+ * ({@link #tryLockExclusive}, or, on a store that also offers {@link LocalHandover}, its
+ * block-reserving first attempt
+ * {@link LocalHandover#tryLockBlock(String, Duration, int, String, Duration)}), and while
+ * an intent is recorded no new reader comes in, so readers cannot starve a waiting
+ * writer. An intent lapses by itself when its writer stops asking (it died), so a dead
+ * writer blocks readers for at most its {@code intentTimeout}.
  *
  * <p>
  * Every read hold is an acquisition of its own: its handle renews and releases that hold

@@ -1,5 +1,6 @@
 package dev.distlock.support;
 
+import java.time.Duration;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -42,11 +43,20 @@ final class Cohort {
 
 	/**
 	 * One store attempt that reserves a token block; only where {@link #applies} holds.
+	 * @param writerId a waiting writer on a store with read locks, whose busy attempt
+	 * behind readers records its intent
+	 * ({@link LocalHandover#tryLockBlock(String, Duration, int, String, Duration)}); null
+	 * for any other caller
+	 * @param intentTimeout how long that intent lasts
 	 */
-	LockAttempt attempt(String key, LockSettings lock, boolean waiting) {
+	LockAttempt attempt(String key, LockSettings lock, boolean waiting, @Nullable String writerId,
+			Duration intentTimeout) {
 		LocalHandover handover = this.store;
 		if (handover == null) {
 			throw new IllegalStateException("Local hand-over is off");
+		}
+		if (writerId != null) {
+			return handover.tryLockBlock(key, lock.leaseTime(), this.settings.blockSize(), writerId, intentTimeout);
 		}
 		return handover.tryLockBlock(key, lock.leaseTime(), waiting, this.settings.blockSize());
 	}

@@ -141,9 +141,10 @@ final class WaitLoop {
 					continue;
 				}
 				long sent = System.nanoTime();
-				// With local hand-over, the first attempt reserves a token block (a plain
-				// attempt); later ones, after the key was found busy, go as a writer that
-				// records its intent, so readers still cannot starve it.
+				// With local hand-over, the first attempt reserves a token block and,
+				// for a writer that finds readers holding the key, records its intent
+				// in the same call; later ones, after the key was found busy, go as a
+				// writer that refreshes it, so readers cannot starve it.
 				LockAttempt attempt = attemptOnce(key, settings, queue, fair, waiting, waiterId,
 						writer && !(cohort && firstAttempt), intent);
 				firstAttempt = false;
@@ -158,7 +159,8 @@ final class WaitLoop {
 					discardLate(acquired.handle());
 				}
 				else if (writer) {
-					// The busy attempt recorded the intent (or refreshed it).
+					// The busy attempt recorded the intent (or refreshed it), the
+					// block-reserving first one included.
 					intent = true;
 				}
 				if (cohort && waiting) {
@@ -222,7 +224,10 @@ final class WaitLoop {
 				return fairLocking(key).tryLockFair(key, settings.leaseTime(), waiterId, queueTimeout(settings));
 			}
 			if (this.cohort.applies(settings)) {
-				return this.cohort.attempt(key, settings, waiting);
+				// A waiter id here is a waiting writer's: fair locks are never
+				// handed over.
+				return this.cohort.attempt(key, settings, waiting, waiterId.isEmpty() ? null : waiterId,
+						queueTimeout(settings));
 			}
 			return (this.provider instanceof ReleaseSignalling signalling)
 					? signalling.tryLock(key, settings.leaseTime(), waiting)

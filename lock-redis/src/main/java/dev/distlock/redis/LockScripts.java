@@ -107,9 +107,14 @@ final class LockScripts {
 	/**
 	 * KEYS[1] lock, KEYS[2] fencing counter (same cluster slot); ARGV[1] owner, ARGV[2]
 	 * lease in ms, ARGV[3] {@code 1} if the caller waits (marks a busy lock), ARGV[4]
-	 * (optional) the size of the token block to reserve for local hand-over. Returns the
-	 * fencing token (&gt; 0) when acquired, or {@code -1 - remainingMillis} when busy.
-	 * With a block of B &gt; 1 tokens ({@link #NEXT_TOKEN_BLOCK}), the counter is left at
+	 * (optional) the size of the token block to reserve for local hand-over; for the
+	 * first attempt of a waiting writer ({@code LocalHandover}'s intent overload), also
+	 * KEYS[3] the writers' intents ({@link RedisKeys#intentsKey}), ARGV[5] the waiter id
+	 * and ARGV[6] the intent timeout in ms: busy behind readers (a hash at the lock key),
+	 * the script records the writer's intent as {@link RwSemaphoreScripts#WRITE_ACQUIRE}
+	 * does, with the same {@code record_intent}, at no extra call. Returns the fencing
+	 * token (&gt; 0) when acquired, or {@code -1 - remainingMillis} when busy. With a
+	 * block of B &gt; 1 tokens ({@link #NEXT_TOKEN_BLOCK}), the counter is left at
 	 * {@code token + B - 1}, so the tokens up to it are this acquisition's to hand out
 	 * and every later acquisition's token is greater.
 	 *
@@ -128,7 +133,7 @@ final class LockScripts {
 	 * slot (one key on a standalone server), so memory does not grow with the number of
 	 * lock names.
 	 */
-	static final RedisScript<Long> ACQUIRE = RedisScript.of(MUTEX_FUNCTIONS + """
+	static final RedisScript<Long> ACQUIRE = RedisScript.of(MUTEX_FUNCTIONS + RwSemaphoreScripts.RECORD_INTENT + """
 			local lock, counter, owner, lease = KEYS[1], KEYS[2], ARGV[1], ARGV[2]
 			""" + NEXT_TOKEN_BLOCK + "if " + WRITE_MUTEX + """
 			 then
@@ -143,6 +148,10 @@ final class LockScripts {
 			end
 			if ARGV[3] == '1' and type(held) == 'string' and not waited(held) then
 			  redis.call('append', lock, ' w')
+			end
+			if ARGV[5] and type(held) == 'table' then
+			  record_intent(lock, KEYS[3], ARGV[5], tonumber(ARGV[6]),
+			    tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000))
 			end
 			local ttl = redis.call('pttl', lock)
 			if ttl == 0 then

@@ -496,6 +496,31 @@ public final class RedisLockProvider implements ReleaseSignalling, FairLocking, 
 								RedisCalls.args(owner, millis(leaseTime), waitingFlag)));
 	}
 
+	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * The same acquire script as {@link #tryLockBlock(String, Duration, boolean, int)},
+	 * given the intents' key and the writer: behind readers it records the intent with
+	 * the commands {@link #tryLockExclusive} uses, so a free key or a key held by another
+	 * writer costs no command more. With the replica guard on, the guarded acquire
+	 * without an intent, as {@link #tryLockExclusive}.
+	 */
+	@Override
+	public LockAttempt tryLockBlock(String key, Duration leaseTime, int tokens, String waiterId,
+			Duration intentTimeout) {
+		if (tokens < 1) {
+			throw new IllegalArgumentException("A token block holds at least one token but was " + tokens);
+		}
+		if (this.waitForReplicas > 0) {
+			return tryLockBlock(key, leaseTime, true, tokens);
+		}
+		return attempt(key, newOwner(), tokens, (lockKey, owner, deadline) -> this.calls.<Long>call(key, "acquire",
+				LockScripts.ACQUIRE, ScriptOutputType.INTEGER, deadline,
+				RedisCalls.args(lockKey, this.keys.fenceKey(lockKey), this.keys.intentsKey(lockKey)), RedisCalls
+					.args(owner, millis(leaseTime), "1", Integer.toString(tokens), waiterId, millis(intentTimeout))),
+				false);
+	}
+
 	@Override
 	public LockAttempt tryLockFair(String key, Duration leaseTime, String waiterId, Duration queueTimeout) {
 		if (this.waitForReplicas > 0) {

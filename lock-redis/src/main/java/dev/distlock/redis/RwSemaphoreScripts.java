@@ -77,6 +77,25 @@ final class RwSemaphoreScripts {
 			""";
 
 	/**
+	 * {@code record_intent(lock, intents, waiter, timeout, ms)}: writer {@code waiter}
+	 * waits behind the readers' hash at {@code lock}. Records (or refreshes) its intent
+	 * in {@code intents} until {@code ms + timeout} (the server's clock plus the intent
+	 * timeout, in ms), keeps the set for twice the timeout, and marks the hash so that
+	 * the last reader's release is published. Shared by {@link #WRITE_ACQUIRE} and the
+	 * mutex's block-reserving first attempt ({@link LockScripts#ACQUIRE}), so that both
+	 * record the same intent.
+	 */
+	static final String RECORD_INTENT = """
+			local function record_intent(lock, intents, waiter, timeout, ms)
+			  redis.call('zadd', intents, ms + timeout, waiter)
+			  if redis.call('pttl', intents) < 2 * timeout then
+			    redis.call('pexpire', intents, 2 * timeout)
+			  end
+			  redis.call('hset', lock, '#w', '1')
+			end
+			""";
+
+	/**
 	 * KEYS[1] lock, KEYS[2] fencing counter, KEYS[3] intents; ARGV[1] owner, ARGV[2]
 	 * lease in ms, ARGV[3] {@code 1} if the caller waits. Returns the read hold's fencing
 	 * token, or {@code -1 - remainingMillis} when a writer holds the key (its lease) or a
@@ -139,7 +158,7 @@ final class RwSemaphoreScripts {
 			    end
 			  end
 			end
-			""" + LockScripts.NEXT_TOKEN + "if " + LockScripts.WRITE_MUTEX + """
+			""" + RECORD_INTENT + LockScripts.NEXT_TOKEN + "if " + LockScripts.WRITE_MUTEX + """
 			 then
 			  taken()
 			  return token
@@ -163,12 +182,7 @@ final class RwSemaphoreScripts {
 			    return token
 			  end
 			end
-			local timeout = tonumber(ARGV[4])
-			redis.call('zadd', intents, ms + timeout, ARGV[3])
-			if redis.call('pttl', intents) < 2 * timeout then
-			  redis.call('pexpire', intents, 2 * timeout)
-			end
-			redis.call('hset', lock, '#w', '1')
+			record_intent(lock, intents, ARGV[3], tonumber(ARGV[4]), ms)
 			return -1 - math.max(redis.call('pttl', lock), 1)
 			""", Long.class);
 

@@ -9,13 +9,9 @@ import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockProvider;
 import dev.distlock.spi.MultiLocking;
 import dev.distlock.testsupport.AbstractMultiLockContractTests;
-import dev.distlock.testsupport.RedisCluster;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-
-import org.springframework.data.redis.connection.RedisClusterConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -26,11 +22,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class RedisClusterMultiLockContractTests extends AbstractMultiLockContractTests {
 
-	private static RedisCluster cluster;
-
-	private static LettuceConnectionFactory factory;
-
-	private static LettuceConnectionFactory otherFactory;
+	private static RedisClusterPair pair;
 
 	private static RedisLockProvider provider;
 
@@ -38,30 +30,14 @@ class RedisClusterMultiLockContractTests extends AbstractMultiLockContractTests 
 
 	@BeforeAll
 	static void startCluster() {
-		cluster = RedisCluster.start(3);
-		factory = connect();
-		otherFactory = connect();
-		provider = new RedisLockProvider(factory, TestRedis.PREFIX, true);
-		otherProvider = new RedisLockProvider(otherFactory, TestRedis.PREFIX, true);
-		TestRedis.awaitAnswers(provider);
-		TestRedis.awaitAnswers(otherProvider);
-	}
-
-	private static LettuceConnectionFactory connect() {
-		LettuceConnectionFactory created = new LettuceConnectionFactory(
-				new RedisClusterConfiguration(cluster.addresses()));
-		created.afterPropertiesSet();
-		created.start();
-		return created;
+		pair = new RedisClusterPair();
+		provider = pair.provider;
+		otherProvider = pair.otherProvider;
 	}
 
 	@AfterAll
 	static void stopCluster() {
-		provider.close();
-		otherProvider.close();
-		factory.destroy();
-		otherFactory.destroy();
-		cluster.close();
+		pair.close();
 	}
 
 	@Override

@@ -17,9 +17,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import org.springframework.data.redis.connection.RedisClusterConfiguration;
-import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
@@ -39,11 +36,9 @@ class RedisMultiLockCleanupTests {
 
 	private static final Duration LEASE = Duration.ofMinutes(1);
 
+	private RedisClusterPair pair;
+
 	private RedisCluster cluster;
-
-	private LettuceConnectionFactory factory;
-
-	private LettuceConnectionFactory otherFactory;
 
 	private RedisLockProvider provider;
 
@@ -51,31 +46,16 @@ class RedisMultiLockCleanupTests {
 
 	@BeforeEach
 	void startCluster() {
-		this.cluster = RedisCluster.start(3);
-		this.factory = connect();
-		this.otherFactory = connect();
-		this.provider = new RedisLockProvider(this.factory, TestRedis.PREFIX, true);
-		this.otherProvider = new RedisLockProvider(this.otherFactory, TestRedis.PREFIX, true);
-		TestRedis.awaitAnswers(this.provider);
-		TestRedis.awaitAnswers(this.otherProvider);
-	}
-
-	private LettuceConnectionFactory connect() {
-		LettuceConnectionFactory created = new LettuceConnectionFactory(
-				new RedisClusterConfiguration(this.cluster.addresses()));
-		created.afterPropertiesSet();
-		created.start();
-		return created;
+		this.pair = new RedisClusterPair();
+		this.cluster = this.pair.cluster;
+		this.provider = this.pair.provider;
+		this.otherProvider = this.pair.otherProvider;
 	}
 
 	@AfterEach
 	void stopCluster() {
 		this.cluster.nodes().stream().filter(RedisServer::isAlive).forEach(RedisServer::resume);
-		this.provider.close();
-		this.otherProvider.close();
-		this.factory.destroy();
-		this.otherFactory.destroy();
-		this.cluster.close();
+		this.pair.close();
 	}
 
 	@Test

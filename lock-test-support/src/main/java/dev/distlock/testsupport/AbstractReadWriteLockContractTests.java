@@ -13,11 +13,13 @@ import dev.distlock.LeaseLostException;
 import dev.distlock.LockContext;
 import dev.distlock.LockMode;
 import dev.distlock.LockOptions;
+import dev.distlock.spi.LocalHandover;
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockHandle;
 import dev.distlock.spi.ReleaseSignalling;
 import dev.distlock.spi.ReleaseSignals;
 import dev.distlock.spi.SharedLocking;
+import dev.distlock.spi.TokenBlock;
 import dev.distlock.support.DefaultLockTemplate;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
@@ -124,6 +126,40 @@ public abstract class AbstractReadWriteLockContractTests {
 			.isTrue();
 	}
 
+	/**
+	 * With local hand-over, a waiting writer's first attempt is the block-reserving
+	 * acquire: behind readers it records the intent as {@code tryLockExclusive} does, and
+	 * the writer's later attempt that takes the key ends it.
+	 */
+	@Test
+	void aWritersBlockReservingFirstAttemptRecordsItsIntent() {
+		assumeTrue(otherProvider() instanceof LocalHandover, "the store has no local hand-over");
+		LocalHandover writers = (LocalHandover) otherProvider();
+		String key = key();
+		LockHandle reader = acquired(provider().tryLockShared(key, LONG_LEASE, false));
+		assertBusy("writer's first attempt while a reader holds",
+				writers.tryLockBlock(key, LONG_LEASE, 33, "w1", LONG_LEASE));
+		assertBusy("a new reader while the writer waits", provider().tryLockShared(key, LONG_LEASE, true));
+		assertThat(reader.release()).isTrue();
+		LockHandle writer = acquired(otherProvider().tryLockExclusive(key, LONG_LEASE, "w1", LONG_LEASE, true));
+		assertThat(writer.fencingToken()).isGreaterThan(reader.fencingToken());
+		assertThat(writer.release()).isTrue();
+		assertThat(acquired(provider().tryLockShared(key, LONG_LEASE, false)).release())
+			.as("taking the key ended the writer's intent")
+			.isTrue();
+		LockHandle second = acquired(provider().tryLockShared(key, LONG_LEASE, false));
+		assertBusy("another writer's first attempt", writers.tryLockBlock(key, LONG_LEASE, 33, "w2", LONG_LEASE));
+		otherProvider().withdrawIntent(key, "w2");
+		assertThat(acquired(provider().tryLockShared(key, LONG_LEASE, false)).release())
+			.as("a reader once the intent was withdrawn")
+			.isTrue();
+		assertThat(second.release()).isTrue();
+		TokenBlock free = (TokenBlock) acquired(writers.tryLockBlock(key, LONG_LEASE, 33, "w3", LONG_LEASE));
+		assertThat(free.lastToken()).as("a free key gives the writer its block").isEqualTo(free.fencingToken() + 32);
+		assertBusy("a reader while the writer holds", provider().tryLockShared(key, LONG_LEASE, false));
+		assertThat(free.release()).isTrue();
+	}
+
 	@Test
 	void anExclusiveAttemptIsThePlainLock() {
 		String key = key();
@@ -218,10 +254,9 @@ public abstract class AbstractReadWriteLockContractTests {
 		String key = key();
 		AtomicInteger signalled = new AtomicInteger();
 		try (ReleaseSignals.Subscription subscription = signals.subscribe(key, signalled::incrementAndGet)) {
-			Conditions.await("the subscription to listen", Duration.ofSeconds(10), signals::isListening);
 			LockHandle reader = acquired(provider().tryLockShared(key, LONG_LEASE, false));
 			assertBusy("writer", otherProvider().tryLockExclusive(key, LONG_LEASE, "w1", LONG_LEASE));
-			signals.isListening(key);
+			// Per key: a cluster's sharded signals listen per slot, from this call on.
 			Conditions.await("the subscription to listen on the key", Duration.ofSeconds(10),
 					() -> signals.isListening(key));
 			int before = signalled.get();
@@ -293,7 +328,9 @@ public abstract class AbstractReadWriteLockContractTests {
 	/**
 	 * Readers keep coming, each overlapping the next, so the key never falls free of
 	 * readers; the waiting writer still gets it, because its intent holds new readers
-	 * back, from its second attempt at the latest (one second later).
+	 * back from its first attempt on (the block-reserving one, with local hand-over), and
+	 * the last reader's release wakes it. Its retry interval is the templates' minute: a
+	 * writer whose first attempt recorded no intent would run out of its 10 s.
 	 */
 	@Test
 	@DisplayName("A writer is not starved by a stream of overlapping readers (Redisson #5379)")
@@ -320,17 +357,37 @@ public abstract class AbstractReadWriteLockContractTests {
 			previous.release();
 		});
 		Conditions.await("a few overlapping reads", Duration.ofSeconds(10), () -> reads.get() >= 3);
-		// With local hand-over the writer's first attempt reserves a token block and
-		// records no intent; its next attempt, one retry interval later, does. A writer
-		// whose intent never held readers back would run out of its 10 s.
-		try (Lease writer = writerJvm.acquire(key,
-				LockOptions.builder().waitTime(Duration.ofSeconds(10)).retryInterval(Duration.ofSeconds(1)).build())) {
+		// 10 s, not the templates' 45: a writer that records its intent only at its
+		// next retry (a minute away) runs out of it instead of passing late. Its JVM
+		// listens on the key first, so that its first pause is that retry interval,
+		// not the short backoff of a waiter whose subscription is still starting.
+		try (ReleaseSignals.Subscription listening = listening(otherProvider(), key);
+				Lease writer = writerJvm.acquire(key, LockOptions.builder().waitTime(Duration.ofSeconds(10)).build())) {
 			assertThat(writer.isHeld()).isTrue();
 		}
 		finally {
 			stop.set(true);
 		}
 		stream.get(20, TimeUnit.SECONDS);
+	}
+
+	/**
+	 * {@code provider}'s subscription to the releases of {@code key}, listening when it
+	 * returns (a Redis cluster's sharded signals start per slot), on a store with local
+	 * hand-over, whose waiters of one JVM share its signals; nothing elsewhere (a
+	 * ZooKeeper waiter watches a node of its own).
+	 */
+	private static ReleaseSignals.Subscription listening(SharedLocking provider, String key) {
+		if (!(provider instanceof LocalHandover) || !(provider instanceof ReleaseSignalling signalling)) {
+			return () -> {
+			};
+		}
+		ReleaseSignals signals = signalling.releaseSignals();
+		ReleaseSignals.Subscription subscription = signals.subscribe(key, () -> {
+		});
+		Conditions.await("the writer's JVM to listen on the key", Duration.ofSeconds(10),
+				() -> signals.isListening(key));
+		return subscription;
 	}
 
 	@Test

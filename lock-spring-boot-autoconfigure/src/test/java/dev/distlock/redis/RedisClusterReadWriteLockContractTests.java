@@ -1,0 +1,58 @@
+package dev.distlock.redis;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+
+import dev.distlock.spi.LockAttempt;
+import dev.distlock.spi.SharedLocking;
+import dev.distlock.testsupport.AbstractReadWriteLockContractTests;
+import dev.distlock.testsupport.Conditions;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The read-write lock contract on a Redis Cluster of three masters: a key's lock, its
+ * slot's fencing counter and its writers' intents share a slot, so each script (the
+ * mutex's block-reserving acquire recording a writer's intent among them) runs on one
+ * master, and waiters are woken through the cluster's pub/sub.
+ */
+class RedisClusterReadWriteLockContractTests extends AbstractReadWriteLockContractTests {
+
+	private static RedisClusterPair pair;
+
+	/**
+	 * The providers' signal mode is decided first (sharded, on Redis 7 masters): a waiter
+	 * that started listening before the mode was decided polls with a short backoff until
+	 * its slot's sharded subscription is up, and such a writer's second attempt would
+	 * hide whether its first one held readers back.
+	 */
+	@BeforeAll
+	static void startCluster() {
+		pair = new RedisClusterPair();
+		for (RedisLockProvider provider : List.of(pair.provider, pair.otherProvider)) {
+			LockAttempt attempt = provider.tryLock("signal-mode-" + UUID.randomUUID(), Duration.ofSeconds(30));
+			assertThat(((LockAttempt.Acquired) attempt).handle().release()).isTrue();
+		}
+		Conditions.await("the signal mode to be decided", Duration.ofSeconds(30),
+				() -> pair.provider.isShardedPubSub() && pair.otherProvider.isShardedPubSub());
+	}
+
+	@AfterAll
+	static void stopCluster() {
+		pair.close();
+	}
+
+	@Override
+	protected SharedLocking provider() {
+		return pair.provider;
+	}
+
+	@Override
+	protected SharedLocking otherProvider() {
+		return pair.otherProvider;
+	}
+
+}
