@@ -133,25 +133,6 @@ final class Cohort {
 	}
 
 	/**
-	 * A thread asks for a key that {@code local}, a lease of this JVM, holds while its
-	 * lock passes among this JVM's threads, and another thread is at the key's gate
-	 * before it. It could take the lock over only after an owner check sent after it
-	 * asked ({@link #takeOver}), so it makes or joins that check now, while it would wait
-	 * in line anyway, rather than at the gate, where the lock would wait for the check.
-	 * The check is the same one {@link #takeOver} would wait for (shared, one on the wire
-	 * per run at a time), only earlier.
-	 * @throws dev.distlock.LockBackendException if the check failed
-	 */
-	void confirmAsk(@Nullable ManagedLease local, LockSettings lock, long askedNanos, LocalQueue queue) {
-		HandoverRun run = (local != null) ? local.run() : null;
-		if (run == null || run.lost() || !applies(lock) || lock.waitTime().isZero()
-				|| run.askedBeforeConfirmation(askedNanos) || queue.gate.availablePermits() > 0) {
-			return;
-		}
-		run.heldSince(askedNanos);
-	}
-
-	/**
 	 * The lock went back to the store for a waiter of another JVM: this JVM's waiters
 	 * stand back for a quarter of the maximum time (at most the retry interval): long
 	 * enough for a signalled waiter to take it, short enough that a JVM whose run ended

@@ -332,7 +332,6 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 		String line = line(key, settings);
 		LocalQueue queue = join(line);
 		try {
-			this.cohort.confirmAsk(this.held.get(key), settings, start, queue);
 			if (!enter(queue, key, settings, deadline)) {
 				return null;
 			}
