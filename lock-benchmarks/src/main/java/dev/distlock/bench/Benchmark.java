@@ -39,6 +39,13 @@ public final class Benchmark {
 	 */
 	private static final String SCENARIOS = System.getProperty("bench.scenarios", "all");
 
+	/**
+	 * The libraries to run in S1 to S4 ({@code -Dbench.libs=raw-lettuce,distlock}), or
+	 * {@code all}; for a quick look at a few.
+	 */
+	private static final List<String> LIBS = "all".equals(System.getProperty("bench.libs", "all")) ? Lib.NAMES
+			: Lib.NAMES.stream().filter(List.of(System.getProperty("bench.libs").split(","))::contains).toList();
+
 	private final int port;
 
 	private final StringBuilder report = new StringBuilder();
@@ -137,7 +144,7 @@ public final class Benchmark {
 	private void throughput(String title, int threads) throws Exception {
 		Map<String, double[]> results = new LinkedHashMap<>();
 		for (int round = 0; round < ROUNDS; round++) {
-			for (String name : Lib.NAMES) {
+			for (String name : LIBS) {
 				try (Lib lib = Lib.create(name, this.port)) {
 					cycles(lib, threads, Duration.ofMillis(500));
 					double rate = cycles(lib, threads, WINDOW) / (WINDOW.toNanos() / 1e9);
@@ -185,7 +192,7 @@ public final class Benchmark {
 		Map<String, double[]> p99 = new LinkedHashMap<>();
 		Map<String, double[]> shares = new LinkedHashMap<>();
 		for (int round = 0; round < ROUNDS; round++) {
-			for (String name : Lib.NAMES) {
+			for (String name : LIBS) {
 				Events.Summary summary = twoJvms ? twoJvms(name, threads) : oneJvm(name, threads);
 				double seconds = WINDOW.toNanos() / 1e9;
 				rates.computeIfAbsent(name, (n) -> new double[ROUNDS])[round] = summary.acquisitions() / seconds;

@@ -209,6 +209,15 @@ public final class InMemoryLockProvider
 
 	@Override
 	public LockAttempt tryLockExclusive(String key, Duration leaseTime, String waiterId, Duration intentTimeout) {
+		return tryLockExclusive(key, leaseTime, waiterId, intentTimeout, true, 1);
+	}
+
+	@Override
+	public LockAttempt tryLockExclusive(String key, Duration leaseTime, String waiterId, Duration intentTimeout,
+			boolean intentRecorded, int tokens) {
+		if (tokens < 1) {
+			throw new IllegalArgumentException("A token block holds at least one token but was " + tokens);
+		}
 		long lease = positive(leaseTime);
 		long keepIntent = positive(intentTimeout);
 		sweepIfGrown();
@@ -219,7 +228,7 @@ public final class InMemoryLockProvider
 			}
 			if (entry.free()) {
 				entry.intents.remove(waiterId);
-				return entry.acquire(this, key, lease, now, waiterId, 1);
+				return entry.acquire(this, key, lease, now, waiterId, tokens);
 			}
 			if (holder == null) {
 				// Readers hold it: hold new ones back. (Another writer's release is

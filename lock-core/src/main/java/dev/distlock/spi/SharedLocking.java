@@ -61,6 +61,20 @@ public interface SharedLocking extends LockProvider {
 	}
 
 	/**
+	 * As {@link #tryLockExclusive(String, Duration, String, Duration, boolean)}, and, on
+	 * a store that also offers {@link LocalHandover}, reserving a block of {@code tokens}
+	 * fencing tokens with the lock it takes, exactly as
+	 * {@link LocalHandover#tryLockBlock} does: the handle is then a {@link TokenBlock},
+	 * so the lock a waiting writer takes can be handed over in its JVM too. The default
+	 * reserves a single token: such a lock always goes back to the store at its release.
+	 * @param tokens the size of the block, at least 1
+	 */
+	default LockAttempt tryLockExclusive(String key, Duration leaseTime, String waiterId, Duration intentTimeout,
+			boolean intentRecorded, int tokens) {
+		return tryLockExclusive(key, leaseTime, waiterId, intentTimeout, intentRecorded);
+	}
+
+	/**
 	 * A waiting writer gives up: its intent ends at once, and readers held back by it
 	 * only are signalled.
 	 */

@@ -61,6 +61,11 @@ final class Cohort {
 		return handover.tryLockBlock(key, lock.leaseTime(), waiting, this.settings.blockSize());
 	}
 
+	/** The size of the token block a store acquisition that may hand over reserves. */
+	int blockSize() {
+		return this.settings.blockSize();
+	}
+
 	/**
 	 * Leaves {@code lease}, just released by its holder while still held in the store,
 	 * for the next thread in the key's local line, if the rules allow and a thread is in

@@ -217,8 +217,10 @@ final class WaitLoop {
 				return ((SharedLocking) this.provider).tryLockShared(key, settings.leaseTime(), waiting);
 			}
 			if (writer) {
+				// With local hand-over, the writer's attempt reserves a token block too:
+				// a lock taken after a busy first attempt is handed over like any other.
 				return ((SharedLocking) this.provider).tryLockExclusive(key, settings.leaseTime(), waiterId,
-						queueTimeout(settings), intent);
+						queueTimeout(settings), intent, this.cohort.applies(settings) ? this.cohort.blockSize() : 1);
 			}
 			if (fair) {
 				return fairLocking(key).tryLockFair(key, settings.leaseTime(), waiterId, queueTimeout(settings));

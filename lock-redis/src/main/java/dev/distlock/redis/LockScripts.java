@@ -76,16 +76,23 @@ final class LockScripts {
 	 * or rolled-back counter falls back to) as long as a slot sees fewer than one
 	 * acquisition per block of microseconds (30,000 a second with 33-token blocks).
 	 */
-	static final String NEXT_TOKEN_BLOCK = """
-			local block = tonumber(ARGV[4] or '1')
-			local now = redis.call('time')
-			local token = tonumber(now[1]) * 1000000 + tonumber(now[2])
-			local last = tonumber(redis.call('set', counter, string.format('%d', token + block - 1), 'GET') or '0')
-			if last >= token then
-			  token = last + 1
-			  redis.call('set', counter, string.format('%d', token + block - 1))
-			end
-			""";
+	static final String NEXT_TOKEN_BLOCK = nextTokenBlock("ARGV[4]");
+
+	/**
+	 * {@link #NEXT_TOKEN_BLOCK} with the block's size in {@code blockArg} (an
+	 * {@code ARGV} of the script, absent for one token).
+	 */
+	static String nextTokenBlock(String blockArg) {
+		return "local block = tonumber(" + blockArg + " or '1')\n" + """
+				local now = redis.call('time')
+				local token = tonumber(now[1]) * 1000000 + tonumber(now[2])
+				local last = tonumber(redis.call('set', counter, string.format('%d', token + block - 1), 'GET') or '0')
+				if last >= token then
+				  token = last + 1
+				  redis.call('set', counter, string.format('%d', token + block - 1))
+				end
+				""";
+	}
 
 	/**
 	 * Lua functions over a mutex value {@code held} (a string, or the error table of a

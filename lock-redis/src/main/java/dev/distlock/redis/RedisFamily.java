@@ -102,11 +102,21 @@ final class RedisFamily {
 	 */
 	LockAttempt tryLockExclusive(String key, Duration leaseTime, String waiterId, Duration intentTimeout,
 			boolean intentRecorded, MutexHandles handles) {
+		return tryLockExclusive(key, leaseTime, waiterId, intentTimeout, intentRecorded, 1, handles);
+	}
+
+	/**
+	 * As above, reserving a block of {@code tokens} fencing tokens with the lock it takes
+	 * (the handle is made for the block's first token).
+	 */
+	LockAttempt tryLockExclusive(String key, Duration leaseTime, String waiterId, Duration intentTimeout,
+			boolean intentRecorded, int tokens, MutexHandles handles) {
 		String lockKey = this.keys.lockKey(key);
 		String owner = this.owners.get();
 		Long result = acquire(key, Kind.WRITE, lockKey, owner, RwSemaphoreScripts.WRITE_ACQUIRE,
 				RedisCalls.args(lockKey, this.keys.fenceKey(lockKey), this.keys.intentsKey(lockKey)),
-				RedisCalls.args(owner, millis(leaseTime), waiterId, millis(intentTimeout), intentRecorded ? "1" : "0"));
+				RedisCalls.args(owner, millis(leaseTime), waiterId, millis(intentTimeout), intentRecorded ? "1" : "0",
+						Integer.toString(tokens)));
 		if (result > 0) {
 			return new LockAttempt.Acquired(handles.handle(key, lockKey, owner, result));
 		}

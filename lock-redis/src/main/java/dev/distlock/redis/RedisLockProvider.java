@@ -288,6 +288,27 @@ public final class RedisLockProvider implements ReleaseSignalling, FairLocking, 
 				RedisLockHandle::new);
 	}
 
+	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * The write-lock script reserves the block as the acquire script does (the counter
+	 * left at the block's last token in the same {@code SET ... GET}, put back by a busy
+	 * attempt). With the replica guard on, a single token, as {@link #tryLockBlock}.
+	 */
+	@Override
+	public LockAttempt tryLockExclusive(String key, Duration leaseTime, String waiterId, Duration intentTimeout,
+			boolean intentRecorded, int tokens) {
+		if (tokens < 1) {
+			throw new IllegalArgumentException("A token block holds at least one token but was " + tokens);
+		}
+		if (this.waitForReplicas > 0 || tokens == 1) {
+			return tryLockExclusive(key, leaseTime, waiterId, intentTimeout, intentRecorded);
+		}
+		return this.family.tryLockExclusive(key, leaseTime, waiterId, intentTimeout, intentRecorded, tokens,
+				(handleKey, lockKey, owner, token) -> new RedisLockHandle(handleKey, lockKey, owner, token,
+						token + tokens - 1, false));
+	}
+
 	@Override
 	public void withdrawIntent(String key, String waiterId) {
 		if (this.waitForReplicas == 0) {

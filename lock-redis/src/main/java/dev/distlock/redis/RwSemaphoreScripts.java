@@ -145,7 +145,9 @@ final class RwSemaphoreScripts {
 	 * anyway. Busy behind readers, it drops their expired holds (taking the key if none
 	 * is left), else records or refreshes the intent, so that no new reader comes in, and
 	 * marks the readers' hash, so that the last reader's release is published. Returns as
-	 * {@link LockScripts#ACQUIRE}.
+	 * {@link LockScripts#ACQUIRE}. ARGV[6] (optional) the size of the token block to
+	 * reserve for local hand-over, as {@link LockScripts#ACQUIRE}'s ARGV[4]: a busy
+	 * attempt puts the counter back to its single token.
 	 */
 	static final RedisScript<Long> WRITE_ACQUIRE = RedisScript.of(LockScripts.MUTEX_FUNCTIONS + PRUNE_READERS + """
 			local lock, counter, intents, owner, lease = KEYS[1], KEYS[2], KEYS[3], ARGV[1], ARGV[2]
@@ -158,7 +160,14 @@ final class RwSemaphoreScripts {
 			    end
 			  end
 			end
-			""" + RECORD_INTENT + LockScripts.NEXT_TOKEN + "if " + LockScripts.WRITE_MUTEX + """
+			""" + RECORD_INTENT + LockScripts.nextTokenBlock("ARGV[6]") + """
+			local function busy()
+			  if block > 1 then
+			    redis.call('set', counter, string.format('%d', token))
+			  end
+			  return -1 - math.max(redis.call('pttl', lock), 1)
+			end
+			""" + "if " + LockScripts.WRITE_MUTEX + """
 			 then
 			  taken()
 			  return token
@@ -171,7 +180,7 @@ final class RwSemaphoreScripts {
 			  if not waited(held) then
 			    redis.call('append', lock, ' w')
 			  end
-			  return -1 - math.max(redis.call('pttl', lock), 1)
+			  return busy()
 			end
 			""" + NOW + """
 			if prune(lock, ms) == 0 then
@@ -183,7 +192,7 @@ final class RwSemaphoreScripts {
 			  end
 			end
 			record_intent(lock, intents, ARGV[3], tonumber(ARGV[4]), ms)
-			return -1 - math.max(redis.call('pttl', lock), 1)
+			return busy()
 			""", Long.class);
 
 	/**

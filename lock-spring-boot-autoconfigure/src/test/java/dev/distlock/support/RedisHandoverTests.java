@@ -191,4 +191,54 @@ class RedisHandoverTests extends AbstractLocalHandoverTests {
 		assertThat(next.handle().release()).isTrue();
 	}
 
+	/**
+	 * The write-lock script, which takes the lock for a waiter whose first attempt found
+	 * it busy, reserves the block as the acquire script does, and a busy attempt puts the
+	 * counter back to its single token. As {@link #theAcquireScriptReservesTheBlock},
+	 * with the counter far ahead of the clock.
+	 */
+	@Test
+	void theWriteLockScriptReservesTheBlock() {
+		long ahead = System.currentTimeMillis() * 1000 + 1_000_000_000_000L;
+		redis.opsForValue().set(TestRedis.PREFIX, Long.toString(ahead));
+		RedisLockProvider provider = new RedisLockProvider(factory, TestRedis.PREFIX, false);
+		String key = "write-block-" + UUID.randomUUID();
+		Duration lease = Duration.ofSeconds(30);
+		LockAttempt.Acquired acquired = (LockAttempt.Acquired) provider.tryLockExclusive(key, lease, "w1", lease, true,
+				33);
+		TokenBlock block = (TokenBlock) acquired.handle();
+		assertThat(block.fencingToken()).isEqualTo(ahead + 1);
+		assertThat(block.lastToken()).isEqualTo(block.fencingToken() + 32);
+		assertThat(provider.tryLockExclusive(key, lease, "w2", lease, true, 33)).isInstanceOf(LockAttempt.Busy.class);
+		assertThat(redis.opsForValue().get(TestRedis.PREFIX)).isEqualTo(Long.toString(block.lastToken() + 1));
+		assertThat(block.release()).isTrue();
+		LockAttempt.Acquired next = (LockAttempt.Acquired) provider.tryLock(key, lease);
+		assertThat(next.handle().fencingToken()).isEqualTo(block.lastToken() + 2);
+		assertThat(next.handle().release()).isTrue();
+	}
+
+	/**
+	 * A lock that a waiter takes after its first attempt found it held by another JVM
+	 * (its later attempts go as a writer, recording an intent behind readers) is handed
+	 * over locally like any other: the thread behind it in the line gets it in memory,
+	 * with the next token of the block. It used to reserve a single token, so the whole
+	 * run after a wait went back to Redis at once.
+	 */
+	@Test
+	void aLockTakenAfterWaitingIsHandedOverLocally() throws Exception {
+		String key = "handover-" + UUID.randomUUID();
+		DefaultLockTemplate jvm = template(factory);
+		Lease other = template(otherFactory).acquire(key, LockOptions.defaults());
+		Future<Lease> first = waiting(jvm, key);
+		Future<Lease> second = waiting(jvm, key);
+		other.release();
+		Lease held = first.get(10, TimeUnit.SECONDS);
+		assertThat(held.fencingToken()).isGreaterThan(other.fencingToken());
+		held.release();
+		Lease next = second.get(10, TimeUnit.SECONDS);
+		assertThat(next.fencingToken()).isEqualTo(held.fencingToken() + 1);
+		assertThat(jvm.localHandovers()).isEqualTo(1);
+		next.release();
+	}
+
 }
