@@ -167,6 +167,17 @@ class RedisHandoverTests extends AbstractLocalHandoverTests {
 	}
 
 	/**
+	 * Sets the fencing counter eleven days ahead of the clock in microseconds (well
+	 * inside Lua's exact integers), so that tokens come from the counter, not the clock.
+	 * @return the counter's value
+	 */
+	private static long counterFarAhead() {
+		long ahead = System.currentTimeMillis() * 1000 + 1_000_000_000_000L;
+		redis.opsForValue().set(TestRedis.PREFIX, Long.toString(ahead));
+		return ahead;
+	}
+
+	/**
 	 * The acquire script reserves the block: with the counter far ahead of the server's
 	 * clock (so tokens come from the counter, not the clock), the next acquisition's
 	 * token lies past the block's last. This server is this class's own, so the counter
@@ -174,10 +185,7 @@ class RedisHandoverTests extends AbstractLocalHandoverTests {
 	 */
 	@Test
 	void theAcquireScriptReservesTheBlock() {
-		// Eleven days ahead of the clock in microseconds, well inside Lua's exact
-		// integers.
-		long ahead = System.currentTimeMillis() * 1000 + 1_000_000_000_000L;
-		redis.opsForValue().set(TestRedis.PREFIX, Long.toString(ahead));
+		long ahead = counterFarAhead();
 		RedisLockProvider provider = new RedisLockProvider(factory, TestRedis.PREFIX, false);
 		String key = "block-" + UUID.randomUUID();
 		LockAttempt.Acquired acquired = (LockAttempt.Acquired) provider.tryLockBlock(key, Duration.ofSeconds(30), false,
@@ -199,8 +207,7 @@ class RedisHandoverTests extends AbstractLocalHandoverTests {
 	 */
 	@Test
 	void theWriteLockScriptReservesTheBlock() {
-		long ahead = System.currentTimeMillis() * 1000 + 1_000_000_000_000L;
-		redis.opsForValue().set(TestRedis.PREFIX, Long.toString(ahead));
+		long ahead = counterFarAhead();
 		RedisLockProvider provider = new RedisLockProvider(factory, TestRedis.PREFIX, false);
 		String key = "write-block-" + UUID.randomUUID();
 		Duration lease = Duration.ofSeconds(30);
@@ -218,14 +225,14 @@ class RedisHandoverTests extends AbstractLocalHandoverTests {
 	}
 
 	/**
-	 * A lock that a waiter takes after its first attempt found it held by another JVM
-	 * (its later attempts go as a writer, recording an intent behind readers) is handed
-	 * over locally like any other: the thread behind it in the line gets it in memory,
-	 * with the next token of the block. It used to reserve a single token, so the whole
-	 * run after a wait went back to Redis at once.
+	 * A lock that a waiter takes after it waited on another JVM's holder (its later
+	 * attempts go as a writer) takes a single token, so its first release goes back to
+	 * Redis instead of to the thread behind it: the other JVM gets its turn. With a block
+	 * there too, the smaller JVM's share of a hot key fell from about 40% to 25%
+	 * (benchmark S4).
 	 */
 	@Test
-	void aLockTakenAfterWaitingIsHandedOverLocally() throws Exception {
+	void aLockTakenAfterWaitingOnAnotherJvmGoesBackToRedisAtItsFirstRelease() throws Exception {
 		String key = "handover-" + UUID.randomUUID();
 		DefaultLockTemplate jvm = template(factory);
 		Lease other = template(otherFactory).acquire(key, LockOptions.defaults());
@@ -236,8 +243,8 @@ class RedisHandoverTests extends AbstractLocalHandoverTests {
 		assertThat(held.fencingToken()).isGreaterThan(other.fencingToken());
 		held.release();
 		Lease next = second.get(10, TimeUnit.SECONDS);
-		assertThat(next.fencingToken()).isEqualTo(held.fencingToken() + 1);
-		assertThat(jvm.localHandovers()).isEqualTo(1);
+		assertThat(next.fencingToken()).isGreaterThan(held.fencingToken());
+		assertThat(jvm.localHandovers()).isZero();
 		next.release();
 	}
 
