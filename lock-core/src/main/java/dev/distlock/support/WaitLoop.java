@@ -217,17 +217,14 @@ final class WaitLoop {
 				return ((SharedLocking) this.provider).tryLockShared(key, settings.leaseTime(), waiting);
 			}
 			if (writer) {
-				// With local hand-over, the writer's attempt reserves a token block too
-				// when the key was busy with this JVM's own holder, so a lock that goes
-				// from thread to thread of this JVM by way of the store is still handed
-				// over. After waiting on another JVM's holder it takes a single token:
-				// its
-				// first release then gives the other JVM its turn. With a block there
-				// too, the smaller JVM's share of a hot key fell from about 40% to 25%
-				// (benchmark S4).
+				// A writer's attempt takes a single token even with local hand-over, so a
+				// lock taken after waiting goes back to the store at its first release
+				// and the other JVM gets its turn. A block here (SharedLocking's tokens
+				// overload can reserve one) took the smaller JVM's share of a hot key
+				// from about 40% to 25-29%, and a block only after waiting on this JVM's
+				// own holder to 29-39% (benchmark S4).
 				return ((SharedLocking) this.provider).tryLockExclusive(key, settings.leaseTime(), waiterId,
-						queueTimeout(settings), intent,
-						(this.cohort.applies(settings) && queue.selfMarked) ? this.cohort.blockSize() : 1);
+						queueTimeout(settings), intent, 1);
 			}
 			if (fair) {
 				return fairLocking(key).tryLockFair(key, settings.leaseTime(), waiterId, queueTimeout(settings));
