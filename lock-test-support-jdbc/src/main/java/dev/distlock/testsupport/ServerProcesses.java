@@ -201,14 +201,8 @@ final class ServerProcesses {
 		if (!process.isAlive()) {
 			return false;
 		}
-		try {
-			String stat = Files.readString(Path.of("/proc", Long.toString(process.pid()), "stat"));
-			char state = stat.charAt(stat.lastIndexOf(')') + 2);
-			return state != 'Z' && state != 'X';
-		}
-		catch (IOException | RuntimeException ex) {
-			return process.isAlive();
-		}
+		char state = stateOf(process);
+		return (state == '?') ? process.isAlive() : state != 'Z' && state != 'X';
 	}
 
 	/**

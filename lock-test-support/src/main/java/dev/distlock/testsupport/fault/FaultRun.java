@@ -70,7 +70,7 @@ public final class FaultRun {
 			Map<String, String> settings = new LinkedHashMap<>(target.settings());
 			settings.put(LEASE_MILLIS, Long.toString(LEASE.toMillis()));
 			settings.put(CLIENT_DEFAULTS, Boolean.toString(fault.clientDefaults()));
-			settings.put(HANDOVER, Boolean.toString(fault.handover()));
+			settings.put(HANDOVER, "true");
 			FencedResource resource = target.newResourceFactory().fencedResource(settings);
 			ProviderFactory store = target.newProviderFactory();
 			Workload workload = new Workload(0, store, settings, resource, LEASE, fault.fair());

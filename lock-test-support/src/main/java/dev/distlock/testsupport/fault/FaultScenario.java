@@ -42,14 +42,6 @@ public interface FaultScenario<T extends FaultTarget> {
 		return false;
 	}
 
-	/**
-	 * Whether the run hands locks over locally ({@link FaultRun#HANDOVER}); every class
-	 * does unless it says why not.
-	 */
-	default boolean handover() {
-		return true;
-	}
-
 	/** Starts the servers of one run. */
 	T start();
 
