@@ -239,14 +239,14 @@ public final class RedLockProvider implements LockProvider, AutoCloseable {
 				if (fenced.reached() && elapsed < validity) {
 					return new LockAttempt.Acquired(new RedLockHandle(key, lockKey, owner, token));
 				}
-				releaseEverywhere(key, lockKey, owner);
+				releaseEverywhere(key, lockKey, owner, acquire);
 				throw new LockBackendException(key,
 						"RedLock could not take lock '" + key + "' within its validity (" + (validity / 1_000_000)
 								+ "ms of its " + leaseTime.toMillis() + "ms lease, after " + (elapsed / 1_000_000)
 								+ "ms): " + fenced.describe(),
 						fenced.cause());
 			}
-			releaseEverywhere(key, lockKey, owner);
+			releaseEverywhere(key, lockKey, owner, acquire);
 			if (taken.unreachable()) {
 				throw new LockBackendException(key,
 						"RedLock could not reach a quorum of masters to acquire lock '" + key + "' within "
@@ -257,7 +257,7 @@ public final class RedLockProvider implements LockProvider, AutoCloseable {
 			return new LockAttempt.Busy(remainingHint(taken, this.quorum));
 		}
 		catch (InterruptedException ex) {
-			releaseEverywhere(key, lockKey, owner);
+			releaseEverywhere(key, lockKey, owner, acquire);
 			Thread.currentThread().interrupt();
 			throw new LockBackendException(key, "Interrupted while acquiring lock '" + key + "' on the RedLock masters",
 					ex);
@@ -323,6 +323,21 @@ public final class RedLockProvider implements LockProvider, AutoCloseable {
 		for (RedLockMaster master : this.masters) {
 			master.send(key, "clean up", RedLockScripts.RELEASE, deadline, keys(lockKey), owner);
 		}
+	}
+
+	/**
+	 * As {@link #releaseEverywhere(String, String, String)} after a failed acquire, and
+	 * again on each master that had not answered the acquire yet, once it has: a delete
+	 * queued behind the acquire can still run first, when the acquire's script was not
+	 * cached there and is sent again whole after {@code NOSCRIPT}.
+	 */
+	private void releaseEverywhere(String key, String lockKey, String owner, RedLockReplies acquire) {
+		boolean[] answered = acquire.answeredNow();
+		releaseEverywhere(key, lockKey, owner);
+		acquire.afterEachAnswer(answered,
+				(index) -> this.masters.get(index)
+					.send(key, "clean up", RedLockScripts.RELEASE, System.nanoTime() + this.storeTimeout.toNanos(),
+							keys(lockKey), owner));
 	}
 
 	private RedLockReplies send(LongPredicate yes, Function<RedLockMaster, CompletableFuture<Long>> call) {

@@ -7,6 +7,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntConsumer;
 import java.util.function.LongPredicate;
 
 import org.jspecify.annotations.Nullable;
@@ -37,6 +38,28 @@ final class RedLockReplies {
 		this.yes = yes;
 		for (CompletableFuture<Long> reply : replies) {
 			reply.whenComplete((result, failure) -> this.arrived.release());
+		}
+	}
+
+	/** Which masters have answered (or failed) so far, by index. */
+	boolean[] answeredNow() {
+		boolean[] answered = new boolean[this.replies.size()];
+		for (int i = 0; i < answered.length; i++) {
+			answered[i] = this.replies.get(i).isDone();
+		}
+		return answered;
+	}
+
+	/**
+	 * Runs {@code action} with a master's index once that master has answered (or
+	 * failed), for the masters {@code skip} does not mark.
+	 */
+	void afterEachAnswer(boolean[] skip, IntConsumer action) {
+		for (int i = 0; i < this.replies.size(); i++) {
+			if (!skip[i]) {
+				int index = i;
+				this.replies.get(i).whenComplete((result, failure) -> action.accept(index));
+			}
 		}
 	}
 

@@ -30,7 +30,11 @@ import org.springframework.data.redis.core.script.RedisScript;
  * the client's own command timeout (Boot's default is 60 s): a caller waits for a reply
  * at most that long and then gets a {@link LockBackendException}. A command given up on
  * stays queued on its connection and may still run later; callers that must not leave its
- * effect behind send an owner-checked undo on the same connection, which runs after it.
+ * effect behind send an owner-checked undo at once and again once the command has run
+ * ({@link #afterLateReply}). Sending it behind the command on the same connection is not
+ * enough: a script Redis has not cached (after a restart or a failover) comes back
+ * {@code NOSCRIPT} and is sent again whole, behind an undo sent meanwhile whose own
+ * script Redis had cached.
  *
  * <p>
  * The connection comes from the application's {@link RedisConnectionFactory} (its shared
@@ -119,8 +123,8 @@ final class RedisCalls implements AutoCloseable {
 			return reply.get(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
 		}
 		catch (TimeoutException ex) {
-			throw new LockBackendException(key, "Redis did not answer within " + this.timeout.toMillis()
-					+ "ms (distributed-lock.store-timeout) to " + operation + " lock '" + key + "'", ex);
+			throw new UnansweredCallException(key, "Redis did not answer within " + this.timeout.toMillis()
+					+ "ms (distributed-lock.store-timeout) to " + operation + " lock '" + key + "'", ex, reply);
 		}
 		catch (ExecutionException ex) {
 			Throwable cause = unwrap(ex);
@@ -131,8 +135,21 @@ final class RedisCalls implements AutoCloseable {
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
-			throw new LockBackendException(key,
-					"Interrupted while waiting for Redis to " + operation + " lock '" + key + "'", ex);
+			throw new UnansweredCallException(key,
+					"Interrupted while waiting for Redis to " + operation + " lock '" + key + "'", ex, reply);
+		}
+	}
+
+	/**
+	 * Runs {@code undo} once the command of a call given up on ({@code failure} from
+	 * {@link #await}: a timeout or an interrupt) has had its reply, that is once the
+	 * command, if it runs at all, has run; at once if it already has. Any other failure
+	 * needs no later undo: its command failed, or was never sent. The undo runs on the
+	 * thread that completes the reply (a client I/O thread), so it must not block.
+	 */
+	static void afterLateReply(RuntimeException failure, Runnable undo) {
+		if (failure instanceof UnansweredCallException unanswered) {
+			unanswered.reply.whenComplete((result, late) -> undo.run());
 		}
 	}
 
@@ -226,6 +243,21 @@ final class RedisCalls implements AutoCloseable {
 		if (current != null && current.isDone() && !current.isCompletedExceptionally()) {
 			current.join().close();
 		}
+	}
+
+	/**
+	 * A call whose reply did not come in time, or for which the caller stopped waiting
+	 * (an interrupt); its command may still be queued and run later.
+	 */
+	static final class UnansweredCallException extends LockBackendException {
+
+		private final transient CompletableFuture<?> reply;
+
+		UnansweredCallException(String key, String message, Throwable cause, CompletableFuture<?> reply) {
+			super(key, message, cause);
+			this.reply = reply;
+		}
+
 	}
 
 	/**

@@ -146,7 +146,9 @@ final class RedisFamily {
 					RedisCalls.args(owner, Integer.toString(permits), millis(leaseTime), waiting ? "1" : "0"));
 		}
 		catch (LockBackendException ex) {
-			abandon(new FamilyHandle(Kind.PERMIT, key, semaphore, owner, 0));
+			FamilyHandle taken = new FamilyHandle(Kind.PERMIT, key, semaphore, owner, 0);
+			abandon(taken);
+			RedisCalls.afterLateReply(ex, () -> abandon(taken));
 			throw ex;
 		}
 		if (reply == null || reply.size() != 2) {
@@ -177,12 +179,10 @@ final class RedisFamily {
 					ScriptOutputType.INTEGER, this.calls.deadline(), scriptKeys, args);
 		}
 		catch (LockBackendException ex) {
-			if (kind == Kind.READ) {
-				abandon(new FamilyHandle(kind, key, lockKey, owner, 0));
-			}
-			else {
-				abandonMutex(key, lockKey, owner);
-			}
+			Runnable undo = (kind == Kind.READ) ? () -> abandon(new FamilyHandle(kind, key, lockKey, owner, 0))
+					: () -> abandonMutex(key, lockKey, owner);
+			undo.run();
+			RedisCalls.afterLateReply(ex, undo);
 			throw ex;
 		}
 		if (result == null) {

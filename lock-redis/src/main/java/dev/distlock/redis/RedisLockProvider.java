@@ -618,6 +618,7 @@ public final class RedisLockProvider implements ReleaseSignalling, FairLocking, 
 		}
 		catch (LockBackendException ex) {
 			abandon(key, lockKey, owner);
+			RedisCalls.afterLateReply(ex, () -> abandon(key, lockKey, owner));
 			throw ex;
 		}
 		if (result == null) {
@@ -675,11 +676,11 @@ public final class RedisLockProvider implements ReleaseSignalling, FairLocking, 
 	/**
 	 * The acquire reply was lost, late or refused, but the script may have run, or may
 	 * still run from the connection's queue, and take the lock for an owner nobody knows.
-	 * An owner-checked delete sent after it on the same connection undoes that, so it
-	 * does not block every caller for a whole lease; the owner is unique to this attempt,
-	 * so nothing else can be deleted. Sent without waiting, not even for a connection:
-	 * the caller already has its answer, and without a connection the acquire was never
-	 * sent.
+	 * An owner-checked delete, sent at once and again once the acquire has run (see
+	 * {@link RedisCalls#afterLateReply}), undoes that, so it does not block every caller
+	 * for a whole lease; the owner is unique to this attempt, so nothing else can be
+	 * deleted. Sent without waiting, not even for a connection: the caller already has
+	 * its answer, and without a connection the acquire was never sent.
 	 */
 	private void abandon(String key, String lockKey, String owner) {
 		try {

@@ -26,8 +26,9 @@ import org.apache.commons.logging.LogFactory;
  * <p>
  * A call that fails or is interrupted part-way (a reply lost, a timeout) may have taken
  * groups whose reply never came: every group sent is then released, owner-checked, before
- * the failure is thrown, so no key stays held by an owner nobody knows (Redisson's
- * multi-lock leaves such keys until their lease ends: its issue #4456).
+ * the failure is thrown, and the group whose reply was pending again once its acquire has
+ * run, so no key stays held by an owner nobody knows (Redisson's multi-lock leaves such
+ * keys until their lease ends: its issue #4456).
  */
 final class RedisMultiLocks {
 
@@ -71,11 +72,16 @@ final class RedisMultiLocks {
 		}
 		catch (RuntimeException ex) {
 			// Taken or not, every group sent is given back: no key stays held by an
-			// owner nobody knows.
+			// owner nobody knows. The group whose reply did not come is given back
+			// again once its acquire has run.
 			Interrupts.setAside(() -> {
 				releaseGroups(what, sent, owner);
 				return null;
 			});
+			if (!sent.isEmpty()) {
+				List<String> pending = sent.get(sent.size() - 1);
+				RedisCalls.afterLateReply(ex, () -> releaseLate(what, pending, owner));
+			}
 			throw ex;
 		}
 		// Handles in the caller's (sorted) order, whatever the slot order.
@@ -124,6 +130,31 @@ final class RedisMultiLocks {
 				logger.debug("Could not give back the locks " + group + " of a failed multi-key acquire;"
 						+ " they expire after their lease", ex);
 			}
+		}
+	}
+
+	/**
+	 * Gives back a group whose acquire ran after its caller stopped waiting; sent without
+	 * waiting (it runs on a client I/O thread), and logged if it fails, the keys then
+	 * expiring after their lease.
+	 */
+	private void releaseLate(String what, List<String> group, String owner) {
+		try {
+			String[] lockKeys = group.stream().map(this.keys::lockKey).toArray(String[]::new);
+			String[] publish = this.provider.publishArgs(lockKeys[0]);
+			this.calls
+				.send(what, "release", FamilyScripts.RELEASE_ALL, ScriptOutputType.MULTI, System.nanoTime(),
+						RedisCalls.args(lockKeys), RedisCalls.args(owner, publish[0], publish[1]))
+				.whenComplete((result, failure) -> {
+					if (failure != null) {
+						logger.debug("Could not give back the locks " + group + " of a failed multi-key acquire;"
+								+ " they expire after their lease", failure);
+					}
+				});
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Could not give back the locks " + group + " of a failed multi-key acquire;"
+					+ " they expire after their lease", ex);
 		}
 	}
 

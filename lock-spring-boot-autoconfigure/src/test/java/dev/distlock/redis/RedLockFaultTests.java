@@ -16,6 +16,7 @@ import dev.distlock.support.DefaultLockTemplate;
 import dev.distlock.support.RenewalScheduler;
 import dev.distlock.testsupport.Conditions;
 import dev.distlock.testsupport.FaultProxy;
+import dev.distlock.testsupport.RedisServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -150,6 +151,48 @@ class RedLockFaultTests {
 			masters.server(paused).command("DEL", RedLockMasters.PREFIX + contested);
 			Conditions.await("the undecided attempt left nothing behind", Duration.ofSeconds(10),
 					() -> !masters.anyMasterHas(contested));
+		}
+	}
+
+	/**
+	 * An acquire that a paused majority runs after the caller gave up is given back on
+	 * each master, even where that master had the release script cached and not the
+	 * acquire's (so the acquire came back {@code NOSCRIPT} and was sent again whole,
+	 * behind the release sent when the caller gave up). The lease is a minute, so a lock
+	 * left behind is still there when the test looks.
+	 */
+	@Test
+	void anAcquireAPausedMajorityRunsLateIsGivenBack() {
+		try (RedLockMasters masters = RedLockMasters.start(3)) {
+			RedLockProvider provider = masters.provider();
+			String key = key();
+			int majority = masters.count() / 2 + 1;
+			long[] evalsBefore = new long[majority];
+			for (int i = 0; i < masters.count(); i++) {
+				masters.server(i).command("SCRIPT", "FLUSH");
+				masters.server(i).command("SCRIPT", "LOAD", RedLockScripts.RELEASE.getScriptAsString());
+			}
+			for (int i = 0; i < majority; i++) {
+				evalsBefore[i] = LateAcquireUndoTests.evalCalls(masters.server(i));
+				masters.server(i).pause();
+			}
+			try {
+				assertThatExceptionOfType(LockBackendException.class)
+					.isThrownBy(() -> provider.tryLock(key, Duration.ofMinutes(1)))
+					.withMessageContaining("could not reach a quorum");
+			}
+			finally {
+				for (int i = 0; i < majority; i++) {
+					masters.server(i).resume();
+				}
+			}
+			for (int i = 0; i < majority; i++) {
+				RedisServer server = masters.server(i);
+				long before = evalsBefore[i];
+				Conditions.await("the acquire sent again whole after NOSCRIPT has run", Duration.ofSeconds(10),
+						() -> LateAcquireUndoTests.evalCalls(server) > before);
+			}
+			Conditions.await("the late acquires given back", Duration.ofSeconds(10), () -> !masters.anyMasterHas(key));
 		}
 	}
 
