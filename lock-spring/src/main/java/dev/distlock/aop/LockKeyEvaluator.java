@@ -42,6 +42,9 @@ final class LockKeyEvaluator extends CachedExpressionEvaluator {
 		throw new EvaluationException("type references such as T(" + typeName + ") are not allowed in lock keys");
 	};
 
+	/** What {@link #parse} returns for a key that is not just one argument. */
+	static final int NOT_AN_ARGUMENT = -1;
+
 	private final Map<ExpressionKey, Expression> expressions = new ConcurrentHashMap<>(64);
 
 	private final @Nullable BeanFactoryResolver beanResolver;
@@ -61,7 +64,7 @@ final class LockKeyEvaluator extends CachedExpressionEvaluator {
 	 * method's parameters ({@code #name}, {@code #p0}, {@code #a0}) fails, naming the
 	 * method: such a key would silently evaluate to null at every call.
 	 */
-	void parse(String expression, AnnotatedElementKey elementKey, String description, Method method) {
+	int parse(String expression, AnnotatedElementKey elementKey, String description, Method method) {
 		Expression parsed;
 		try {
 			parsed = getExpression(this.expressions, elementKey, expression);
@@ -73,7 +76,39 @@ final class LockKeyEvaluator extends CachedExpressionEvaluator {
 		if (parsed instanceof SpelExpression spel) {
 			@Nullable String[] names = getParameterNameDiscoverer().getParameterNames(method);
 			checkVariables(spel.getAST(), expression, description, method, names);
+			return argumentIndex(spel.getAST(), method, names);
 		}
+		return NOT_AN_ARGUMENT;
+	}
+
+	/**
+	 * The index of the argument a key expression is, when it is nothing but one parameter
+	 * ({@code #orderId}, {@code #p0}, {@code #a0}), the common case: such a key is read
+	 * from the arguments without an evaluation context, which costs more than an
+	 * in-memory lock. Otherwise (and for varargs methods, whose arguments SpEL reshapes)
+	 * {@link #NOT_AN_ARGUMENT}.
+	 */
+	private static int argumentIndex(SpelNode ast, Method method, @Nullable String @Nullable [] names) {
+		if (!(ast instanceof VariableReference) || method.isVarArgs()) {
+			return NOT_AN_ARGUMENT;
+		}
+		String variable = ast.toStringAST().substring(1);
+		int byName = (names != null) ? Arrays.asList(names).indexOf(variable) : -1;
+		int byPosition = -1;
+		if (variable.length() > 1 && (variable.charAt(0) == 'p' || variable.charAt(0) == 'a')) {
+			try {
+				byPosition = Integer.parseInt(variable.substring(1));
+			}
+			catch (NumberFormatException ex) {
+				// A name such as #price, not a position.
+			}
+		}
+		if (byName >= 0 && byPosition >= 0 && byName != byPosition) {
+			// A parameter named like another's position: left to SpEL's own rules.
+			return NOT_AN_ARGUMENT;
+		}
+		int index = (byName >= 0) ? byName : byPosition;
+		return (index >= 0 && index < method.getParameterCount()) ? index : NOT_AN_ARGUMENT;
 	}
 
 	private static void checkVariables(SpelNode node, String expression, String description, Method method,
@@ -118,15 +153,19 @@ final class LockKeyEvaluator extends CachedExpressionEvaluator {
 	 */
 	String key(LockOperation operation, @Nullable Object[] args, @Nullable Object target, Class<?> targetClass) {
 		Method method = operation.method();
-		MethodBasedEvaluationContext context = context(method, args, target, targetClass);
 		Object value;
-		try {
-			value = getExpression(this.expressions, operation.elementKey(), operation.keyExpression())
-				.getValue(context);
+		if (operation.keyArgument() != NOT_AN_ARGUMENT && operation.keyArgument() < args.length) {
+			value = args[operation.keyArgument()];
 		}
-		catch (EvaluationException ex) {
-			throw new IllegalArgumentException("@DistributedLock key \"" + operation.keyExpression() + "\" on "
-					+ operation.description() + " could not be evaluated: " + ex.getMessage(), ex);
+		else {
+			try {
+				value = getExpression(this.expressions, operation.elementKey(), operation.keyExpression())
+					.getValue(context(method, args, target, targetClass));
+			}
+			catch (EvaluationException ex) {
+				throw new IllegalArgumentException("@DistributedLock key \"" + operation.keyExpression() + "\" on "
+						+ operation.description() + " could not be evaluated: " + ex.getMessage(), ex);
+			}
 		}
 		if (value != null && !isKeyType(value)) {
 			throw new IllegalArgumentException("@DistributedLock key \"" + operation.keyExpression() + "\" on "

@@ -24,9 +24,13 @@ import org.springframework.context.expression.AnnotatedElementKey;
  * @param description the method, for messages
  * @param keyExpressions the SpEL expressions of a multi-key lock ({@code keys}), each
  * giving one key, a collection or an array; empty for a single key
+ * @param keyArgument the index of the argument that is the key, when the key expression
+ * is just one parameter ({@code #orderId}); otherwise
+ * {@link LockKeyEvaluator#NOT_AN_ARGUMENT}
  */
 record LockOperation(Method method, AnnotatedElementKey elementKey, String keyExpression, LockOptions options,
-		OnFailure onFailure, boolean returnsOptional, String description, List<String> keyExpressions) {
+		OnFailure onFailure, boolean returnsOptional, String description, List<String> keyExpressions,
+		int keyArgument) {
 
 	/** Whether the method takes a multi-key lock. */
 	boolean multiKey() {

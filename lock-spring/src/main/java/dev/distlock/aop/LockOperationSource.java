@@ -124,8 +124,9 @@ public final class LockOperationSource {
 		// First: no key or option can make an asynchronous method safe to lock.
 		checkSynchronous(specific, description);
 		AnnotatedElementKey elementKey = new AnnotatedElementKey(specific, owner);
+		int keyArgument = LockKeyEvaluator.NOT_AN_ARGUMENT;
 		if (keys.isEmpty()) {
-			this.evaluator.parse(annotation.key(), elementKey, description, specific);
+			keyArgument = this.evaluator.parse(annotation.key(), elementKey, description, specific);
 		}
 		keys.forEach((key) -> this.evaluator.parse(key, elementKey, description, specific));
 		LockOptions options = options(annotation, description);
@@ -142,7 +143,7 @@ public final class LockOperationSource {
 		Class<?> returnType = specific.getReturnType();
 		checkSkip(annotation.onFailure(), returnType, description);
 		return new LockOperation(specific, elementKey, annotation.key(), options, annotation.onFailure(),
-				returnType == Optional.class, description, keys);
+				returnType == Optional.class, description, keys, keyArgument);
 	}
 
 	private LockOptions options(DistributedLock annotation, String description) {
