@@ -10,6 +10,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 
 import dev.distlock.LockBackendException;
@@ -18,6 +19,8 @@ import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisAdvancedClusterAsyncCommands;
 import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.connection.RedisConnection;
@@ -44,6 +47,8 @@ import org.springframework.data.redis.core.script.RedisScript;
  */
 final class RedisCalls implements AutoCloseable {
 
+	private static final Log logger = LogFactory.getLog(RedisCalls.class);
+
 	private final RedisConnectionFactory connectionFactory;
 
 	private final Duration timeout;
@@ -57,6 +62,8 @@ final class RedisCalls implements AutoCloseable {
 	});
 
 	private volatile boolean closed;
+
+	private final AtomicBoolean tooOldReported = new AtomicBoolean();
 
 	RedisCalls(RedisConnectionFactory connectionFactory, Duration timeout) {
 		this.connectionFactory = connectionFactory;
@@ -216,11 +223,60 @@ final class RedisCalls implements AutoCloseable {
 				throw new IllegalStateException("distlock's Redis store needs Lettuce, but the connection factory gave "
 						+ redisConnection.getClass().getName());
 			}
-			connecting.complete(new Native(lettuce, lettuce.getNativeConnection()));
+			Native established = new Native(lettuce, lettuce.getNativeConnection());
+			String tooOld = tooOld(established);
+			if (tooOld != null) {
+				if (this.tooOldReported.compareAndSet(false, true)) {
+					logger.error(tooOld);
+				}
+				established.close();
+				throw new IllegalStateException(tooOld);
+			}
+			connecting.complete(established);
 		}
 		catch (RuntimeException ex) {
 			connecting.completeExceptionally(ex);
 		}
+	}
+
+	/**
+	 * Why the server cannot run distlock's scripts, when {@code INFO server} says it is
+	 * older than Redis 6.2 (they use {@code SET ... GET}); null when it is new enough, or
+	 * when it does not say (INFO renamed or refused): the scripts then tell.
+	 */
+	private @Nullable String tooOld(Native established) {
+		String info;
+		try {
+			info = established.commands.info("server").get(this.timeout.toMillis(), TimeUnit.MILLISECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			return null;
+		}
+		catch (ExecutionException | TimeoutException | RuntimeException ex) {
+			return null;
+		}
+		String version = (info != null) ? info.lines()
+			.filter((line) -> line.startsWith("redis_version:"))
+			.map((line) -> line.substring("redis_version:".length()).trim())
+			.findFirst()
+			.orElse(null) : null;
+		if (version == null) {
+			return null;
+		}
+		String[] parts = version.split("\\.");
+		try {
+			int major = Integer.parseInt(parts[0]);
+			int minor = (parts.length > 1) ? Integer.parseInt(parts[1]) : 0;
+			if (major > 6 || (major == 6 && minor >= 2)) {
+				return null;
+			}
+		}
+		catch (NumberFormatException ex) {
+			return null;
+		}
+		return "distlock's Redis store needs Redis 6.2 or newer (its scripts use SET ... GET), but the server runs "
+				+ "Redis " + version + "; every lock call fails until it is upgraded";
 	}
 
 	static byte[] bytes(String value) {

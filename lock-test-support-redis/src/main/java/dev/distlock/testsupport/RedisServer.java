@@ -145,9 +145,13 @@ public final class RedisServer implements AutoCloseable {
 		command.add(binary.toString());
 		// A configuration file has to come first, before any option.
 		command.addAll(leadingArgs);
-		command
-			.addAll(List.of("--port", String.valueOf(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-					"--dir", dir.toString(), "--protected-mode", "no", "--daemonize", "no", "--logfile", "redis.log"));
+		command.addAll(List.of("--port", String.valueOf(port), "--bind", "127.0.0.1", "--save", "", "--appendonly",
+				"no", "--dir", dir.toString(), "--daemonize", "no", "--logfile", "redis.log"));
+		if (!binary.getFileName().toString().contains("-2.8.")) {
+			// Redis 2.8 (RedisVersion.V2_8) predates protected mode and refuses the
+			// option.
+			command.addAll(List.of("--protected-mode", "no"));
+		}
 		command.addAll(extraArgs);
 		ProcessBuilder builder = new ProcessBuilder(command).directory(dir.toFile())
 			.redirectErrorStream(true)

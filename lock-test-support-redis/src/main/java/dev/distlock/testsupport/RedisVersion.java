@@ -2,6 +2,8 @@ package dev.distlock.testsupport;
 
 import java.util.Locale;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The {@code redis-server} versions bundled in Maven artifacts, for tests that need one
  * version in particular, whatever {@code redis-server} the machine has: {@link #V7_0} is
@@ -9,6 +11,12 @@ import java.util.Locale;
  * (sharded pub/sub).
  */
 public enum RedisVersion {
+
+	/**
+	 * Redis 2.8.19, from {@code it.ozimov:embedded-redis}: a server too old for distlock,
+	 * for the check that says so. Linux amd64 and macOS amd64 only.
+	 */
+	V2_8("redis-server-2.8.19", null, "redis-server-2.8.19.app", null),
 
 	/**
 	 * Redis 6.2 (the Linux amd64 binary reports 6.2.11), from
@@ -23,13 +31,13 @@ public enum RedisVersion {
 
 	private final String linuxAmd64;
 
-	private final String linuxArm64;
+	private final @Nullable String linuxArm64;
 
 	private final String macAmd64;
 
-	private final String macArm64;
+	private final @Nullable String macArm64;
 
-	RedisVersion(String linuxAmd64, String linuxArm64, String macAmd64, String macArm64) {
+	RedisVersion(String linuxAmd64, @Nullable String linuxArm64, String macAmd64, @Nullable String macArm64) {
 		this.linuxAmd64 = linuxAmd64;
 		this.linuxArm64 = linuxArm64;
 		this.macAmd64 = macAmd64;
@@ -41,11 +49,15 @@ public enum RedisVersion {
 		String os = System.getProperty("os.name").toLowerCase(Locale.ROOT);
 		String arch = System.getProperty("os.arch").toLowerCase(Locale.ROOT);
 		boolean arm = arch.contains("aarch64") || arch.contains("arm64");
+		String resource = null;
 		if (os.contains("linux")) {
-			return arm ? this.linuxArm64 : this.linuxAmd64;
+			resource = arm ? this.linuxArm64 : this.linuxAmd64;
 		}
-		if (os.contains("mac")) {
-			return arm ? this.macArm64 : this.macAmd64;
+		else if (os.contains("mac")) {
+			resource = arm ? this.macArm64 : this.macAmd64;
+		}
+		if (resource != null) {
+			return resource;
 		}
 		throw new IllegalStateException("No bundled redis-server " + this + " for " + os + "/" + arch
 				+ "; install redis-server or set DISTLOCK_REDIS_SERVER");

@@ -1,5 +1,7 @@
 package dev.distlock.testsupport;
 
+import java.util.List;
+
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -48,7 +50,8 @@ class RedisServerTests {
 
 	@Test
 	void aClusterOfEitherVersionStarts() {
-		for (RedisVersion version : RedisVersion.values()) {
+		// Redis 2.8 has no cluster mode; it is bundled only to be refused.
+		for (RedisVersion version : List.of(RedisVersion.V6_2, RedisVersion.V7_0)) {
 			try (RedisCluster cluster = RedisCluster.start(version, 3)) {
 				assertThat(cluster.nodes()).hasSize(3)
 					.allSatisfy((node) -> assertThat(node.version())
