@@ -160,6 +160,15 @@ final class RedisCalls implements AutoCloseable {
 		}
 	}
 
+	/**
+	 * Runs {@code undo} now, for a command that ran and whose reply was lost, and again
+	 * {@link #afterLateReply after the late reply}, for one still queued.
+	 */
+	static void undoNowAndLate(RuntimeException failure, Runnable undo) {
+		undo.run();
+		afterLateReply(failure, undo);
+	}
+
 	static LockBackendException failed(String key, String operation, Throwable cause) {
 		return new LockBackendException(key,
 				"Redis failed to " + operation + " lock '" + key + "': " + mostSpecific(cause).getMessage(), cause);

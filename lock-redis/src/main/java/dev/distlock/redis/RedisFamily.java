@@ -147,8 +147,7 @@ final class RedisFamily {
 		}
 		catch (LockBackendException ex) {
 			FamilyHandle taken = new FamilyHandle(Kind.PERMIT, key, semaphore, owner, 0);
-			abandon(taken);
-			RedisCalls.afterLateReply(ex, () -> abandon(taken));
+			RedisCalls.undoNowAndLate(ex, () -> abandon(taken));
 			throw ex;
 		}
 		if (reply == null || reply.size() != 2) {
@@ -181,8 +180,7 @@ final class RedisFamily {
 		catch (LockBackendException ex) {
 			Runnable undo = (kind == Kind.READ) ? () -> abandon(new FamilyHandle(kind, key, lockKey, owner, 0))
 					: () -> abandonMutex(key, lockKey, owner);
-			undo.run();
-			RedisCalls.afterLateReply(ex, undo);
+			RedisCalls.undoNowAndLate(ex, undo);
 			throw ex;
 		}
 		if (result == null) {

@@ -617,8 +617,7 @@ public final class RedisLockProvider implements ReleaseSignalling, FairLocking, 
 			result = call.run(lockKey, owner, this.calls.deadline());
 		}
 		catch (LockBackendException ex) {
-			abandon(key, lockKey, owner);
-			RedisCalls.afterLateReply(ex, () -> abandon(key, lockKey, owner));
+			RedisCalls.undoNowAndLate(ex, () -> abandon(key, lockKey, owner));
 			throw ex;
 		}
 		if (result == null) {
