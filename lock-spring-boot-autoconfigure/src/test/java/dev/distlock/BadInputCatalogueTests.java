@@ -22,6 +22,7 @@ import dev.distlock.support.DefaultLockTemplate;
 import dev.distlock.support.RenewalScheduler;
 import dev.distlock.testsupport.Conditions;
 import dev.distlock.testsupport.RedisServer;
+import dev.distlock.testsupport.TestThreads;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -306,7 +307,7 @@ class BadInputCatalogueTests {
 		run((context) -> {
 			String key = "released-" + UUID.randomUUID();
 			Lease lease = context.getBean(LockTemplate.class).acquire(key, LockOptions.defaults());
-			CompletableFuture.runAsync(lease::release).get(10, TimeUnit.SECONDS);
+			CompletableFuture.runAsync(lease::release, TestThreads.EACH).get(10, TimeUnit.SECONDS);
 			assertThat(lease.isHeld()).isFalse();
 			assertThat(redis.hasKey("bad:" + key)).isFalse();
 		});
@@ -415,9 +416,10 @@ class BadInputCatalogueTests {
 				assertThat(holder.tryLock("wait-killed", Duration.ofSeconds(30)))
 					.isInstanceOf(dev.distlock.spi.LockAttempt.Acquired.class);
 				this.runner.withPropertyValues("spring.data.redis.port=" + server.port()).run((context) -> {
-					CompletableFuture<Lease> waiter = CompletableFuture
-						.supplyAsync(() -> context.getBean(LockTemplate.class)
-							.acquire("wait-killed", LockOptions.builder().waitTime(Duration.ofSeconds(30)).build()));
+					CompletableFuture<Lease> waiter = CompletableFuture.supplyAsync(
+							() -> context.getBean(LockTemplate.class)
+								.acquire("wait-killed", LockOptions.builder().waitTime(Duration.ofSeconds(30)).build()),
+							TestThreads.EACH);
 					Conditions.await("the waiter waits", Duration.ofSeconds(10),
 							() -> TestRedis.mutexWaited(server.command("GET", "bad:wait-killed")));
 					long start = System.nanoTime();
@@ -586,7 +588,7 @@ class BadInputCatalogueTests {
 			try (Lease taken = template.acquire(key, LockOptions.builder().waitTime(Duration.ofSeconds(20)).build())) {
 				return taken.fencingToken();
 			}
-		});
+		}, TestThreads.EACH);
 	}
 
 	private static int occurrences(String text, String part) {

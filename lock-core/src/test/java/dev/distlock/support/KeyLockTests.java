@@ -3,6 +3,7 @@ package dev.distlock.support;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -24,6 +25,15 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 class KeyLockTests {
+
+	/**
+	 * A thread per task: the common pool may run one task at a time (JDK 25, two cores).
+	 */
+	private static final Executor THREAD_PER_TASK = (task) -> {
+		Thread thread = new Thread(task);
+		thread.setDaemon(true);
+		thread.start();
+	};
 
 	private final InMemoryLockProvider store = new InMemoryLockProvider();
 
@@ -92,7 +102,7 @@ class KeyLockTests {
 			.withMessageContaining("view-owner");
 		lock.lock();
 		try {
-			CompletableFuture<Void> other = CompletableFuture.runAsync(lock::unlock);
+			CompletableFuture<Void> other = CompletableFuture.runAsync(lock::unlock, THREAD_PER_TASK);
 			assertThatExceptionOfType(Exception.class).isThrownBy(other::join)
 				.withCauseInstanceOf(IllegalMonitorStateException.class);
 			assertThat(lock.isHeldByCurrentThread()).isTrue();

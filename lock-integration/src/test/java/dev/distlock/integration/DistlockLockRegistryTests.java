@@ -16,6 +16,7 @@ import dev.distlock.support.DefaultLockTemplate;
 import dev.distlock.support.RenewalScheduler;
 import dev.distlock.testsupport.Conditions;
 import dev.distlock.testsupport.RedisServer;
+import dev.distlock.testsupport.TestThreads;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -145,7 +146,7 @@ class DistlockLockRegistryTests {
 		held.lock();
 		try {
 			assertThat(held.lease()).isPresent();
-			assertThat(CompletableFuture.supplyAsync(() -> two.obtain("registry-exclusion").tryLock())
+			assertThat(CompletableFuture.supplyAsync(() -> two.obtain("registry-exclusion").tryLock(), TestThreads.EACH)
 				.get(10, TimeUnit.SECONDS)).isFalse();
 		}
 		finally {

@@ -26,6 +26,7 @@ import dev.distlock.autoconfigure.DistributedLockAutoConfiguration;
 import dev.distlock.autoconfigure.redis.DistributedLockRedisAutoConfiguration;
 import dev.distlock.testsupport.Conditions;
 import dev.distlock.testsupport.RedisServer;
+import dev.distlock.testsupport.TestThreads;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -197,7 +198,7 @@ class DistributedLockAnnotationTests {
 			StringRedisTemplate redis = new StringRedisTemplate(context.getBean(RedisConnectionFactory.class));
 			String id = UUID.randomUUID().toString();
 			holdElsewhere(template, "fair-" + id, () -> {
-				CompletableFuture<Void> call = CompletableFuture.runAsync(() -> orders.fair(id));
+				CompletableFuture<Void> call = CompletableFuture.runAsync(() -> orders.fair(id), TestThreads.EACH);
 				Conditions.await("the annotated call queued", Duration.ofSeconds(10),
 						() -> !redis.keys("*fair-" + id + ":queue").isEmpty());
 				assertThat(call).isNotDone();
@@ -234,7 +235,7 @@ class DistributedLockAnnotationTests {
 	}
 
 	static <T> T onOtherThread(Supplier<T> call) {
-		return CompletableFuture.supplyAsync(call).orTimeout(30, TimeUnit.SECONDS).join();
+		return CompletableFuture.supplyAsync(call, TestThreads.EACH).orTimeout(30, TimeUnit.SECONDS).join();
 	}
 
 	@Target(ElementType.METHOD)

@@ -19,6 +19,7 @@ import dev.distlock.autoconfigure.DistributedLockAutoConfiguration;
 import dev.distlock.autoconfigure.inmemory.DistributedLockInMemoryAutoConfiguration;
 import dev.distlock.inmemory.InMemoryLockProvider;
 import dev.distlock.spi.LockProvider;
+import dev.distlock.testsupport.TestThreads;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -131,7 +132,7 @@ class MultiKeyAnnotationTests {
 
 	private static <T> T elsewhere(java.util.function.Supplier<T> call) {
 		try {
-			return CompletableFuture.supplyAsync(call).get(10, TimeUnit.SECONDS);
+			return CompletableFuture.supplyAsync(call, TestThreads.EACH).get(10, TimeUnit.SECONDS);
 		}
 		catch (Exception ex) {
 			throw new IllegalStateException(ex);

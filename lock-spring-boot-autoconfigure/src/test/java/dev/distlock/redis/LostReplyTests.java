@@ -23,6 +23,7 @@ import dev.distlock.support.RenewalScheduler;
 import dev.distlock.testsupport.Conditions;
 import dev.distlock.testsupport.FaultProxy;
 import dev.distlock.testsupport.RedisServer;
+import dev.distlock.testsupport.TestThreads;
 import io.lettuce.core.RedisCommandTimeoutException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -305,7 +306,8 @@ class LostReplyTests {
 		long scriptsBefore = TestRedis.scriptCalls(redis);
 		this.proxy.delayReplies(Duration.ofMillis(400));
 		CompletableFuture<Optional<Lease>> result = CompletableFuture.supplyAsync(() -> template.tryAcquire(key,
-				LockOptions.builder().waitTime(Duration.ofSeconds(5)).leaseTime(Duration.ofMillis(200)).build()));
+				LockOptions.builder().waitTime(Duration.ofSeconds(5)).leaseTime(Duration.ofMillis(200)).build()),
+				TestThreads.EACH);
 		await("the first acquire ran in Redis", Duration.ofSeconds(5),
 				() -> TestRedis.scriptCalls(redis) - scriptsBefore >= 1);
 		// the acquire script leaves the fencing counter (the key prefix itself) at the

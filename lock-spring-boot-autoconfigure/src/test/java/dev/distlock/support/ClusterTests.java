@@ -18,6 +18,7 @@ import dev.distlock.redis.TestRedis;
 import dev.distlock.testsupport.Conditions;
 import dev.distlock.testsupport.RedisCluster;
 import dev.distlock.testsupport.RedisServer;
+import dev.distlock.testsupport.TestThreads;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -166,7 +167,7 @@ class ClusterTests {
 					try (Lease lease = other.acquire(key, options)) {
 						return System.nanoTime();
 					}
-				});
+				}, TestThreads.EACH);
 				await("the waiter marked the lock",
 						() -> TestRedis.mutexWaited(redis.opsForValue().get("lock:" + key)));
 				await("the waiter's subscription is up", otherProvider::isListening);

@@ -19,6 +19,7 @@ import dev.distlock.redis.TestRedis;
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.testsupport.Conditions;
 import dev.distlock.testsupport.RedisServer;
+import dev.distlock.testsupport.TestThreads;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -135,7 +136,7 @@ class FairLockTests {
 			try (Lease lease = this.jvms.get(2).acquire(key, fair())) {
 				return System.nanoTime();
 			}
-		});
+		}, TestThreads.EACH);
 		await("the live waiter queued behind the dead one", () -> queueLength(key) == 2);
 		long released = System.nanoTime();
 		held.release();

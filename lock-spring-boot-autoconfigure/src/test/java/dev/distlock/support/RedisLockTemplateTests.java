@@ -24,6 +24,7 @@ import dev.distlock.redis.RedisLockProvider;
 import dev.distlock.redis.TestRedis;
 import dev.distlock.testsupport.Conditions;
 import dev.distlock.testsupport.RedisServer;
+import dev.distlock.testsupport.TestThreads;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -240,7 +241,7 @@ class RedisLockTemplateTests {
 			waiting.countDown();
 			return this.other.execute(key, LockOptions.builder().waitTime(Duration.ofSeconds(10)).build(),
 					() -> LockContext.current().orElseThrow().fencingToken());
-		});
+		}, TestThreads.EACH);
 		waiting.await();
 		assertThat(waiter).isNotDone();
 		lease.release();
@@ -393,7 +394,8 @@ class RedisLockTemplateTests {
 
 	private static Optional<Lease> tryAcquireOnAnotherThread(DefaultLockTemplate template, String key)
 			throws Exception {
-		return CompletableFuture.supplyAsync(() -> template.tryAcquire(key, noWait())).get(10, TimeUnit.SECONDS);
+		return CompletableFuture.supplyAsync(() -> template.tryAcquire(key, noWait()), TestThreads.EACH)
+			.get(10, TimeUnit.SECONDS);
 	}
 
 	private static void await(String what, Duration timeout, BooleanSupplier condition) {

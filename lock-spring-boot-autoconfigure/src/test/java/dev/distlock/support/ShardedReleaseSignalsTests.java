@@ -17,6 +17,7 @@ import dev.distlock.testsupport.Conditions;
 import dev.distlock.testsupport.RedisCluster;
 import dev.distlock.testsupport.RedisServer;
 import dev.distlock.testsupport.RedisVersion;
+import dev.distlock.testsupport.TestThreads;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -80,7 +81,7 @@ class ShardedReleaseSignalsTests {
 					try (Lease lease = providers.waitingTemplate.acquire(key, LockOptions.defaults())) {
 						return lease.isHeld();
 					}
-				}));
+				}, TestThreads.EACH));
 			}
 			await("5 waiters on one slot are listening", () -> {
 				for (CompletableFuture<Boolean> waiter : waiters) {
@@ -132,7 +133,7 @@ class ShardedReleaseSignalsTests {
 			try (Lease lease = providers.waitingTemplate.acquire(key, LockOptions.defaults())) {
 				return System.nanoTime();
 			}
-		});
+		}, TestThreads.EACH);
 		await("the waiter's subscription is confirmed", () -> providers.waiting.subscribedKeys() == 1
 				&& providers.waiting.isListening() && providers.waiting.subscribedSlots() == (sharded ? 1 : 0));
 		if (sharded) {

@@ -17,6 +17,7 @@ import dev.distlock.redis.RedisLockProvider;
 import dev.distlock.redis.TestRedis;
 import dev.distlock.testsupport.Conditions;
 import dev.distlock.testsupport.RedisServer;
+import dev.distlock.testsupport.TestThreads;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -126,7 +127,7 @@ class WaitingTests {
 				try (Lease lease = this.other.acquire(key, LockOptions.defaults())) {
 					return System.nanoTime();
 				}
-			});
+			}, TestThreads.EACH);
 			await("the waiter marked the lock", () -> TestRedis.mutexWaited(redis.opsForValue().get("lock:" + key)));
 			long released = System.nanoTime();
 			held.release();
@@ -200,7 +201,7 @@ class WaitingTests {
 			try (Lease lease = this.other.acquire(key, LockOptions.defaults())) {
 				return System.nanoTime();
 			}
-		});
+		}, TestThreads.EACH);
 		await("the waiter marked the lock", () -> TestRedis.mutexWaited(redis.opsForValue().get("lock:" + key)));
 		assertThat(server.command("CLIENT", "KILL", "TYPE", "pubsub")).isNotEqualTo(":0");
 		long released = System.nanoTime();
@@ -221,7 +222,7 @@ class WaitingTests {
 		String key = key();
 		Lease held = holder.acquire(key, LockOptions.defaults());
 		CompletableFuture<Void> waiter = CompletableFuture
-			.runAsync(() -> waiting.acquire(key, LockOptions.defaults()).release());
+			.runAsync(() -> waiting.acquire(key, LockOptions.defaults()).release(), TestThreads.EACH);
 		await("the waiting JVM's subscription is up", waitingProvider::isListening);
 		held.release();
 		waiter.get(10, TimeUnit.SECONDS);

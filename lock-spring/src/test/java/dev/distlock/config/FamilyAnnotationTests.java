@@ -3,6 +3,7 @@ package dev.distlock.config;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 
 import dev.distlock.DistributedLock;
@@ -30,13 +31,22 @@ import static org.assertj.core.api.Assertions.catchThrowable;
  */
 class FamilyAnnotationTests {
 
+	/**
+	 * A thread per task: the common pool may run one task at a time (JDK 25, two cores).
+	 */
+	private static final Executor THREAD_PER_TASK = (task) -> {
+		Thread thread = new Thread(task);
+		thread.setDaemon(true);
+		thread.start();
+	};
+
 	@Test
 	void readersShareTheKeyThroughTheAnnotation() throws Exception {
 		try (AnnotationConfigApplicationContext context = start(InMemoryStore.class, Readers.class)) {
 			Readers readers = context.getBean(Readers.class);
 			CountDownLatch bothIn = new CountDownLatch(2);
-			CompletableFuture<Void> first = CompletableFuture.runAsync(() -> readers.read(bothIn));
-			CompletableFuture<Void> second = CompletableFuture.runAsync(() -> readers.read(bothIn));
+			CompletableFuture<Void> first = CompletableFuture.runAsync(() -> readers.read(bothIn), THREAD_PER_TASK);
+			CompletableFuture<Void> second = CompletableFuture.runAsync(() -> readers.read(bothIn), THREAD_PER_TASK);
 			CompletableFuture.allOf(first, second).get(30, TimeUnit.SECONDS);
 		}
 	}
@@ -46,8 +56,8 @@ class FamilyAnnotationTests {
 		try (AnnotationConfigApplicationContext context = start(InMemoryStore.class, Exports.class)) {
 			Exports exports = context.getBean(Exports.class);
 			CountDownLatch twoIn = new CountDownLatch(2);
-			CompletableFuture<Void> first = CompletableFuture.runAsync(() -> exports.export(twoIn));
-			CompletableFuture<Void> second = CompletableFuture.runAsync(() -> exports.export(twoIn));
+			CompletableFuture<Void> first = CompletableFuture.runAsync(() -> exports.export(twoIn), THREAD_PER_TASK);
+			CompletableFuture<Void> second = CompletableFuture.runAsync(() -> exports.export(twoIn), THREAD_PER_TASK);
 			CompletableFuture.allOf(first, second).get(30, TimeUnit.SECONDS);
 			DefaultLockTemplate template = context.getBean(DefaultLockTemplate.class);
 			assertThat(template.heldLocks()).isZero();

@@ -8,6 +8,7 @@ import java.sql.Statement;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -24,6 +25,15 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * tables of its own.
  */
 abstract class AbstractDatabaseServerTests {
+
+	/**
+	 * A thread per task: the common pool may run one task at a time (JDK 25, two cores).
+	 */
+	private static final Executor THREAD_PER_TASK = (task) -> {
+		Thread thread = new Thread(task);
+		thread.setDaemon(true);
+		thread.start();
+	};
 
 	protected abstract DatabaseServer server();
 
@@ -71,7 +81,7 @@ abstract class AbstractDatabaseServerTests {
 				catch (SQLException ex) {
 					throw new IllegalStateException(ex);
 				}
-			});
+			}, THREAD_PER_TASK);
 			try {
 				assertThatExceptionOfType(TimeoutException.class)
 					.isThrownBy(() -> answer.get(500, TimeUnit.MILLISECONDS));

@@ -284,7 +284,7 @@ public abstract class AbstractReadWriteLockContractTests {
 			try (Lease lease = jvm2.acquire(key, LockOptions.defaults())) {
 				return lease.fencingToken();
 			}
-		});
+		}, TestThreads.EACH);
 		first.release();
 		assertThat(writer).isNotDone();
 		second.release();
@@ -312,7 +312,7 @@ public abstract class AbstractReadWriteLockContractTests {
 			readers[i] = CompletableFuture.runAsync(() -> jvm.run(key, READ, () -> {
 				allIn.countDown();
 				ContractTemplates.await(leave);
-			}));
+			}), TestThreads.EACH);
 		}
 		Conditions.await("the readers to wait", Duration.ofSeconds(10),
 				() -> jvm1.waitingThreads().getOrDefault(key + " (read)", 0) == 2
@@ -355,7 +355,7 @@ public abstract class AbstractReadWriteLockContractTests {
 				reads.incrementAndGet();
 			}
 			previous.release();
-		});
+		}, TestThreads.EACH);
 		Conditions.await("a few overlapping reads", Duration.ofSeconds(10), () -> reads.get() >= 3);
 		// 10 s, not the templates' 45: a writer that records its intent only at its
 		// next retry (a minute away) runs out of it instead of passing late. Its JVM

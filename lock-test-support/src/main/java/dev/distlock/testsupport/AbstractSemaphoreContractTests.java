@@ -217,7 +217,7 @@ public abstract class AbstractSemaphoreContractTests {
 			waiters.add(CompletableFuture.runAsync(() -> jvm.run(key, permits(3), () -> {
 				in.countDown();
 				ContractTemplates.await(leave);
-			})));
+			}), TestThreads.EACH));
 		}
 		Conditions.await("three waiters", Duration.ofSeconds(10), () -> waiterJvms.stream()
 			.allMatch((jvm) -> jvm.waitingThreads().getOrDefault(key + " (permits)", 0) == 1));
@@ -233,7 +233,8 @@ public abstract class AbstractSemaphoreContractTests {
 		CountDownLatch crowdIn = new CountDownLatch(3);
 		List<CompletableFuture<Void>> crowd = new ArrayList<>();
 		for (int i = 0; i < 3; i++) {
-			crowd.add(CompletableFuture.runAsync(() -> crowded.run(key, permits(3), crowdIn::countDown)));
+			crowd.add(CompletableFuture.runAsync(() -> crowded.run(key, permits(3), crowdIn::countDown),
+					TestThreads.EACH));
 		}
 		Conditions.await("three more waiters in one JVM", Duration.ofSeconds(10),
 				() -> crowded.waitingThreads().getOrDefault(key + " (permits)", 0) == 3);

@@ -13,6 +13,7 @@ import dev.distlock.LockOptions;
 import dev.distlock.support.DefaultLockTemplate;
 import dev.distlock.support.RenewalScheduler;
 import dev.distlock.testsupport.Conditions;
+import dev.distlock.testsupport.TestThreads;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingCluster;
 import org.junit.jupiter.api.AfterEach;
@@ -85,7 +86,7 @@ class ZookeeperClusterTests {
 						// the election is still going on: ask again
 					}
 				}
-			});
+			}, TestThreads.EACH);
 			InstanceSpec victim = serverIn(cluster, role);
 			assertThat(cluster.killServer(victim)).as("killed the " + role).isTrue();
 			Conditions.await("a leader among the survivors", Duration.ofSeconds(60),

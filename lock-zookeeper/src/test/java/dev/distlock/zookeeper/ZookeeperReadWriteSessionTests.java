@@ -17,6 +17,7 @@ import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockHandle;
 import dev.distlock.support.DefaultLockTemplate;
 import dev.distlock.testsupport.Conditions;
+import dev.distlock.testsupport.TestThreads;
 import org.apache.curator.framework.CuratorFramework;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -80,7 +81,7 @@ class ZookeeperReadWriteSessionTests {
 		Lease reader = readers.acquire(key, READ);
 		assertThat(writerProvider.tryLock(key, LEASE)).as("the key is read-held").isInstanceOf(LockAttempt.Busy.class);
 		CompletableFuture<Lease> writer = CompletableFuture
-			.supplyAsync(() -> writers.acquire(key, LockOptions.defaults()));
+			.supplyAsync(() -> writers.acquire(key, LockOptions.defaults()), TestThreads.EACH);
 		Conditions.await("the writer's node to queue", Duration.ofSeconds(10),
 				() -> queue(writerProvider, key).stream().anyMatch((node) -> node.contains("-lock-")));
 		TestZookeeper.expireSession(readerClient);
@@ -108,13 +109,14 @@ class ZookeeperReadWriteSessionTests {
 		CuratorFramework writerClient = client();
 		DefaultLockTemplate writers = template(provider(writerClient));
 		CompletableFuture<Lease> writer = CompletableFuture
-			.supplyAsync(() -> writers.acquire(key, LockOptions.defaults()));
+			.supplyAsync(() -> writers.acquire(key, LockOptions.defaults()), TestThreads.EACH);
 		Conditions.await("the writer's node to queue", Duration.ofSeconds(10),
 				() -> queue(firstProvider, key).stream().anyMatch((node) -> node.contains("-lock-")));
 		assertThat(firstProvider.tryLockShared(key, LEASE, false)).as("a new reader behind the waiting writer")
 			.isInstanceOf(LockAttempt.Busy.class);
 		DefaultLockTemplate readers = template(provider(client()));
-		CompletableFuture<Lease> reader = CompletableFuture.supplyAsync(() -> readers.acquire(key, READ));
+		CompletableFuture<Lease> reader = CompletableFuture.supplyAsync(() -> readers.acquire(key, READ),
+				TestThreads.EACH);
 		Conditions.await("the second reader's node to queue", Duration.ofSeconds(10),
 				() -> queue(firstProvider, key).stream().filter((node) -> node.contains("-read-")).count() == 2);
 		TestZookeeper.expireSession(writerClient);
@@ -151,7 +153,7 @@ class ZookeeperReadWriteSessionTests {
 		CompletableFuture<?> reading = CompletableFuture.runAsync(() -> readers.run(key, READ, () -> {
 			reader.complete(LockContext.current().orElseThrow().fencingToken());
 			await(leave);
-		}));
+		}), TestThreads.EACH);
 		Conditions.await("the reader's node to queue", Duration.ofSeconds(10),
 				() -> queue(firstProvider, key).stream().anyMatch((node) -> node.contains("-read-")));
 		DefaultLockTemplate writers = template(provider(client()));
@@ -159,7 +161,7 @@ class ZookeeperReadWriteSessionTests {
 			try (Lease lease = writers.acquire(key, LockOptions.defaults())) {
 				return lease.fencingToken();
 			}
-		});
+		}, TestThreads.EACH);
 		Conditions.await("the second writer's node to queue", Duration.ofSeconds(10),
 				() -> queue(firstProvider, key).stream().filter((node) -> node.contains("-lock-")).count() == 2);
 		assertThat(firstWriter.release()).isTrue();

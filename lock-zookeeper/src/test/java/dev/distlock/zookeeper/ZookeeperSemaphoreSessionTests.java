@@ -12,6 +12,7 @@ import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockHandle;
 import dev.distlock.support.DefaultLockTemplate;
 import dev.distlock.testsupport.Conditions;
+import dev.distlock.testsupport.TestThreads;
 import org.apache.curator.framework.CuratorFramework;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -63,7 +64,8 @@ class ZookeeperSemaphoreSessionTests {
 		Lease dead = holder.acquire(key, onePermit);
 		assertThat(otherProvider.tryAcquirePermit(key, 1, LEASE, false)).as("the permit is held")
 			.isInstanceOf(LockAttempt.Busy.class);
-		CompletableFuture<Lease> waiter = CompletableFuture.supplyAsync(() -> other.acquire(key, onePermit));
+		CompletableFuture<Lease> waiter = CompletableFuture.supplyAsync(() -> other.acquire(key, onePermit),
+				TestThreads.EACH);
 		TestZookeeper.expireSession(holderClient);
 		Lease taken = waiter.get(30, TimeUnit.SECONDS);
 		assertThat(taken.fencingToken()).isGreaterThan(dead.fencingToken());

@@ -12,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 
 import dev.distlock.testsupport.Conditions;
 import dev.distlock.testsupport.RedisServer;
+import dev.distlock.testsupport.TestThreads;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -60,7 +61,8 @@ class ActuatorEndToEndTests {
 	@SuppressWarnings("unchecked")
 	void theEndpointShowsTheLockOfAnOrderInProgress() throws Exception {
 		send("PUT", "/stock/actuator-sku?quantity=5");
-		CompletableFuture<String> order = CompletableFuture.supplyAsync(() -> send("POST", "/orders?sku=actuator-sku"));
+		CompletableFuture<String> order = CompletableFuture.supplyAsync(() -> send("POST", "/orders?sku=actuator-sku"),
+				TestThreads.EACH);
 		Map<String, Object>[] seen = new Map[1];
 		Conditions.await("the order's lock in /actuator/distributedlocks", Duration.ofSeconds(20), () -> {
 			Map<String, Object> body = json.readValue(send("GET", "/actuator/distributedlocks"), Map.class);

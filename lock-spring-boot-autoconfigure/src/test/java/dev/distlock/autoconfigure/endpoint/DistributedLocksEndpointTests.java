@@ -13,6 +13,7 @@ import dev.distlock.LeaseLostException;
 import dev.distlock.LockOptions;
 import dev.distlock.LockTemplate;
 import dev.distlock.testsupport.Conditions;
+import dev.distlock.testsupport.TestThreads;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -62,7 +63,7 @@ class DistributedLocksEndpointTests {
 			holder.start();
 			assertThat(holding.await(10, TimeUnit.SECONDS)).isTrue();
 			CompletableFuture<Void> waiter = CompletableFuture.runAsync(() -> this.template.run(key, () -> {
-			}));
+			}), TestThreads.EACH);
 			String lostKey = "report:" + UUID.randomUUID();
 			Lease lost = this.template.acquire(lostKey,
 					LockOptions.builder().leaseTime(Duration.ofMillis(50)).autoRenew(false).build());

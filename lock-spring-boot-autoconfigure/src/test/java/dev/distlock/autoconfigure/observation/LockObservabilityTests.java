@@ -22,6 +22,7 @@ import dev.distlock.autoconfigure.redis.DistributedLockRedisAutoConfiguration;
 import dev.distlock.support.LockObserver;
 import dev.distlock.testsupport.Conditions;
 import dev.distlock.testsupport.RedisServer;
+import dev.distlock.testsupport.TestThreads;
 import io.micrometer.common.KeyValues;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Meter;
@@ -197,8 +198,10 @@ class LockObservabilityTests {
 				() -> meters.get("distributed.lock.renewal.round.trips").functionCounter().count() >= 1);
 		Conditions.await("the next renewal pending", Duration.ofSeconds(10),
 				() -> meters.get("distributed.lock.renewals.pending").gauge().value() >= 1);
-		CompletableFuture<Optional<Lease>> waiter = CompletableFuture.supplyAsync(() -> template.tryAcquire(held,
-				LockOptions.builder().waitTime(Duration.ofSeconds(20)).name("stock").build()));
+		CompletableFuture<Optional<Lease>> waiter = CompletableFuture.supplyAsync(
+				() -> template.tryAcquire(held,
+						LockOptions.builder().waitTime(Duration.ofSeconds(20)).name("stock").build()),
+				TestThreads.EACH);
 		Conditions.await("a waiting key", Duration.ofSeconds(10),
 				() -> meters.get("distributed.lock.waiting.keys").gauge().value() == 1);
 		lease.release();
@@ -285,7 +288,7 @@ class LockObservabilityTests {
 
 	private static <T> T onOtherThread(java.util.function.Supplier<T> call) throws Exception {
 		try {
-			return CompletableFuture.supplyAsync(call).get(10, TimeUnit.SECONDS);
+			return CompletableFuture.supplyAsync(call, TestThreads.EACH).get(10, TimeUnit.SECONDS);
 		}
 		catch (java.util.concurrent.ExecutionException ex) {
 			if (ex.getCause() instanceof RuntimeException runtime) {
