@@ -34,9 +34,12 @@ public interface LocalHandover extends LockProvider {
 	 * {@link #tryLock(String, Duration)} when the store does not signal), that also
 	 * reserves {@code tokens} fencing tokens: an {@link LockAttempt.Acquired} result
 	 * carries a {@link TokenBlock} whose {@link TokenBlock#fencingToken()} is the first
-	 * token of the block and {@link TokenBlock#lastToken()} its last.
+	 * token of the block and {@link TokenBlock#lastToken()} its last. A store may reserve
+	 * fewer tokens than asked, down to the acquisition's own (Redis does when its counter
+	 * is ahead of its clock): {@link TokenBlock#lastToken()} tells, and the machinery
+	 * hands over only as many times as the block allows.
 	 * @param waiting whether the caller will wait, so that the release must be signalled
-	 * @param tokens the size of the block, at least 1
+	 * @param tokens the size of the block asked for, at least 1
 	 */
 	LockAttempt tryLockBlock(String key, Duration leaseTime, boolean waiting, int tokens);
 

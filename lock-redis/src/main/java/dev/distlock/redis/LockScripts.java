@@ -72,9 +72,12 @@ final class LockScripts {
 	 * {@code SET ... GET}, so the block costs no command more than a single token, and
 	 * every later token (from the clock or the counter) is greater than the whole block.
 	 * A busy attempt puts the counter back to its single token ({@link #ACQUIRE}), so
-	 * only acquisitions move it by a block, and it stays behind the clock (which a lost
-	 * or rolled-back counter falls back to) as long as a slot sees fewer than one
-	 * acquisition per block of microseconds (30,000 a second with 33-token blocks).
+	 * only acquisitions move it by a block. A counter found ahead of the clock (which a
+	 * lost or rolled-back counter falls back to) gives a single token and no block
+	 * ({@code block} is then 1, and {@code granted(token)} the reply that says so, see
+	 * {@link #NO_BLOCK}): so the counter is never more than about one block ahead of the
+	 * clock, however many acquisitions a slot sees (beyond about 30,000 a second with
+	 * 33-token blocks, some acquisitions go without a block and hand nothing over).
 	 */
 	static final String NEXT_TOKEN_BLOCK = nextTokenBlock("ARGV[4]");
 
@@ -83,15 +86,62 @@ final class LockScripts {
 	 * {@code ARGV} of the script, absent for one token).
 	 */
 	static String nextTokenBlock(String blockArg) {
-		return "local block = tonumber(" + blockArg + " or '1')\n" + """
+		return "local asked = tonumber(" + blockArg + " or '1')\nlocal no_block = " + NO_BLOCK + "\n" + """
+				local block = asked
 				local now = redis.call('time')
 				local token = tonumber(now[1]) * 1000000 + tonumber(now[2])
 				local last = tonumber(redis.call('set', counter, string.format('%d', token + block - 1), 'GET') or '0')
 				if last >= token then
 				  token = last + 1
-				  redis.call('set', counter, string.format('%d', token + block - 1))
+				  block = 1
+				  redis.call('set', counter, string.format('%d', token))
+				end
+				local function granted(t)
+				  if block < asked then
+				    return -no_block - t
+				  end
+				  return t
+				end
+				local function granted_again(t)
+				  if asked > 1 then
+				    return -no_block - t
+				  end
+				  return t
 				end
 				""";
+	}
+
+	/**
+	 * What an acquire reply (of {@link #ACQUIRE} or
+	 * {@link RwSemaphoreScripts#WRITE_ACQUIRE}) below {@code -NO_BLOCK} means: the lock
+	 * was taken with the single token {@code -reply - NO_BLOCK}, without the block asked
+	 * for, because the counter was found ahead of the server's clock. A block then would
+	 * push it further ahead, and a counter lost (a restart without persistence, an
+	 * eviction) falls back to the clock, behind tokens already handed out. So the counter
+	 * never runs ahead of the clock by more than one block, whatever the rate of
+	 * acquisitions. A busy reply, {@code -1 - remainingMillis}, stays above it for any
+	 * lease under 34 years; tokens (microseconds since 1970) stay within Lua's exact
+	 * integers even so until the year 2255.
+	 */
+	static final long NO_BLOCK = 1L << 40;
+
+	/**
+	 * The fencing token an acquire reply grants, or 0 if it reports the lock busy.
+	 */
+	static long grantedToken(long reply) {
+		if (reply > 0) {
+			return reply;
+		}
+		return (reply < -NO_BLOCK) ? -reply - NO_BLOCK : 0;
+	}
+
+	/**
+	 * The last token of the block an acquire reply grants, for an acquisition that asked
+	 * for {@code tokens}: the whole block for a positive reply, only its own token for a
+	 * grant without it.
+	 */
+	static long grantedLastToken(long reply, int tokens) {
+		return (reply > 0) ? reply + tokens - 1 : grantedToken(reply);
 	}
 
 	/**
@@ -120,10 +170,12 @@ final class LockScripts {
 	 * and ARGV[6] the intent timeout in ms: busy behind readers (a hash at the lock key),
 	 * the script records the writer's intent as {@link RwSemaphoreScripts#WRITE_ACQUIRE}
 	 * does, with the same {@code record_intent}, at no extra call. Returns the fencing
-	 * token (&gt; 0) when acquired, or {@code -1 - remainingMillis} when busy. With a
-	 * block of B &gt; 1 tokens ({@link #NEXT_TOKEN_BLOCK}), the counter is left at
-	 * {@code token + B - 1}, so the tokens up to it are this acquisition's to hand out
-	 * and every later acquisition's token is greater.
+	 * token (&gt; 0) when acquired, {@code -NO_BLOCK - token} when acquired without the
+	 * block asked for (the counter was ahead of the clock, see {@link #NO_BLOCK}), or
+	 * {@code -1 - remainingMillis} when busy. With a block of B &gt; 1 tokens
+	 * ({@link #NEXT_TOKEN_BLOCK}), the counter is left at {@code token + B - 1}, so the
+	 * tokens up to it are this acquisition's to hand out and every later acquisition's
+	 * token is greater.
 	 *
 	 * <p>
 	 * A lock in its last millisecond reports 1 ms remaining, not 0 (which means "unknown"
@@ -144,14 +196,14 @@ final class LockScripts {
 			local lock, counter, owner, lease = KEYS[1], KEYS[2], ARGV[1], ARGV[2]
 			""" + NEXT_TOKEN_BLOCK + "if " + WRITE_MUTEX + """
 			 then
-			  return token
+			  return granted(token)
 			end
 			if block > 1 then
 			  redis.call('set', counter, string.format('%d', token))
 			end
 			local held = redis.pcall('get', lock)
 			if owns(held, owner) then
-			  return fence(held)
+			  return granted_again(fence(held))
 			end
 			if ARGV[3] == '1' and type(held) == 'string' and not waited(held) then
 			  redis.call('append', lock, ' w')

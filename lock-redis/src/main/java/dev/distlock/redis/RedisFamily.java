@@ -117,8 +117,10 @@ final class RedisFamily {
 				RedisCalls.args(lockKey, this.keys.fenceKey(lockKey), this.keys.intentsKey(lockKey)),
 				RedisCalls.args(owner, millis(leaseTime), waiterId, millis(intentTimeout), intentRecorded ? "1" : "0",
 						Integer.toString(tokens)));
-		if (result > 0) {
-			return new LockAttempt.Acquired(handles.handle(key, lockKey, owner, result));
+		long token = LockScripts.grantedToken(result);
+		if (token > 0) {
+			return new LockAttempt.Acquired(
+					handles.handle(key, lockKey, owner, token, LockScripts.grantedLastToken(result, tokens)));
 		}
 		return new LockAttempt.Busy(Duration.ofMillis(-result - 1));
 	}
@@ -263,11 +265,14 @@ final class RedisFamily {
 		return Long.toString(Math.max(1, duration.toMillis()));
 	}
 
-	/** Makes the mutex's handle for a write lock taken by {@link RwSemaphoreScripts}. */
+	/**
+	 * Makes the mutex's handle for a write lock taken by {@link RwSemaphoreScripts}, with
+	 * its token and the last token of its block (the same for a single token).
+	 */
 	@FunctionalInterface
 	interface MutexHandles {
 
-		LockHandle handle(String key, String lockKey, String owner, long token);
+		LockHandle handle(String key, String lockKey, String owner, long token, long lastToken);
 
 	}
 

@@ -305,8 +305,7 @@ public final class RedisLockProvider implements ReleaseSignalling, FairLocking, 
 			return tryLockExclusive(key, leaseTime, waiterId, intentTimeout, intentRecorded);
 		}
 		return this.family.tryLockExclusive(key, leaseTime, waiterId, intentTimeout, intentRecorded, tokens,
-				(handleKey, lockKey, owner, token) -> new RedisLockHandle(handleKey, lockKey, owner, token,
-						token + tokens - 1, false));
+				RedisLockHandle::new);
 	}
 
 	@Override
@@ -624,9 +623,10 @@ public final class RedisLockProvider implements ReleaseSignalling, FairLocking, 
 			throw new LockBackendException(key, "Redis returned no reply to acquire lock '" + key + "'",
 					new IllegalStateException("null script result"));
 		}
-		if (result > 0) {
-			return new LockAttempt.Acquired(
-					new RedisLockHandle(key, lockKey, owner, result, result + tokens - 1, fair));
+		long token = LockScripts.grantedToken(result);
+		if (token > 0) {
+			return new LockAttempt.Acquired(new RedisLockHandle(key, lockKey, owner, token,
+					LockScripts.grantedLastToken(result, tokens), fair));
 		}
 		return new LockAttempt.Busy(Duration.ofMillis(-result - 1));
 	}
@@ -728,6 +728,10 @@ public final class RedisLockProvider implements ReleaseSignalling, FairLocking, 
 
 		RedisLockHandle(String key, String lockKey, String owner, long fencingToken) {
 			this(key, lockKey, owner, fencingToken, fencingToken, false);
+		}
+
+		RedisLockHandle(String key, String lockKey, String owner, long fencingToken, long lastToken) {
+			this(key, lockKey, owner, fencingToken, lastToken, false);
 		}
 
 		RedisLockHandle(String key, String lockKey, String owner, long fencingToken, boolean fair) {

@@ -170,11 +170,11 @@ final class RwSemaphoreScripts {
 			""" + "if " + LockScripts.WRITE_MUTEX + """
 			 then
 			  taken()
-			  return token
+			  return granted(token)
 			end
 			local held = redis.pcall('get', lock)
 			if owns(held, owner) then
-			  return fence(held)
+			  return granted_again(fence(held))
 			end
 			if type(held) == 'string' then
 			  if not waited(held) then
@@ -188,7 +188,7 @@ final class RwSemaphoreScripts {
 			""" + "  if " + LockScripts.WRITE_MUTEX + """
 			 then
 			    taken()
-			    return token
+			    return granted(token)
 			  end
 			end
 			record_intent(lock, intents, ARGV[3], tonumber(ARGV[4]), ms)

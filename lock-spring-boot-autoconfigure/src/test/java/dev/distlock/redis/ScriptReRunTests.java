@@ -62,6 +62,25 @@ class ScriptReRunTests {
 	}
 
 	/**
+	 * An acquire that reserved a block, run twice: the second run cannot tell whether the
+	 * first got its block, so it answers with the token and no block (a grant below
+	 * {@code -NO_BLOCK}). Fails if it claims the block, which a counter found ahead by
+	 * the first run would not have reserved.
+	 */
+	@Test
+	void aBlockAcquireRunTwiceReturnsTheSameTokenWithoutTheBlock() {
+		String lockKey = lockKey();
+		long first = redis.execute(LockScripts.ACQUIRE, List.of(lockKey, keys.fenceKey(lockKey)), "owner-b",
+				LEASE_MILLIS, "0", "33");
+		long second = redis.execute(LockScripts.ACQUIRE, List.of(lockKey, keys.fenceKey(lockKey)), "owner-b",
+				LEASE_MILLIS, "0", "33");
+		assertThat(LockScripts.grantedToken(first)).isPositive();
+		assertThat(second).as("second run").isLessThan(-LockScripts.NO_BLOCK);
+		assertThat(LockScripts.grantedToken(second)).isEqualTo(LockScripts.grantedToken(first));
+		assertThat(LockScripts.grantedLastToken(second, 33)).isEqualTo(LockScripts.grantedToken(first));
+	}
+
+	/**
 	 * A fair acquire of a free lock with nobody queued, run twice. Fails if the second
 	 * run reports the lock busy, or queues the waiter behind its own lock.
 	 */
