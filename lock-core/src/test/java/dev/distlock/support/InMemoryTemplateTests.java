@@ -5,11 +5,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
@@ -42,15 +40,6 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 class InMemoryTemplateTests {
-
-	/**
-	 * A thread per task: the common pool may run one task at a time (JDK 25, two cores).
-	 */
-	private static final Executor THREAD_PER_TASK = (task) -> {
-		Thread thread = new Thread(task);
-		thread.setDaemon(true);
-		thread.start();
-	};
 
 	private final InMemoryLockProvider store = new InMemoryLockProvider();
 
@@ -335,7 +324,7 @@ class InMemoryTemplateTests {
 	}
 
 	private static <T> T onAnotherThread(Supplier<T> task) throws Exception {
-		return CompletableFuture.supplyAsync(task, THREAD_PER_TASK).get(10, TimeUnit.SECONDS);
+		return Waiter.start("other-thread", task::get).result.get(10, TimeUnit.SECONDS);
 	}
 
 	private static void await(CountDownLatch latch) {

@@ -3,7 +3,6 @@ package dev.distlock.support;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -25,15 +24,6 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 class KeyLockTests {
-
-	/**
-	 * A thread per task: the common pool may run one task at a time (JDK 25, two cores).
-	 */
-	private static final Executor THREAD_PER_TASK = (task) -> {
-		Thread thread = new Thread(task);
-		thread.setDaemon(true);
-		thread.start();
-	};
 
 	private final InMemoryLockProvider store = new InMemoryLockProvider();
 
@@ -102,7 +92,10 @@ class KeyLockTests {
 			.withMessageContaining("view-owner");
 		lock.lock();
 		try {
-			CompletableFuture<Void> other = CompletableFuture.runAsync(lock::unlock, THREAD_PER_TASK);
+			CompletableFuture<Void> other = Waiter.<Void>start("other-thread", () -> {
+				lock.unlock();
+				return null;
+			}).result;
 			assertThatExceptionOfType(Exception.class).isThrownBy(other::join)
 				.withCauseInstanceOf(IllegalMonitorStateException.class);
 			assertThat(lock.isHeldByCurrentThread()).isTrue();
