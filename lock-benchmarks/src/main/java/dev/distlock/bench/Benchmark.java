@@ -52,6 +52,17 @@ public final class Benchmark {
 
 	private final Map<String, String> notes = new LinkedHashMap<>();
 
+	private final Targets targets = new Targets();
+
+	/**
+	 * Where the notes kept across runs begin and end in the results file: analyses
+	 * written by hand (the causes of a missed target, JMH figures), which a new run
+	 * carries over as they are.
+	 */
+	static final String NOTES_BEGIN = "<!-- notes kept across runs: begin -->";
+
+	static final String NOTES_END = "<!-- notes kept across runs: end -->";
+
 	private Benchmark(int port) {
 		this.port = port;
 	}
@@ -61,12 +72,23 @@ public final class Benchmark {
 		try (RedisServer redis = RedisServer.start()) {
 			Benchmark benchmark = new Benchmark(redis.port());
 			benchmark.header(redis);
-			benchmark.run();
+			benchmark.run(keptNotes(output));
 			Files.writeString(output, benchmark.report + JdbcBenchmark.keptSection(output));
 			System.out.println(benchmark.report);
 			System.out.println("Written to " + output.toAbsolutePath());
 		}
 		System.exit(0);
+	}
+
+	/** The notes kept across runs in {@code output}, markers included, or empty. */
+	static String keptNotes(Path output) throws IOException {
+		if (!Files.exists(output)) {
+			return "";
+		}
+		String existing = Files.readString(output);
+		int begin = existing.indexOf(NOTES_BEGIN);
+		int end = existing.indexOf(NOTES_END);
+		return (begin < 0 || end < begin) ? "" : existing.substring(begin, end + NOTES_END.length()) + "\n";
 	}
 
 	private void header(RedisServer redis) {
@@ -89,11 +111,12 @@ public final class Benchmark {
 			.append(" `./mvnw -q -pl lock-benchmarks -am verify -Pbenchmark`.\n\n");
 	}
 
-	private void run() throws Exception {
+	private void run(String keptNotes) throws Exception {
 		double ping = pingMillis();
 		this.report.append(String.format(Locale.ROOT, "PING round trip from one thread, p50: %.3f ms%n%n", ping));
 		if ("server-cost".equals(System.getProperty("bench.only"))) {
-			new ServerCost(this.port, WINDOW, this.report).run();
+			new ServerCost(this.port, WINDOW, this.report, this.targets).run();
+			this.report.append(this.targets.table()).append("## Notes\n\n").append(keptNotes);
 			return;
 		}
 		if (runs("S1")) {
@@ -112,7 +135,7 @@ public final class Benchmark {
 			commands();
 		}
 		if (runs("S5")) {
-			new ServerCost(this.port, WINDOW, this.report).run();
+			new ServerCost(this.port, WINDOW, this.report, this.targets).run();
 		}
 		if (runs("S6")) {
 			renewal();
@@ -120,9 +143,11 @@ public final class Benchmark {
 		if (runs("S7")) {
 			annotation();
 		}
+		this.report.append(this.targets.table());
 		this.report.append("## Notes\n\n");
 		this.notes
 			.forEach((name, note) -> this.report.append("- ").append(name).append(": ").append(note).append('\n'));
+		this.report.append(this.notes.isEmpty() ? "" : "\n").append(keptNotes);
 	}
 
 	private static boolean runs(String scenario) {
@@ -153,6 +178,9 @@ public final class Benchmark {
 			}
 		}
 		table(title, "cycles/s", results, true);
+		if (threads == 16) {
+			this.targets.distinctKeys(results);
+		}
 	}
 
 	static long cycles(Lib lib, int threads, Duration window) throws InterruptedException {
@@ -204,6 +232,12 @@ public final class Benchmark {
 			}
 		}
 		table(title + ": acquisitions/s", "acquisitions/s", rates, true);
+		if (twoJvms) {
+			this.targets.twoJvmHotKey(rates, shares);
+		}
+		else {
+			this.targets.oneJvmHotKey(rates);
+		}
 		if (twoJvms) {
 			table(title + ": hand-offs between the JVMs per second", "cross-JVM hand-offs/s", crossRates, true);
 			table(title + ": the smaller JVM's share of the acquisitions, %", "%", shares, false);

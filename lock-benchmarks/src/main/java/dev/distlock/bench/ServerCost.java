@@ -24,10 +24,13 @@ final class ServerCost {
 
 	private final StringBuilder report;
 
-	ServerCost(int port, Duration window, StringBuilder report) {
+	private final Targets targets;
+
+	ServerCost(int port, Duration window, StringBuilder report, Targets targets) {
 		this.port = port;
 		this.window = window;
 		this.report = report;
+		this.targets = targets;
 	}
 
 	void run() throws Exception {
@@ -151,6 +154,9 @@ final class ServerCost {
 				}
 				Snapshot after = snapshot();
 				Map<String, long[]> commands = after.since(before);
+				if (name.equals("distlock")) {
+					this.targets.uncontendedCommands(calls(commands) / (double) cycles);
+				}
 				rows.append(String.format(Locale.ROOT, "| %s | %.2f | %.1f | %.1f | %s |%n", name,
 						calls(commands) / (double) cycles, usec(commands) / (double) cycles,
 						(after.cpuMicros() - before.cpuMicros()) / cycles, counts(commands, cycles)));
@@ -210,6 +216,7 @@ final class ServerCost {
 			.append(rows);
 		double distlock = p50.get("distlock-fair")[0];
 		double redisson = p50.get("redisson-fair")[0];
+		this.targets.fairWakeUp(distlock, redisson);
 		this.report.append(String.format(Locale.ROOT,
 				"%nFair wake-up p50, distlock / Redisson: %.2f (target: at most 0.5)%n%n", distlock / redisson));
 	}
