@@ -3,6 +3,7 @@ package dev.distlock.support;
 import java.time.Duration;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 
 import dev.distlock.spi.LocalHandover;
 import dev.distlock.spi.LockAttempt;
@@ -30,6 +31,13 @@ final class Cohort {
 	private final @Nullable LocalHandover store;
 
 	private final AtomicLong handovers = new AtomicLong();
+
+	/**
+	 * A test seam: called with the key by a thread about to take over a lock left for it,
+	 * before it looks at the run. Null (nothing called) outside the tests that order a
+	 * take-over after an owner check found the lock lost.
+	 */
+	static volatile @Nullable Consumer<String> beforeTakeOver;
 
 	Cohort(HandoverSettings settings, LockProvider provider) {
 		this.settings = settings;
@@ -117,6 +125,10 @@ final class Cohort {
 	 */
 	@Nullable ManagedLease takeOver(ManagedLease left, LockSettings lock, ConcurrentMap<String, ManagedLease> held,
 			long askedNanos) {
+		Consumer<String> seam = beforeTakeOver;
+		if (seam != null) {
+			seam.accept(left.key());
+		}
 		HandoverRun run = left.run();
 		if (run == null || run.lost() || !applies(lock) || !compatible(left.settings(), lock)
 				|| left.nanosToDeadline() <= 0) {

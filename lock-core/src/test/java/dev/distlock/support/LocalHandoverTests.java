@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -360,6 +361,64 @@ class LocalHandoverTests {
 		Lease next = late.get(10, TimeUnit.SECONDS);
 		assertThat(next.fencingToken()).isGreaterThan(other.fencingToken());
 		next.release();
+	}
+
+	/**
+	 * The store loses the lock while two threads of this JVM wait for it, both asked
+	 * before the last owner check that found it held, so neither needs a check of its
+	 * own. The first takes it over; after the loss, its release hands on to the second,
+	 * and that release's owner check finds the lock lost. The second thread, taking over
+	 * only after that (held back by the test seam), never gets a token of the old block,
+	 * as held or already lost: it gets the lock from the store after the other JVM, with
+	 * a greater token.
+	 */
+	@Test
+	void aThreadThatAskedEarlyNeverTakesOverALockFoundLost() throws Exception {
+		String key = key();
+		DefaultLockTemplate jvm = template(PATIENT, Duration.ofMinutes(1), true);
+		Lease first = jvm.acquire(key, LockOptions.defaults());
+		Waiter<Lease> one = Waiter.start("one", () -> jvm.acquire(key, LockOptions.defaults()));
+		Await.parked(one.thread);
+		Waiter<Lease> two = Waiter.start("two", () -> jvm.acquire(key, LockOptions.defaults()));
+		Await.parked(two.thread);
+		AtomicInteger takeOvers = new AtomicInteger();
+		CountDownLatch lossFound = new CountDownLatch(1);
+		Cohort.beforeTakeOver = (taken) -> {
+			if (taken.equals(key) && takeOvers.incrementAndGet() == 2) {
+				// Untimed, so that the thread held here is told from one parked between
+				// attempts at the store.
+				try {
+					lossFound.await();
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+				}
+			}
+		};
+		try {
+			first.release();
+			CompletableFuture.anyOf(one.result, two.result).get(10, TimeUnit.SECONDS);
+			Waiter<Lease> early = one.result.isDone() ? two : one;
+			Lease handed = (early == two) ? one.result.get() : two.result.get();
+			assertThat(handed.fencingToken()).isEqualTo(first.fencingToken() + 1);
+			assertThat(this.store.expire(key)).isTrue();
+			Lease other = template().acquire(key, LockOptions.defaults());
+			assertThatExceptionOfType(LeaseLostException.class).isThrownBy(handed::release);
+			assertThat(takeOvers).as("take-overs begun").hasValue(2);
+			lossFound.countDown();
+			Await.until("the early thread back at the store, or done", Duration.ofSeconds(10),
+					() -> early.result.isDone() || early.thread.getState() == Thread.State.TIMED_WAITING);
+			assertThat(early.result).as("the early thread, while the other JVM holds the lock").isNotDone();
+			other.release();
+			Lease next = early.result.get(10, TimeUnit.SECONDS);
+			assertThat(next.fencingToken()).isGreaterThan(other.fencingToken());
+			assertThat(jvm.localHandovers()).isOne();
+			next.release();
+		}
+		finally {
+			lossFound.countDown();
+			Cohort.beforeTakeOver = null;
+		}
 	}
 
 	@Test
