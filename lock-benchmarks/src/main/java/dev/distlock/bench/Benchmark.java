@@ -82,13 +82,23 @@ public final class Benchmark {
 
 	/** The notes kept across runs in {@code output}, markers included, or empty. */
 	static String keptNotes(Path output) throws IOException {
+		String notes = markedSection(output, NOTES_BEGIN, NOTES_END);
+		return notes.isEmpty() ? "" : notes + "\n";
+	}
+
+	/**
+	 * The part of an existing results file from {@code beginMarker} to the end of
+	 * {@code endMarker}, or empty when the file or either marker is missing: what a new
+	 * run carries over as it is.
+	 */
+	static String markedSection(Path output, String beginMarker, String endMarker) throws IOException {
 		if (!Files.exists(output)) {
 			return "";
 		}
 		String existing = Files.readString(output);
-		int begin = existing.indexOf(NOTES_BEGIN);
-		int end = existing.indexOf(NOTES_END);
-		return (begin < 0 || end < begin) ? "" : existing.substring(begin, end + NOTES_END.length()) + "\n";
+		int begin = existing.indexOf(beginMarker);
+		int end = existing.indexOf(endMarker);
+		return (begin < 0 || end < begin) ? "" : existing.substring(begin, end + endMarker.length());
 	}
 
 	private void header(RedisServer redis) {

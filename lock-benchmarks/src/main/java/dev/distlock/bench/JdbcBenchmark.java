@@ -97,13 +97,8 @@ public final class JdbcBenchmark {
 
 	/** The JDBC section of an existing results file, for the Redis run to keep. */
 	static String keptSection(Path output) throws IOException {
-		if (!Files.exists(output)) {
-			return "";
-		}
-		String existing = Files.readString(output);
-		int begin = existing.indexOf(BEGIN);
-		int end = existing.indexOf(END);
-		return (begin < 0 || end < begin) ? "" : "\n" + existing.substring(begin, end + END.length()) + "\n";
+		String section = Benchmark.markedSection(output, BEGIN, END);
+		return section.isEmpty() ? "" : "\n" + section + "\n";
 	}
 
 	private void run() throws Exception {
