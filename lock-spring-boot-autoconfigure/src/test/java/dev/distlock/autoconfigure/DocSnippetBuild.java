@@ -26,8 +26,8 @@ import org.springframework.boot.SpringApplication;
  * Builds every dependency snippet as a user's Maven build would: one small project per
  * snippet (a Spring Boot application's dependency management, the snippet's dependencies,
  * and the {@code lock-bom} import of the usage page when the snippet's page relies on
- * it), all resolved by one offline Maven run up to {@code test-compile}, which resolves
- * every dependency of every scope.
+ * it), all resolved by one Maven run (offline when the build is) up to
+ * {@code test-compile}, which resolves every dependency of every scope.
  * <p>
  * This build's artifacts are not installed while it runs (and the modules after this one
  * are not even packaged yet), so the run gets a local repository of its own holding this
@@ -113,7 +113,12 @@ final class DocSnippetBuild {
 		installReactor(repository);
 		Path aggregator = aggregator();
 		List<String> command = new ArrayList<>(maven());
-		command.addAll(List.of("-o", "-B", "-q", "-fae", "-Dmaven.repo.local=" + repository,
+		// Online unless the build is offline: on a fresh machine the snippets name a few
+		// artifacts that no module of the build has fetched yet.
+		if (offline()) {
+			command.add("-o");
+		}
+		command.addAll(List.of("-B", "-q", "-fae", "-Dmaven.repo.local=" + repository,
 				"-Dmaven.repo.local.tail=" + buildRepository(), "-f", aggregator.toString(), "test-compile"));
 		ProcessBuilder builder = new ProcessBuilder(command).directory(aggregator.getParent().toFile())
 			.redirectErrorStream(true)
@@ -126,6 +131,14 @@ final class DocSnippetBuild {
 		}
 		String output = Files.readString(this.directory.resolve("maven.log"), StandardCharsets.UTF_8);
 		return new Result(process.exitValue(), String.join(" ", command) + "\n" + output);
+	}
+
+	/** Whether the Maven run that runs this test is offline ({@code -o}). */
+	private static boolean offline() {
+		String arguments = System.getenv("MAVEN_CMD_LINE_ARGS");
+		return arguments != null && List.of(arguments.trim().split("\\s+"))
+			.stream()
+			.anyMatch((argument) -> argument.equals("-o") || argument.equals("--offline"));
 	}
 
 	private Path aggregator() throws Exception {
