@@ -8,7 +8,9 @@ import org.jspecify.annotations.Nullable;
 /**
  * A waiter's place in a key's queue, kept across its attempts: its node (once created),
  * the session that owns it, and the one watch it keeps on the node just ahead of it.
- * Guarded by its own monitor, held only between store calls.
+ * Guarded by its own monitor, which an attempt on the place holds throughout. A place is
+ * used only while it is mapped to its waiter, and unmapped only under its monitor, so
+ * that no node is created on a place that nobody will delete.
  */
 final class QueuedNode {
 
@@ -35,6 +37,9 @@ final class QueuedNode {
 
 	/** A fair waiter's place lapses if it does not ask again before this fires. */
 	@Nullable ScheduledFuture<?> lapse;
+
+	/** Attempts made on this place: a lapse scheduled by an earlier one does nothing. */
+	long attempts;
 
 	/**
 	 * One watcher per waiter: ZooKeeper keeps a watcher once per node, however often set.

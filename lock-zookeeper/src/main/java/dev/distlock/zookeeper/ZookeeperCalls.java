@@ -60,7 +60,7 @@ final class ZookeeperCalls {
 	 * @param key the lock key the user gave, for messages
 	 * @param operation what the call does, for messages ("acquire", "release")
 	 */
-	CuratorEvent await(String key, String operation, CompletableFuture<CuratorEvent> reply, long deadlineNanos) {
+	<T> T await(String key, String operation, CompletableFuture<T> reply, long deadlineNanos) {
 		try {
 			return reply.get(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
 		}

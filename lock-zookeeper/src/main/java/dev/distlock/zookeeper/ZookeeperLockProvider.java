@@ -28,6 +28,7 @@ import org.apache.commons.logging.LogFactory;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.CuratorEvent;
 import org.apache.curator.framework.imps.CuratorFrameworkState;
+import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.data.Stat;
@@ -191,12 +192,15 @@ public final class ZookeeperLockProvider
 	 * kept while it waits) or of one that does not wait.
 	 */
 	private LockAttempt tryOnce(String key, Duration leaseTime, boolean waiting, boolean read) {
-		QueuedNode node = waiting ? this.queued.get(waiterOfThread(key)) : null;
+		String id = waiterOfThread(key);
+		QueuedNode node = waiting ? this.queued.get(id) : null;
 		if (node == null) {
 			return attempt(key, leaseTime, null, read, true);
 		}
 		synchronized (node) {
-			return attempt(key, leaseTime, node, read, true);
+			// A place left meanwhile (the provider closing) is no longer this waiter's:
+			// a node created on it would be deleted by nobody.
+			return attempt(key, leaseTime, (this.queued.get(id) == node) ? node : null, read, true);
 		}
 	}
 
@@ -266,24 +270,49 @@ public final class ZookeeperLockProvider
 	 */
 	private LockAttempt keptAttempt(String key, Duration leaseTime, String id, Duration timeout,
 			boolean behindWriters) {
-		QueuedNode node = this.queued.computeIfAbsent(id, (k) -> new QueuedNode(key));
-		QueuedNode subscribed = this.queued.get(waiterOfThread(key));
-		if (subscribed != null) {
-			node.onRelease = subscribed.onRelease;
+		while (true) {
+			QueuedNode node = this.queued.computeIfAbsent(id, (k) -> new QueuedNode(key));
+			QueuedNode subscribed = this.queued.get(waiterOfThread(key));
+			if (subscribed != null) {
+				node.onRelease = subscribed.onRelease;
+			}
+			synchronized (node) {
+				if (this.queued.get(id) != node) {
+					// The place lapsed between the lookup and the monitor: a node created
+					// on it now would be in no one's map, and never deleted.
+					continue;
+				}
+				return keptAttempt(key, leaseTime, id, node, timeout, behindWriters);
+			}
 		}
-		synchronized (node) {
-			if (node.lapse != null) {
-				node.lapse.cancel(false);
-				node.lapse = null;
-			}
-			LockAttempt attempt = attempt(key, leaseTime, node, false, behindWriters);
-			if (attempt instanceof LockAttempt.Busy) {
-				node.lapse = schedule(() -> leave(id), Math.max(1, timeout.toMillis()));
-			}
-			else {
+	}
+
+	/**
+	 * An attempt on a waiter's place, which is still mapped: the caller holds its
+	 * monitor. A place not granted lapses {@code timeout} after the attempt, unless the
+	 * waiter asks again first; the lapse of an earlier attempt, due meanwhile, does
+	 * nothing.
+	 */
+	private LockAttempt keptAttempt(String key, Duration leaseTime, String id, QueuedNode node, Duration timeout,
+			boolean behindWriters) {
+		long attempt = ++node.attempts;
+		if (node.lapse != null) {
+			node.lapse.cancel(false);
+			node.lapse = null;
+		}
+		boolean granted = false;
+		try {
+			LockAttempt outcome = attempt(key, leaseTime, node, false, behindWriters);
+			granted = outcome instanceof LockAttempt.Acquired;
+			return outcome;
+		}
+		finally {
+			if (granted) {
 				this.queued.remove(id, node);
 			}
-			return attempt;
+			else {
+				node.lapse = schedule(() -> lapse(id, node, attempt), Math.max(1, timeout.toMillis()));
+			}
 		}
 	}
 
@@ -577,22 +606,67 @@ public final class ZookeeperLockProvider
 	 * Deletes a node within the store timeout; a delete cut short by a connection loss
 	 * goes on in the background until it succeeds or the session ends (Curator's
 	 * guaranteed delete).
-	 * @return false if the node was already gone
+	 * @return false if the node was gone before this delete: another client deleted it
+	 * (by hand, say), so the lock it stood for was lost
 	 */
 	boolean delete(String key, String path) {
-		// Idempotent: a delete retried after a connection loss (a leader election, say)
-		// whose first try had deleted the node finds no node; that is this release's own
-		// success, not a lost lease. The node is this acquisition's alone, and a session
-		// that ended meanwhile is reported by the session guard, not here.
-		CuratorEvent event = this.calls.call(key, "release", this.calls.deadline(),
-				(callback) -> this.client.delete().idempotent().guaranteed().inBackground(callback).forPath(path));
-		if (ZookeeperCalls.code(event) == KeeperException.Code.NONODE) {
+		long deadline = this.calls.deadline();
+		CompletableFuture<KeeperException.Code> first = deleteOnce(path);
+		KeeperException.Code code;
+		try {
+			code = this.calls.await(key, "release", first, deadline);
+		}
+		catch (LockBackendException ex) {
+			first.whenComplete((late, failure) -> {
+				if (late != KeeperException.Code.OK && late != KeeperException.Code.NONODE) {
+					deleteInBackground(path);
+				}
+			});
+			throw ex;
+		}
+		if (code == KeeperException.Code.OK) {
+			return true;
+		}
+		if (code == KeeperException.Code.NONODE) {
+			// The first try found no node: nobody but this call would delete it while
+			// its session lives (a session that ended is the session guard's to report).
 			return false;
 		}
+		// The first try's fate is unknown (the connection dropped, or the client was
+		// between handles): it may have deleted the node. Curator retries it until it
+		// succeeds or the session ends; a retry that finds no node finds that delete's
+		// work, hence idempotent.
+		CuratorEvent event = this.calls.call(key, "release", deadline,
+				(callback) -> this.client.delete().idempotent().guaranteed().inBackground(callback).forPath(path));
 		if (ZookeeperCalls.code(event) != KeeperException.Code.OK) {
 			throw ZookeeperCalls.failed(key, "release", event);
 		}
 		return true;
+	}
+
+	/**
+	 * One try of a delete, with no retry: Curator's background delete retries after a
+	 * connection loss, and with {@code idempotent()} it answers a missing node as a
+	 * deleted one even on the first try, which would hide a node deleted by another
+	 * client. A failure to send completes the reply with {@code CONNECTIONLOSS}: the
+	 * caller then lets Curator retry.
+	 */
+	private CompletableFuture<KeeperException.Code> deleteOnce(String path) {
+		CompletableFuture<KeeperException.Code> reply = new CompletableFuture<>();
+		try {
+			this.client.getZookeeperClient()
+				.getZooKeeper()
+				.delete(ZKPaths.fixForNamespace(this.client.getNamespace(), path), -1,
+						(rc, deleted, context) -> reply.complete(KeeperException.Code.get(rc)), null);
+		}
+		catch (Exception ex) {
+			if (ex instanceof InterruptedException) {
+				Thread.currentThread().interrupt();
+			}
+			logger.debug("Could not send the delete of lock node " + path, ex);
+			reply.complete(KeeperException.Code.CONNECTIONLOSS);
+		}
+		return reply;
 	}
 
 	/** Deletes a node without waiting; retried until it succeeds or the session ends. */
@@ -624,18 +698,42 @@ public final class ZookeeperLockProvider
 
 	/** A waiter gives up its place: its node, if any, is deleted. */
 	private void leave(String id) {
-		QueuedNode node = this.queued.remove(id);
-		if (node == null) {
-			return;
+		QueuedNode node;
+		while ((node = this.queued.get(id)) != null) {
+			synchronized (node) {
+				if (this.queued.remove(id, node)) {
+					drop(node);
+					return;
+				}
+			}
 		}
+	}
+
+	/**
+	 * A kept place lapses: the waiter did not ask again within its timeout after attempt
+	 * number {@code attempt}. Under the place's monitor, so that it never runs during an
+	 * attempt, and only if no later attempt ran.
+	 */
+	private void lapse(String id, QueuedNode node, long attempt) {
 		synchronized (node) {
-			if (node.lapse != null) {
-				node.lapse.cancel(false);
+			if (node.attempts == attempt && this.queued.remove(id, node)) {
+				drop(node);
 			}
-			if (node.path != null) {
-				deleteInBackground(node.path);
-				node.path = null;
-			}
+		}
+	}
+
+	/**
+	 * Deletes a place's node, if any; the caller holds its monitor and has unmapped it.
+	 */
+	private void drop(QueuedNode node) {
+		if (node.lapse != null) {
+			node.lapse.cancel(false);
+			node.lapse = null;
+		}
+		if (node.path != null) {
+			deleteInBackground(node.path);
+			node.path = null;
+			node.watched = null;
 		}
 	}
 

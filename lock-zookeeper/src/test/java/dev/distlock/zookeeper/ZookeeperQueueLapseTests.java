@@ -1,0 +1,65 @@
+package dev.distlock.zookeeper;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+import dev.distlock.spi.LockAttempt;
+import dev.distlock.spi.LockHandle;
+import org.apache.curator.framework.CuratorFramework;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A fair waiter's place that lapses just as the waiter asks again, on a real server: the
+ * lapse and the next attempt never both act on the place, so no node is left in the key's
+ * queue that nobody would delete (it would block the key for every client for the rest of
+ * the session).
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+class ZookeeperQueueLapseTests {
+
+	private static final Duration LEASE = Duration.ofMinutes(5);
+
+	/** Attempts, each about as long after the last as the place's queue timeout. */
+	private static final int ATTEMPTS = 2000;
+
+	private final WatchedClients clients = new WatchedClients();
+
+	@AfterEach
+	void stop() throws Exception {
+		this.clients.close();
+	}
+
+	@Test
+	void aPlaceLapsingAsItsWaiterAsksAgainLeavesNoNodeBehind() throws Exception {
+		String key = "lapse-race";
+		CuratorFramework holderClient = this.clients.client();
+		ZookeeperLockProvider holder = this.clients.provider(holderClient);
+		ZookeeperLockProvider waiter = this.clients.provider(this.clients.client());
+		LockHandle held = acquired(holder.tryLock(key, LEASE));
+		for (int i = 0; i < ATTEMPTS; i++) {
+			assertThat(waiter.tryLockFair(key, LEASE, "w1", Duration.ofMillis(1))).isInstanceOf(LockAttempt.Busy.class);
+			// the pacing that puts the lapse near each next attempt
+			LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+		}
+		waiter.leaveQueue(key, "w1");
+		String holderNode = ((ZookeeperLockHandle) held).path();
+		List<String> left = holderClient.getChildren().forPath(holder.parentPath(key));
+		assertThat(left).as("the key's nodes once the waiter left its place")
+			.containsExactly(holderNode.substring(holderNode.lastIndexOf('/') + 1));
+		assertThat(held.release()).isTrue();
+		LockHandle next = acquired(holder.tryLock(key, LEASE));
+		assertThat(next.release()).isTrue();
+	}
+
+	private static LockHandle acquired(LockAttempt attempt) {
+		assertThat(attempt).isInstanceOf(LockAttempt.Acquired.class);
+		return ((LockAttempt.Acquired) attempt).handle();
+	}
+
+}
