@@ -1,5 +1,6 @@
 package dev.distlock.zookeeper;
 
+import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
@@ -37,6 +38,9 @@ final class SessionGuard implements ConnectionStateListener {
 
 	private static final Log logger = LogFactory.getLog(SessionGuard.class);
 
+	/** The least time between two "cannot be reached yet" warnings. */
+	static final Duration UNREACHABLE_WARNING_INTERVAL = Duration.ofSeconds(30);
+
 	private final CuratorFramework client;
 
 	private final ScheduledExecutorService timers;
@@ -52,23 +56,48 @@ final class SessionGuard implements ConnectionStateListener {
 
 	private volatile @Nullable ScheduledFuture<?> doubt;
 
+	/** Warns while no session was ever established; cancelled by the first. */
+	private volatile @Nullable ScheduledFuture<?> unreachable;
+
+	/** When the last "cannot be reached yet" warning went out; guarded by this guard. */
+	private long warnedAtNanos;
+
+	private boolean warned;
+
 	SessionGuard(CuratorFramework client, ScheduledExecutorService timers) {
 		this.client = client;
 		this.timers = timers;
 	}
 
-	/** Starts following the connection. */
+	/**
+	 * Starts following the connection. While no session has been established, a warning
+	 * goes out once Curator's connection timeout has passed, and then at most every
+	 * {@link #UNREACHABLE_WARNING_INTERVAL}.
+	 */
 	void start() {
 		this.client.getConnectionStateListenable().addListener(this);
 		if (this.client.getZookeeperClient().isConnected()) {
 			this.sessionId = readSessionId();
 			this.connected = this.sessionId != 0;
 		}
+		if (this.sessionId == 0) {
+			long first = Math.max(1, this.client.getZookeeperClient().getConnectionTimeoutMs());
+			this.unreachable = this.timers.scheduleWithFixedDelay(() -> {
+				if (this.sessionId == 0) {
+					warnUnreachable();
+				}
+			}, first, UNREACHABLE_WARNING_INTERVAL.toMillis(), TimeUnit.MILLISECONDS);
+			if (this.sessionId != 0) {
+				// connected while the warning was being scheduled
+				cancelUnreachable();
+			}
+		}
 	}
 
 	void stop() {
 		this.client.getConnectionStateListenable().removeListener(this);
 		cancelDoubt();
+		cancelUnreachable();
 	}
 
 	/**
@@ -105,11 +134,45 @@ final class SessionGuard implements ConnectionStateListener {
 		return current(key, operation);
 	}
 
-	private static LockBackendException notConnected(String key, String operation) {
+	private LockBackendException notConnected(String key, String operation) {
+		if (this.sessionId == 0) {
+			warnUnreachable();
+			return new LockBackendException(key, "Cannot " + operation + " lock '" + key + "': ZooKeeper at "
+					+ connectString() + " cannot be reached yet (no session has been established)",
+					new IllegalStateException());
+		}
 		return new LockBackendException(key,
 				"Cannot " + operation + " lock '" + key
 						+ "': not connected to ZooKeeper (the session is in doubt or lost)",
 				new IllegalStateException());
+	}
+
+	/**
+	 * Warns that ZooKeeper cannot be reached yet: the first time, then at most once per
+	 * {@link #UNREACHABLE_WARNING_INTERVAL}, whatever the number of failed calls (the
+	 * ZooKeeper client itself logs every connection attempt).
+	 */
+	private void warnUnreachable() {
+		synchronized (this) {
+			long now = System.nanoTime();
+			if (this.warned && now - this.warnedAtNanos < UNREACHABLE_WARNING_INTERVAL.toNanos()) {
+				return;
+			}
+			this.warned = true;
+			this.warnedAtNanos = now;
+		}
+		logger.warn("ZooKeeper at " + connectString() + " cannot be reached yet: no session has been established,"
+				+ " so lock calls fail until it is (told again at most every "
+				+ UNREACHABLE_WARNING_INTERVAL.toSeconds() + " s while this lasts)");
+	}
+
+	private String connectString() {
+		try {
+			return this.client.getZookeeperClient().getCurrentConnectionString();
+		}
+		catch (RuntimeException ex) {
+			return "(connect string unknown)";
+		}
 	}
 
 	/**
@@ -146,12 +209,16 @@ final class SessionGuard implements ConnectionStateListener {
 		switch (newState) {
 			case CONNECTED, RECONNECTED -> {
 				cancelDoubt();
+				cancelUnreachable();
 				long session = readSessionId();
 				long previous = this.sessionId;
 				this.sessionId = session;
 				this.connected = session != 0;
 				synchronized (this.monitor) {
 					this.monitor.notifyAll();
+				}
+				if (previous == 0 && session != 0 && hasWarned()) {
+					logger.info("ZooKeeper at " + connectString() + " reached: session " + Long.toHexString(session));
 				}
 				if (previous != 0 && previous != session) {
 					loseAll("the ZooKeeper session " + Long.toHexString(previous) + " ended (the client reconnected"
@@ -173,16 +240,49 @@ final class SessionGuard implements ConnectionStateListener {
 
 	private void suspended() {
 		long timeoutMillis = negotiatedSessionTimeout();
-		long graceMillis = Math.max(0, timeoutMillis / 3 - (timeoutMillis / 100 + 2));
+		long graceMillis = graceMillis(timeoutMillis);
 		long session = this.sessionId;
 		cancelDoubt();
 		this.doubt = this.timers.schedule(() -> {
 			if (!this.connected) {
-				loseAll("the connection to ZooKeeper was suspended for " + graceMillis + "ms, a third of the "
-						+ timeoutMillis + "ms session timeout: the server may have expired session "
-						+ Long.toHexString(session), session);
+				loseAll(doubtReason(timeoutMillis, session), session);
 			}
 		}, graceMillis, TimeUnit.MILLISECONDS);
+	}
+
+	/**
+	 * How long the locks stay held once the connection is suspended: a third of the
+	 * session timeout, less the drift margin.
+	 */
+	static long graceMillis(long timeoutMillis) {
+		return Math.max(0, timeoutMillis / 3 - driftMarginMillis(timeoutMillis));
+	}
+
+	/** What the client's and the server's clocks may drift apart: 1% and 2 ms. */
+	static long driftMarginMillis(long timeoutMillis) {
+		return timeoutMillis / 100 + 2;
+	}
+
+	/** Why the locks of {@code session} are lost after a suspension of the grace. */
+	static String doubtReason(long timeoutMillis, long session) {
+		return "the connection to ZooKeeper has been suspended for " + graceMillis(timeoutMillis)
+				+ "ms (a third of the " + timeoutMillis + "ms session timeout, " + timeoutMillis / 3 + "ms, less "
+				+ driftMarginMillis(timeoutMillis)
+				+ "ms for clock drift); the client may have heard nothing from the server for two thirds of the"
+				+ " session timeout before it noticed, so the server may have expired session "
+				+ Long.toHexString(session);
+	}
+
+	private synchronized boolean hasWarned() {
+		return this.warned;
+	}
+
+	private void cancelUnreachable() {
+		ScheduledFuture<?> pending = this.unreachable;
+		this.unreachable = null;
+		if (pending != null) {
+			pending.cancel(false);
+		}
 	}
 
 	private void cancelDoubt() {
