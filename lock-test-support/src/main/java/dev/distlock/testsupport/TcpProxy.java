@@ -15,7 +15,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * A byte-for-byte TCP proxy on a free loopback port (127.0.0.1), for faults between a
  * client and a server of any protocol (PostgreSQL, ZooKeeper): a partition
  * ({@link #blackhole()}: connections stay open and pass nothing, bytes are held as TCP
- * would retransmit them), latency ({@link #delay}: every chunk of bytes, either way, is
+ * would retransmit them), replies held while requests pass ({@link #holdReplies()}; a
+ * reset then loses them), latency ({@link #delay}: every chunk of bytes, either way, is
  * held that long) and a reset of every connection. {@link FaultProxy} frames Redis
  * replies, so it cannot carry other protocols.
  */
@@ -30,6 +31,8 @@ public final class TcpProxy implements AutoCloseable {
 	private final Object gate = new Object();
 
 	private volatile boolean blackholed;
+
+	private volatile boolean repliesHeld;
 
 	private volatile long delayMillis;
 
@@ -68,10 +71,20 @@ public final class TcpProxy implements AutoCloseable {
 		this.blackholed = true;
 	}
 
-	/** Ends a {@link #blackhole()} and any {@link #delay}. */
+	/**
+	 * Passes requests on but holds every byte from the server, until {@link #heal()}: the
+	 * server applies what it is sent, and its replies wait. {@link #disconnectAll()}
+	 * before the heal loses them.
+	 */
+	public void holdReplies() {
+		this.repliesHeld = true;
+	}
+
+	/** Ends a {@link #blackhole()}, {@link #holdReplies()} and any {@link #delay}. */
 	public void heal() {
 		synchronized (this.gate) {
 			this.blackholed = false;
+			this.repliesHeld = false;
 			this.delayMillis = 0;
 			this.gate.notifyAll();
 		}
@@ -101,8 +114,8 @@ public final class TcpProxy implements AutoCloseable {
 				server.connect(this.target, 5000);
 				this.sockets.add(client);
 				this.sockets.add(server);
-				daemon(() -> pump(client, server), "tcp-proxy-up").start();
-				daemon(() -> pump(server, client), "tcp-proxy-down").start();
+				daemon(() -> pump(client, server, false), "tcp-proxy-up").start();
+				daemon(() -> pump(server, client, true), "tcp-proxy-down").start();
 			}
 			catch (IOException ex) {
 				// closed, or the server refused: the client retries
@@ -110,13 +123,13 @@ public final class TcpProxy implements AutoCloseable {
 		}
 	}
 
-	private void pump(Socket from, Socket to) {
+	private void pump(Socket from, Socket to, boolean replies) {
 		byte[] buffer = new byte[8192];
 		try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
 			int read;
 			while ((read = in.read(buffer)) != -1) {
 				synchronized (this.gate) {
-					while (this.blackholed && !this.closed) {
+					while ((this.blackholed || (replies && this.repliesHeld)) && !this.closed) {
 						this.gate.wait();
 					}
 				}

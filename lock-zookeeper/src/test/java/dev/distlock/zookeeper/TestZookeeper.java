@@ -44,6 +44,15 @@ final class TestZookeeper {
 				"127.0.0.1", "admin.enableServer", "false", "4lw.commands.whitelist", "srvr"), "127.0.0.1");
 	}
 
+	/**
+	 * A single server's spec on a given port and data directory, which the server keeps
+	 * when it stops (so that it can start again on them).
+	 */
+	static InstanceSpec spec(java.io.File dataDirectory, int port, int tickMillis) {
+		return new InstanceSpec(dataDirectory, port, -1, -1, false, -1, tickMillis, -1, Map.of("clientPortAddress",
+				"127.0.0.1", "admin.enableServer", "false", "4lw.commands.whitelist", "srvr"), "127.0.0.1");
+	}
+
 	/** A started single server. */
 	static TestingServer server() {
 		return server(-1);

@@ -16,40 +16,62 @@ import dev.distlock.testsupport.fault.FaultTarget;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.test.TestingServer;
 import org.apache.zookeeper.KeeperException;
+import org.jspecify.annotations.Nullable;
 
 /**
- * The servers of one ZooKeeper fault run: a test server in this JVM (100 ms tick, so a
- * lease-long session is allowed), which clients reach through a {@link TcpProxy} (byte
- * for byte: the fault proxy of lock-test-support frames Redis replies), and the resource
- * server (a redis-server), which no fault touches. The harness looks at the lock nodes
- * directly, past the proxy.
+ * The servers of one ZooKeeper fault run: a ZooKeeper server (100 ms tick, so a
+ * lease-long session is allowed), in this JVM or, for a class that kills it with
+ * {@code kill -9}, in a JVM of its own ({@link ZookeeperServerJvm}); clients reach it
+ * through a {@link TcpProxy} (byte for byte: the fault proxy of lock-test-support frames
+ * Redis replies); and the resource server (a redis-server), which no fault touches. The
+ * harness looks at the lock nodes directly, past the proxy.
  */
 final class ZookeeperFaultTarget implements FaultTarget {
 
-	private final TestingServer server = TestZookeeper.server(ZookeeperStoreFixture.TICK_MILLIS);
+	private final @Nullable TestingServer inProcess;
+
+	private final @Nullable ZookeeperServerJvm ownJvm;
+
+	private final String serverAddress;
 
 	private final RedisServer resource = RedisServer.start();
 
-	final TcpProxy clients = TcpProxy.start(this.server.getPort());
+	final TcpProxy clients;
 
-	/** Stops the server; its data stays for {@link #restartServer()}. */
-	void stopServer() {
-		try {
-			this.server.stop();
-		}
-		catch (java.io.IOException ex) {
-			throw new IllegalStateException(ex);
-		}
+	private ZookeeperFaultTarget(@Nullable TestingServer inProcess, @Nullable ZookeeperServerJvm ownJvm, int port) {
+		this.inProcess = inProcess;
+		this.ownJvm = ownJvm;
+		this.serverAddress = "127.0.0.1:" + port;
+		this.clients = TcpProxy.start(port);
 	}
 
-	/** Starts the server again on its port, with its data. */
+	/** A server in this JVM. */
+	static ZookeeperFaultTarget inProcess() {
+		TestingServer server = TestZookeeper.server(ZookeeperStoreFixture.TICK_MILLIS);
+		return new ZookeeperFaultTarget(server, null, server.getPort());
+	}
+
+	/** A server in a JVM of its own, which {@link #killServer()} kills. */
+	static ZookeeperFaultTarget inOwnJvm() {
+		ZookeeperServerJvm server = ZookeeperServerJvm.start();
+		return new ZookeeperFaultTarget(null, server, server.port());
+	}
+
+	/** {@code kill -9} of the server's JVM. */
+	void killServer() {
+		serverJvm().kill();
+	}
+
+	/** Starts the server's JVM again, on its port and with its data. */
 	void restartServer() {
-		try {
-			this.server.restart();
+		serverJvm().restart();
+	}
+
+	private ZookeeperServerJvm serverJvm() {
+		if (this.ownJvm == null) {
+			throw new IllegalStateException("The server runs in the test JVM: start the target with inOwnJvm()");
 		}
-		catch (Exception ex) {
-			throw new IllegalStateException("Could not restart the ZooKeeper test server", ex);
-		}
+		return this.ownJvm;
 	}
 
 	@Override
@@ -76,7 +98,7 @@ final class ZookeeperFaultTarget implements FaultTarget {
 	@Override
 	public int leftInStore(Duration lease, StringBuilder detail) {
 		long deadline = System.nanoTime() + lease.plusSeconds(3).toNanos();
-		try (CuratorFramework admin = TestZookeeper.client(this.server.getConnectString())) {
+		try (CuratorFramework admin = TestZookeeper.client(this.serverAddress)) {
 			List<String> nodes = List.of();
 			Exception failure = null;
 			do {
@@ -129,7 +151,12 @@ final class ZookeeperFaultTarget implements FaultTarget {
 	public void close() {
 		try {
 			this.clients.close();
-			this.server.close();
+			if (this.inProcess != null) {
+				this.inProcess.close();
+			}
+			if (this.ownJvm != null) {
+				this.ownJvm.close();
+			}
 		}
 		catch (java.io.IOException ex) {
 			throw new IllegalStateException(ex);
