@@ -1,17 +1,13 @@
 package dev.distlock.redis;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 import dev.distlock.LockBackendException;
 import dev.distlock.PermitCountMismatchException;
-import dev.distlock.spi.BatchRenewal.RenewalResults;
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockHandle;
 import dev.distlock.spi.ReleaseSignals;
@@ -19,19 +15,17 @@ import io.lettuce.core.ScriptOutputType;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
-import org.springframework.data.redis.connection.ClusterSlotHashUtil;
 import org.springframework.data.redis.core.script.RedisScript;
 
 /**
  * Read-write locks and semaphores on Redis, for {@link RedisLockProvider}: the calls of
- * {@link RwSemaphoreScripts}, their handles, their batched renewal and the semaphores'
- * release signals. Every call is one script call, bounded by the store timeout.
+ * {@link RwSemaphoreScripts}, their handles (renewed in batches with the plain locks, by
+ * {@link SlotBatchRenewal}) and the semaphores' release signals. Every call is one script
+ * call, bounded by the store timeout.
  */
 final class RedisFamily {
 
 	private static final Log logger = LogFactory.getLog(RedisFamily.class);
-
-	private static final int RENEW_BATCH = 2000;
 
 	private final RedisKeys keys;
 
@@ -221,46 +215,6 @@ final class RedisFamily {
 		}
 	}
 
-	/**
-	 * Renews read holds and permits with one script call per cluster slot and per
-	 * {@value #RENEW_BATCH} holds; outcomes are reported under the indexes given.
-	 */
-	void renewAll(List<FamilyHandle> handles, List<Duration> leaseTimes, List<Integer> indexes,
-			RenewalResults results) {
-		Map<Integer, List<Integer>> bySlot = new LinkedHashMap<>();
-		for (int i = 0; i < handles.size(); i++) {
-			int slot = this.keys.isCluster() ? ClusterSlotHashUtil.calculateSlot(handles.get(i).redisKey) : 0;
-			bySlot.computeIfAbsent(slot, (s) -> new ArrayList<>()).add(i);
-		}
-		long deadline = this.calls.deadline();
-		for (List<Integer> slot : bySlot.values()) {
-			for (int from = 0; from < slot.size(); from += RENEW_BATCH) {
-				List<Integer> chunk = slot.subList(from, Math.min(slot.size(), from + RENEW_BATCH));
-				byte[][] scriptKeys = new byte[chunk.size()][];
-				byte[][] args = new byte[chunk.size() * 3][];
-				for (int j = 0; j < chunk.size(); j++) {
-					FamilyHandle handle = handles.get(chunk.get(j));
-					scriptKeys[j] = RedisCalls.bytes(handle.redisKey);
-					args[3 * j] = RedisCalls.bytes((handle.kind == Kind.READ) ? "r" : "p");
-					args[3 * j + 1] = RedisCalls.bytes(handle.owner);
-					args[3 * j + 2] = RedisCalls.bytes(millis(leaseTimes.get(chunk.get(j))));
-				}
-				try {
-					List<Object> renewed = this.calls.call(handles.get(chunk.get(0)).key, "renew",
-							RwSemaphoreScripts.RENEW_ALL, ScriptOutputType.MULTI, deadline, scriptKeys, args);
-					for (int j = 0; j < chunk.size(); j++) {
-						results.renewed(indexes.get(chunk.get(j)), ((Number) renewed.get(j)).longValue() == 1);
-					}
-				}
-				catch (RuntimeException ex) {
-					for (int index : chunk) {
-						results.failed(indexes.get(index), ex);
-					}
-				}
-			}
-		}
-	}
-
 	private static String millis(Duration duration) {
 		return Long.toString(Math.max(1, duration.toMillis()));
 	}
@@ -283,7 +237,7 @@ final class RedisFamily {
 	}
 
 	/** A read hold or a permit: its own owner, token and Redis key. */
-	final class FamilyHandle implements LockHandle {
+	final class FamilyHandle implements SlotBatchRenewal.Renewable {
 
 		final Kind kind;
 
@@ -314,10 +268,25 @@ final class RedisFamily {
 		}
 
 		@Override
+		public String redisKey() {
+			return this.redisKey;
+		}
+
+		@Override
+		public RedisScript<?> renewAllScript() {
+			return RwSemaphoreScripts.RENEW_ALL;
+		}
+
+		@Override
+		public String[] renewArgs(Duration leaseTime) {
+			return new String[] { (this.kind == Kind.READ) ? "r" : "p", this.owner, millis(leaseTime) };
+		}
+
+		@Override
 		public boolean renew(Duration leaseTime) {
 			List<Object> renewed = RedisFamily.this.calls.call(this.key, "renew", RwSemaphoreScripts.RENEW_ALL,
 					ScriptOutputType.MULTI, RedisFamily.this.calls.deadline(), RedisCalls.args(this.redisKey),
-					RedisCalls.args((this.kind == Kind.READ) ? "r" : "p", this.owner, millis(leaseTime)));
+					RedisCalls.args(renewArgs(leaseTime)));
 			return renewed != null && ((Number) renewed.get(0)).longValue() == 1;
 		}
 

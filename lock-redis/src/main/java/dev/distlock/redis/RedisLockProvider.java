@@ -1,7 +1,6 @@
 package dev.distlock.redis;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -187,64 +186,14 @@ public final class RedisLockProvider implements ReleaseSignalling, FairLocking, 
 	}
 
 	/**
-	 * One script call per cluster slot and per batch, all sent before any reply is
-	 * awaited, so a master that hangs or fails costs only the locks it holds (see
+	 * One script call per kind of lock (plain locks, read holds, permits), per cluster
+	 * slot and per batch, all sent before any reply is awaited and each reported as it
+	 * answers, so a master that hangs or fails costs only the locks it holds (see
 	 * {@link SlotBatchRenewal}).
 	 */
 	@Override
 	public void renewAll(List<LockHandle> handles, List<Duration> leaseTimes, RenewalResults results) {
-		List<RedisFamily.FamilyHandle> family = null;
-		List<Duration> familyLeases = null;
-		List<Integer> familyIndexes = null;
-		List<LockHandle> mutexes = handles;
-		List<Duration> mutexLeases = leaseTimes;
-		List<Integer> mutexIndexes = null;
-		for (int i = 0; i < handles.size(); i++) {
-			if (handles.get(i) instanceof RedisFamily.FamilyHandle handle) {
-				if (family == null) {
-					family = new ArrayList<>();
-					familyLeases = new ArrayList<>();
-					familyIndexes = new ArrayList<>();
-					mutexes = new ArrayList<>();
-					mutexLeases = new ArrayList<>();
-					mutexIndexes = new ArrayList<>();
-					for (int j = 0; j < i; j++) {
-						mutexes.add(handles.get(j));
-						mutexLeases.add(leaseTimes.get(j));
-						mutexIndexes.add(j);
-					}
-				}
-				family.add(handle);
-				familyLeases.add(leaseTimes.get(i));
-				familyIndexes.add(i);
-			}
-			else if (mutexIndexes != null) {
-				mutexes.add(handles.get(i));
-				mutexLeases.add(leaseTimes.get(i));
-				mutexIndexes.add(i);
-			}
-		}
-		if (family == null) {
-			this.renewal.renewAll(handles, leaseTimes, results);
-			return;
-		}
-		if (!mutexes.isEmpty()) {
-			List<Integer> indexes = mutexIndexes;
-			this.renewal.renewAll(mutexes, mutexLeases, new RenewalResults() {
-
-				@Override
-				public void renewed(int index, boolean renewed) {
-					results.renewed(indexes.get(index), renewed);
-				}
-
-				@Override
-				public void failed(int index, RuntimeException failure) {
-					results.failed(indexes.get(index), failure);
-				}
-
-			});
-		}
-		this.family.renewAll(family, familyLeases, familyIndexes, results);
+		this.renewal.renewAll(handles, leaseTimes, results);
 	}
 
 	/**
@@ -709,7 +658,7 @@ public final class RedisLockProvider implements ReleaseSignalling, FairLocking, 
 		return Long.toString(Math.max(1, duration.toMillis()));
 	}
 
-	final class RedisLockHandle implements TokenBlock {
+	final class RedisLockHandle implements TokenBlock, SlotBatchRenewal.Renewable {
 
 		private final String key;
 
@@ -776,6 +725,21 @@ public final class RedisLockProvider implements ReleaseSignalling, FairLocking, 
 		@Override
 		public boolean stillHeld() {
 			return call(LockScripts.HELD, "check", this.owner) == 1;
+		}
+
+		@Override
+		public String redisKey() {
+			return this.lockKey;
+		}
+
+		@Override
+		public RedisScript<?> renewAllScript() {
+			return LockScripts.RENEW_ALL;
+		}
+
+		@Override
+		public String[] renewArgs(Duration leaseTime) {
+			return new String[] { this.owner, millis(leaseTime) };
 		}
 
 		@Override

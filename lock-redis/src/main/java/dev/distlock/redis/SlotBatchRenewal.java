@@ -16,10 +16,12 @@ import dev.distlock.spi.LockHandle;
 import io.lettuce.core.ScriptOutputType;
 
 import org.springframework.data.redis.connection.ClusterSlotHashUtil;
+import org.springframework.data.redis.core.script.RedisScript;
 
 /**
- * Renews many held locks with one script call per cluster slot (a standalone server is
- * one slot) and per {@value #RENEW_BATCH} locks.
+ * Renews many held locks, of every kind that has a batch renewal script (plain locks,
+ * read holds, permits), with one script call per kind, per cluster slot (a standalone
+ * server is one slot) and per {@value #RENEW_BATCH} locks.
  */
 final class SlotBatchRenewal {
 
@@ -35,44 +37,59 @@ final class SlotBatchRenewal {
 	}
 
 	/**
-	 * One script call per cluster slot and per {@value #RENEW_BATCH} locks (a standalone
-	 * server is one slot), all sent before any reply is awaited, so a master that hangs
-	 * or fails costs only the locks it holds.
+	 * All calls are sent under one deadline before any reply is awaited, and each call's
+	 * outcome is reported as it comes, so a master that hangs or fails costs only the
+	 * locks it holds.
+	 * @param handles handles that implement {@link Renewable}
 	 */
 	void renewAll(List<LockHandle> handles, List<Duration> leaseTimes, RenewalResults results) {
-		Map<Integer, List<Integer>> bySlot = new LinkedHashMap<>();
+		Map<Batch, List<Integer>> batches = new LinkedHashMap<>();
 		for (int i = 0; i < handles.size(); i++) {
-			RedisLockProvider.RedisLockHandle handle = (RedisLockProvider.RedisLockHandle) handles.get(i);
-			int slot = this.keys.isCluster() ? ClusterSlotHashUtil.calculateSlot(handle.lockKey) : 0;
-			bySlot.computeIfAbsent(slot, (s) -> new ArrayList<>()).add(i);
+			Renewable handle = (Renewable) handles.get(i);
+			int slot = this.keys.isCluster() ? ClusterSlotHashUtil.calculateSlot(handle.redisKey()) : 0;
+			batches.computeIfAbsent(new Batch(handle.renewAllScript(), slot), (b) -> new ArrayList<>()).add(i);
 		}
 		long deadline = this.calls.deadline();
 		List<List<Integer>> chunks = new ArrayList<>();
 		List<CompletableFuture<List<Object>>> replies = new ArrayList<>();
-		for (List<Integer> slot : bySlot.values()) {
-			for (int from = 0; from < slot.size(); from += RENEW_BATCH) {
-				List<Integer> chunk = slot.subList(from, Math.min(slot.size(), from + RENEW_BATCH));
-				byte[][] lockKeys = new byte[chunk.size()][];
-				byte[][] args = new byte[chunk.size() * 2][];
-				for (int j = 0; j < chunk.size(); j++) {
-					RedisLockProvider.RedisLockHandle handle = (RedisLockProvider.RedisLockHandle) handles
-						.get(chunk.get(j));
-					lockKeys[j] = RedisCalls.bytes(handle.lockKey);
-					args[2 * j] = RedisCalls.bytes(handle.owner);
-					args[2 * j + 1] = RedisCalls.bytes(millis(leaseTimes.get(chunk.get(j))));
-				}
+		for (Map.Entry<Batch, List<Integer>> batch : batches.entrySet()) {
+			List<Integer> indexes = batch.getValue();
+			for (int from = 0; from < indexes.size(); from += RENEW_BATCH) {
+				List<Integer> chunk = indexes.subList(from, Math.min(indexes.size(), from + RENEW_BATCH));
 				chunks.add(chunk);
-				try {
-					replies.add(this.calls.send(handles.get(chunk.get(0)).key(), "renew", LockScripts.RENEW_ALL,
-							ScriptOutputType.MULTI, deadline, lockKeys, args));
-				}
-				catch (RuntimeException ex) {
-					replies.add(CompletableFuture.failedFuture(ex));
-				}
+				replies.add(send(batch.getKey().script(), handles, leaseTimes, chunk, deadline));
 			}
 		}
-		// Outcomes are reported as the replies come, so a hung master does not hold back
-		// the renewals that other masters have already confirmed.
+		reportAsAnswered(handles, chunks, replies, deadline, results);
+	}
+
+	private CompletableFuture<List<Object>> send(RedisScript<?> script, List<LockHandle> handles,
+			List<Duration> leaseTimes, List<Integer> chunk, long deadline) {
+		byte[][] lockKeys = new byte[chunk.size()][];
+		List<byte[]> args = new ArrayList<>();
+		for (int j = 0; j < chunk.size(); j++) {
+			Renewable handle = (Renewable) handles.get(chunk.get(j));
+			lockKeys[j] = RedisCalls.bytes(handle.redisKey());
+			for (String arg : handle.renewArgs(leaseTimes.get(chunk.get(j)))) {
+				args.add(RedisCalls.bytes(arg));
+			}
+		}
+		try {
+			return this.calls.send(handles.get(chunk.get(0)).key(), "renew", script, ScriptOutputType.MULTI, deadline,
+					lockKeys, args.toArray(byte[][]::new));
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
+	}
+
+	/**
+	 * Reports each call's outcome as its reply comes, so a hung master does not hold back
+	 * the renewals that other masters have already confirmed; what has not answered by
+	 * the deadline is reported failed.
+	 */
+	private void reportAsAnswered(List<LockHandle> handles, List<List<Integer>> chunks,
+			List<CompletableFuture<List<Object>>> replies, long deadline, RenewalResults results) {
 		List<Integer> pending = new ArrayList<>();
 		for (int c = 0; c < chunks.size(); c++) {
 			pending.add(c);
@@ -124,8 +141,30 @@ final class SlotBatchRenewal {
 		}
 	}
 
-	private static String millis(Duration duration) {
-		return Long.toString(Math.max(1, duration.toMillis()));
+	/** Locks renewed by one script call: those of one script in one slot. */
+	private record Batch(RedisScript<?> script, int slot) {
+
+	}
+
+	/**
+	 * A held lock that a batch renewal script renews: the script takes the locks' Redis
+	 * keys as its keys and each lock's arguments in turn, and answers 1 (renewed) or 0
+	 * (not this owner's any more) per lock.
+	 */
+	interface Renewable extends LockHandle {
+
+		/** The Redis key renewed, which selects the cluster slot. */
+		String redisKey();
+
+		/** The batch renewal script of this kind of lock. */
+		RedisScript<?> renewAllScript();
+
+		/**
+		 * This lock's arguments to {@link #renewAllScript()} for a lease of
+		 * {@code leaseTime}.
+		 */
+		String[] renewArgs(Duration leaseTime);
+
 	}
 
 }

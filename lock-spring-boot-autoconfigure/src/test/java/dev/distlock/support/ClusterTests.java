@@ -12,6 +12,7 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 
 import dev.distlock.Lease;
+import dev.distlock.LockMode;
 import dev.distlock.LockOptions;
 import dev.distlock.redis.RedisLockProvider;
 import dev.distlock.redis.TestRedis;
@@ -73,8 +74,8 @@ class ClusterTests {
 
 	@Test
 	void locksOnKeysAllOverTheClusterAreExclusiveFencedAndRenewed() {
-		try (RedisLockProvider provider = new RedisLockProvider(factory, "lock:", true);
-				RedisLockProvider otherProvider = new RedisLockProvider(otherFactory, "lock:", true);
+		try (RedisLockProvider provider = provider(factory);
+				RedisLockProvider otherProvider = provider(otherFactory);
 				RenewalScheduler scheduler = new RenewalScheduler();
 				RenewalScheduler otherScheduler = new RenewalScheduler()) {
 			DefaultLockTemplate template = template(provider, scheduler, Duration.ofMillis(100));
@@ -115,8 +116,7 @@ class ClusterTests {
 	 */
 	@Test
 	void aPausedMasterCostsOnlyTheLeasesInItsSlots() {
-		try (RedisLockProvider provider = new RedisLockProvider(factory, "lock:", true);
-				RenewalScheduler scheduler = new RenewalScheduler()) {
+		try (RedisLockProvider provider = provider(factory); RenewalScheduler scheduler = new RenewalScheduler()) {
 			DefaultLockTemplate template = template(provider, scheduler, Duration.ofMillis(100));
 			// Renewed every 600 ms: room for a loaded machine's scheduling delays (with
 			// 1200 ms, every healthy lease was once declared lost at a load of 13). The
@@ -150,10 +150,71 @@ class ClusterTests {
 		}
 	}
 
+	/**
+	 * Read holds and permits are renewed per slot as plain locks are: with the first
+	 * master paused for longer than the store timeout (shorter than the cluster's node
+	 * timeout), the read hold on it is declared lost, and the read hold and the permit on
+	 * the second master stay held, as does the plain lock there that shows its connection
+	 * is fine. The paused master's hold is taken first, so its slot comes first in the
+	 * renewal batch.
+	 */
+	@Test
+	void aPausedMasterCostsOnlyTheReadHoldsAndPermitsInItsSlots() {
+		try (RedisLockProvider provider = provider(factory); RenewalScheduler scheduler = new RenewalScheduler()) {
+			DefaultLockTemplate template = template(provider, scheduler, Duration.ofMillis(100));
+			Duration leaseTime = Duration.ofSeconds(3);
+			Duration storeTimeout = provider.callTimeout();
+			LockOptions read = LockOptions.builder().mode(LockMode.READ).leaseTime(leaseTime).build();
+			LockOptions permit = LockOptions.builder().permits(2).leaseTime(leaseTime).build();
+			LockOptions plain = LockOptions.builder().leaseTime(leaseTime).build();
+			for (int master = 0; master < 2; master++) {
+				// Connections and scripts ready on both masters first: the two reads must
+				// be taken within half a renewal interval of each other to share a batch.
+				template.acquire(keyOn(master), read).release();
+				template.acquire(keyOn(master), permit).release();
+			}
+			Lease readOnPaused = template.acquire(keyOn(0), read);
+			Lease readOnHealthy = template.acquire(keyOn(1), read);
+			Lease permitOnHealthy = template.acquire(keyOn(1), permit);
+			Lease control = template.acquire(keyOn(1), plain);
+			RedisServer paused = cluster.nodes().get(0);
+			paused.pause();
+			try {
+				long pausedAt = System.nanoTime();
+				// Both reads were taken together, so their renewals share a batch and
+				// their
+				// leases end together: a renewal of the healthy master's hold sent only
+				// after the paused master's answered (or timed out) came too late.
+				await("the read hold on the paused master declared lost", () -> !readOnPaused.isHeld());
+				await("the store timeout passed", () -> System.nanoTime() - pausedAt > storeTimeout.toNanos());
+				assertThat(control.isHeld()).as("the plain lock on the healthy master").isTrue();
+				assertThat(readOnHealthy.isHeld()).as("the read hold on the healthy master").isTrue();
+				assertThat(permitOnHealthy.isHeld()).as("the permit on the healthy master").isTrue();
+			}
+			finally {
+				paused.resume();
+			}
+			readOnHealthy.release();
+			permitOnHealthy.release();
+			control.release();
+		}
+	}
+
+	/** A fresh key whose slot is served by master {@code index} of the three. */
+	private static String keyOn(int index) {
+		while (true) {
+			String key = "on-" + index + "-" + UUID.randomUUID();
+			int slot = slotOf("lock:" + key);
+			if (slot >= index * 16384 / 3 && slot < (index + 1) * 16384 / 3) {
+				return key;
+			}
+		}
+	}
+
 	@Test
 	void aWaiterInAnotherJvmIsWokenByTheReleaseAndFairQueuesWork() throws Exception {
-		try (RedisLockProvider provider = new RedisLockProvider(factory, "lock:", true);
-				RedisLockProvider otherProvider = new RedisLockProvider(otherFactory, "lock:", true);
+		try (RedisLockProvider provider = provider(factory);
+				RedisLockProvider otherProvider = provider(otherFactory);
 				RenewalScheduler scheduler = new RenewalScheduler();
 				RenewalScheduler otherScheduler = new RenewalScheduler()) {
 			Duration retry = Duration.ofSeconds(2);
@@ -179,6 +240,16 @@ class ClusterTests {
 				assertThat(waitedMillis).as("wake-up after release, ms").isLessThan(retry.toMillis() / 2);
 			}
 		}
+	}
+
+	/**
+	 * A provider whose connection is up: a cold cluster connection (the topology, a
+	 * connection per master) can take longer than the store timeout on a loaded machine.
+	 */
+	private static RedisLockProvider provider(LettuceConnectionFactory factory) {
+		RedisLockProvider provider = new RedisLockProvider(factory, "lock:", true);
+		TestRedis.awaitAnswers(provider);
+		return provider;
 	}
 
 	private static DefaultLockTemplate template(RedisLockProvider provider, RenewalScheduler scheduler,
