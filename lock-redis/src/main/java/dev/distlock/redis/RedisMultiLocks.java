@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
 
 import dev.distlock.LockBackendException;
 import dev.distlock.spi.Interrupts;
@@ -21,14 +22,17 @@ import org.apache.commons.logging.LogFactory;
  * cost one round trip, all or none inside Redis; keys across slots cost one per slot, and
  * a busy group releases the groups already taken before the attempt returns. Every caller
  * takes groups in the same order, so two callers cannot each hold a group the other waits
- * for.
+ * for. The whole attempt, its give-backs included, shares one deadline of one store
+ * timeout, however many slots it spans.
  *
  * <p>
  * A call that fails or is interrupted part-way (a reply lost, a timeout) may have taken
- * groups whose reply never came: every group sent is then released, owner-checked, before
- * the failure is thrown, and the group whose reply was pending again once its acquire has
- * run, so no key stays held by an owner nobody knows (Redisson's multi-lock leaves such
- * keys until their lease ends: its issue #4456).
+ * the group whose reply never came: its release is sent at once without waiting, and
+ * again once its acquire has run; the groups taken before it are released, owner-checked,
+ * within the attempt's deadline. So no key stays held by an owner nobody knows
+ * (Redisson's multi-lock leaves such keys until their lease ends: its issue #4456), and a
+ * hung master costs the caller one store timeout, not one for the acquire and another for
+ * its give-back.
  */
 final class RedisMultiLocks {
 
@@ -46,43 +50,45 @@ final class RedisMultiLocks {
 		this.keys = keys;
 	}
 
+	/**
+	 * One attempt, bounded as a whole by one store timeout: every slot's call and the
+	 * give-back after a busy or failed slot share one deadline.
+	 */
 	MultiAttempt tryLockAll(List<String> userKeys, Duration leaseTime, boolean waiting) {
 		String owner = this.provider.newOwner();
-		Map<Integer, List<String>> bySlot = groups(userKeys);
-		List<List<String>> sent = new ArrayList<>();
+		long deadline = this.calls.deadline();
+		List<List<String>> taken = new ArrayList<>();
 		List<LockHandle> handles = new ArrayList<>(userKeys.size());
 		String what = String.join(",", userKeys);
-		try {
-			for (List<String> group : bySlot.values()) {
-				sent.add(group);
-				List<Object> reply = acquire(what, group, owner, leaseTime, waiting);
-				if (((Number) reply.get(0)).longValue() != 1) {
-					sent.remove(sent.size() - 1);
-					releaseGroups(what, sent, owner);
-					long remaining = ((Number) reply.get(1)).longValue();
-					int index = ((Number) reply.get(2)).intValue() - 1;
-					return new MultiAttempt.Busy(group.get(index), Duration.ofMillis(remaining));
-				}
-				for (int i = 0; i < group.size(); i++) {
-					String key = group.get(i);
-					handles.add(this.provider.handle(key, this.keys.lockKey(key), owner,
-							((Number) reply.get(i + 1)).longValue()));
-				}
+		for (List<String> group : groups(userKeys).values()) {
+			List<Object> reply;
+			try {
+				reply = acquire(what, group, owner, leaseTime, waiting, deadline);
 			}
-		}
-		catch (RuntimeException ex) {
-			// Taken or not, every group sent is given back: no key stays held by an
-			// owner nobody knows. The group whose reply did not come is given back
-			// again once its acquire has run.
-			Interrupts.setAside(() -> {
-				releaseGroups(what, sent, owner);
-				return null;
-			});
-			if (!sent.isEmpty()) {
-				List<String> pending = sent.get(sent.size() - 1);
-				RedisCalls.afterLateReply(ex, () -> releaseLate(what, pending, owner));
+			catch (RuntimeException ex) {
+				// Taken or not, every group sent is given back: no key stays held by an
+				// owner nobody knows. The group whose reply did not come is not waited
+				// for: its give-back is sent now, and again once its acquire has run.
+				giveBackPending(what, group, owner);
+				RedisCalls.afterLateReply(ex, () -> giveBackPending(what, group, owner));
+				Interrupts.setAside(() -> {
+					giveBack(what, taken, owner, deadline);
+					return null;
+				});
+				throw ex;
 			}
-			throw ex;
+			if (((Number) reply.get(0)).longValue() != 1) {
+				giveBack(what, taken, owner, deadline);
+				long remaining = ((Number) reply.get(1)).longValue();
+				int index = ((Number) reply.get(2)).intValue() - 1;
+				return new MultiAttempt.Busy(group.get(index), Duration.ofMillis(remaining));
+			}
+			taken.add(group);
+			for (int i = 0; i < group.size(); i++) {
+				String key = group.get(i);
+				handles.add(this.provider.handle(key, this.keys.lockKey(key), owner,
+						((Number) reply.get(i + 1)).longValue()));
+			}
 		}
 		// Handles in the caller's (sorted) order, whatever the slot order.
 		List<LockHandle> ordered = new ArrayList<>(handles);
@@ -101,14 +107,15 @@ final class RedisMultiLocks {
 	}
 
 	@SuppressWarnings("unchecked")
-	private List<Object> acquire(String what, List<String> group, String owner, Duration leaseTime, boolean waiting) {
+	private List<Object> acquire(String what, List<String> group, String owner, Duration leaseTime, boolean waiting,
+			long deadline) {
 		String[] lockKeys = new String[group.size() + 1];
 		for (int i = 0; i < group.size(); i++) {
 			lockKeys[i] = this.keys.lockKey(group.get(i));
 		}
 		lockKeys[group.size()] = this.keys.fenceKey(lockKeys[0]);
 		List<Object> reply = this.calls.call(what, "acquire", FamilyScripts.ACQUIRE_ALL, ScriptOutputType.MULTI,
-				this.calls.deadline(), RedisCalls.args(lockKeys),
+				deadline, RedisCalls.args(lockKeys),
 				RedisCalls.args(owner, Long.toString(Math.max(1, leaseTime.toMillis())), waiting ? "1" : "0"));
 		if (reply == null || reply.isEmpty()) {
 			throw new LockBackendException(what, "Redis returned no reply to acquire the locks " + group,
@@ -118,39 +125,46 @@ final class RedisMultiLocks {
 	}
 
 	/**
-	 * Releases the groups of one owner; failures are logged, the keys then expire after
-	 * their lease.
+	 * Gives back the groups taken by one owner: sent at once, awaited until
+	 * {@code deadline}. A failure, or a give-back still unanswered then, is logged; the
+	 * keys then expire after their lease, or are given back when the call runs.
 	 */
-	private void releaseGroups(String what, List<List<String>> groups, String owner) {
+	private void giveBack(String what, List<List<String>> groups, String owner, long deadline) {
+		List<CompletableFuture<List<Object>>> replies = new ArrayList<>();
 		for (List<String> group : groups) {
 			try {
-				release(what, group, owner);
+				replies.add(sendRelease(what, group, owner, deadline));
 			}
 			catch (RuntimeException ex) {
-				logger.debug("Could not give back the locks " + group + " of a failed multi-key acquire;"
-						+ " they expire after their lease", ex);
+				replies.add(CompletableFuture.failedFuture(ex));
+			}
+		}
+		for (int i = 0; i < groups.size(); i++) {
+			try {
+				this.calls.await(what, "release", replies.get(i), deadline);
+			}
+			catch (RuntimeException ex) {
+				logger.debug(
+						"Could not give back the locks " + groups.get(i) + " of a failed multi-key acquire"
+								+ " in time; they are given back when Redis runs the call, or expire after their lease",
+						ex);
 			}
 		}
 	}
 
 	/**
-	 * Gives back a group whose acquire ran after its caller stopped waiting; sent without
-	 * waiting (it runs on a client I/O thread), and logged if it fails, the keys then
+	 * Gives back a group whose acquire has not answered, without waiting (it also runs on
+	 * a client I/O thread, after the late reply), and logged if it fails, the keys then
 	 * expiring after their lease.
 	 */
-	private void releaseLate(String what, List<String> group, String owner) {
+	private void giveBackPending(String what, List<String> group, String owner) {
 		try {
-			String[] lockKeys = group.stream().map(this.keys::lockKey).toArray(String[]::new);
-			String[] publish = this.provider.publishArgs(lockKeys[0]);
-			this.calls
-				.send(what, "release", FamilyScripts.RELEASE_ALL, ScriptOutputType.MULTI, System.nanoTime(),
-						RedisCalls.args(lockKeys), RedisCalls.args(owner, publish[0], publish[1]))
-				.whenComplete((result, failure) -> {
-					if (failure != null) {
-						logger.debug("Could not give back the locks " + group + " of a failed multi-key acquire;"
-								+ " they expire after their lease", failure);
-					}
-				});
+			sendRelease(what, group, owner, System.nanoTime()).whenComplete((result, failure) -> {
+				if (failure != null) {
+					logger.debug("Could not give back the locks " + group + " of a failed multi-key acquire;"
+							+ " they expire after their lease", failure);
+				}
+			});
 		}
 		catch (RuntimeException ex) {
 			logger.debug("Could not give back the locks " + group + " of a failed multi-key acquire;"
@@ -193,12 +207,20 @@ final class RedisMultiLocks {
 		return released;
 	}
 
-	@SuppressWarnings("unchecked")
 	private List<Object> release(String what, List<String> group, String owner) {
+		long deadline = this.calls.deadline();
+		return this.calls.await(what, "release", sendRelease(what, group, owner, deadline), deadline);
+	}
+
+	/**
+	 * The owner-checked release of one slot's group, its connection awaited until
+	 * {@code deadline}.
+	 */
+	private CompletableFuture<List<Object>> sendRelease(String what, List<String> group, String owner, long deadline) {
 		String[] lockKeys = group.stream().map(this.keys::lockKey).toArray(String[]::new);
 		String[] publish = this.provider.publishArgs(lockKeys[0]);
-		return this.calls.call(what, "release", FamilyScripts.RELEASE_ALL, ScriptOutputType.MULTI,
-				this.calls.deadline(), RedisCalls.args(lockKeys), RedisCalls.args(owner, publish[0], publish[1]));
+		return this.calls.send(what, "release", FamilyScripts.RELEASE_ALL, ScriptOutputType.MULTI, deadline,
+				RedisCalls.args(lockKeys), RedisCalls.args(owner, publish[0], publish[1]));
 	}
 
 }

@@ -6,9 +6,13 @@ import java.util.UUID;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
 
+import dev.distlock.LockBackendException;
+import dev.distlock.LockOptions;
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockHandle;
 import dev.distlock.spi.MultiLocking.MultiAttempt;
+import dev.distlock.support.DefaultLockTemplate;
+import dev.distlock.support.RenewalScheduler;
 import dev.distlock.testsupport.Conditions;
 import dev.distlock.testsupport.RedisCluster;
 import dev.distlock.testsupport.RedisServer;
@@ -26,11 +30,12 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * later cluster slot, a busy key later in one slot, the later slot's node hung until the
  * store timeout, the caller interrupted while the later slot's script is pending, and the
  * later slot's node killed (its connections reset) and restarted while the script is
- * pending. Each test's lease is a minute, so a key left behind is still there when the
- * test looks, within 10 s. A fresh three-master cluster per test, and no lock taken
- * before (but in the interrupt test, see there): the provider's first release on a
- * cluster (here the clean-up) also starts the lookup of the masters' versions, which must
- * not hold it past the store timeout.
+ * pending; and the hung node costs the acquire one store timeout. Each test's lease is a
+ * minute, so a key left behind is still there when the test looks, within 10 s. A fresh
+ * three-master cluster per test, and no lock taken before (but in the interrupt and the
+ * duration tests, see there): the provider's first release on a cluster (here the
+ * clean-up) also starts the lookup of the masters' versions, which must not hold it past
+ * the store timeout.
  */
 @Timeout(value = 2, unit = java.util.concurrent.TimeUnit.MINUTES)
 class RedisMultiLockCleanupTests {
@@ -92,9 +97,49 @@ class RedisMultiLockCleanupTests {
 		late.pause();
 		assertThatExceptionOfType(RuntimeException.class)
 			.isThrownBy(() -> this.provider.tryLockAll(sorted(keys), LEASE, false));
-		assertThat(presentNow(keys.subList(0, 1))).as("the earlier slot's key, given back before the failure")
-			.isEmpty();
+		// Given back within the attempt's deadline if there is time left, else just after
+		// the failure: the hung slot's acquire used up the deadline. Still paused, the
+		// later node cannot have run anything, and a minute's lease cannot have run out.
+		Conditions.await("the earlier slot's key given back", Duration.ofSeconds(10),
+				() -> presentNow(keys.subList(0, 1)).isEmpty());
 		// The hung node then runs what was sent to it: the acquire, then the give-back.
+		late.resume();
+		assertNoneLeftOnceTheLateAcquireRan(keys);
+	}
+
+	/**
+	 * One deadline for the whole attempt: with the later slot's node hung, a multi-key
+	 * acquire through the template, with the client's default settings, ends within its
+	 * wait time plus one store timeout, not one per slot plus one for giving back the
+	 * hung slot's keys. Once the node resumes, no key is left.
+	 */
+	@Test
+	void aHungLaterSlotCostsTheAcquireOneStoreTimeout() {
+		List<String> keys = keysOnTwoNodes();
+		RedisServer late = owner(keys.get(1));
+		// Connections to both nodes up and scripts loaded first, so that the duration
+		// measured is the attempt's, not the client's start-up.
+		lockAndReleaseAll(keyOn(owner(keys.get(0))));
+		lockAndReleaseAll(keyOn(late));
+		Duration waitTime = Duration.ofMillis(500);
+		Duration storeTimeout = this.provider.callTimeout();
+		try (RenewalScheduler scheduler = new RenewalScheduler()) {
+			DefaultLockTemplate template = new DefaultLockTemplate(this.provider, scheduler,
+					LockOptions.builder()
+						.waitTime(waitTime)
+						.leaseTime(LEASE)
+						.autoRenew(true)
+						.retryInterval(Duration.ofMillis(100))
+						.build());
+			late.pause();
+			long start = System.nanoTime();
+			assertThatExceptionOfType(LockBackendException.class)
+				.isThrownBy(() -> template.tryAcquireAll(keys, LockOptions.defaults()));
+			Duration took = Duration.ofNanos(System.nanoTime() - start);
+			// A second of slack for a loaded machine's scheduling, well under the second
+			// store timeout that the bound rules out.
+			assertThat(took).as("the acquire's duration").isLessThan(waitTime.plus(storeTimeout).plusSeconds(1));
+		}
 		late.resume();
 		assertNoneLeftOnceTheLateAcquireRan(keys);
 	}
