@@ -26,6 +26,7 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.connection.RedisConnectionFactory;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.script.RedisScript;
 
 /**
@@ -103,7 +104,8 @@ public final class RedisLockProvider implements ReleaseSignalling, FairLocking, 
 	 * @param cluster whether the server is a Redis Cluster (fencing counters are then
 	 * kept per slot, and release signals are sharded if every master runs Redis 7)
 	 * @param waitForReplicas how many replicas must acknowledge each acquire
-	 * ({@code WAIT}) before it counts; 0 turns the guard off
+	 * ({@code WAIT}) before it counts; 0 turns the guard off, and must be 0 on a Redis
+	 * Cluster
 	 * @param replicaTimeout how long {@code WAIT} may take
 	 */
 	public RedisLockProvider(RedisConnectionFactory connectionFactory, String keyPrefix, boolean cluster,
@@ -117,7 +119,8 @@ public final class RedisLockProvider implements ReleaseSignalling, FairLocking, 
 	 * @param cluster whether the server is a Redis Cluster (fencing counters are then
 	 * kept per slot, and release signals are sharded if every master runs Redis 7)
 	 * @param waitForReplicas how many replicas must acknowledge each acquire
-	 * ({@code WAIT}) before it counts; 0 turns the guard off
+	 * ({@code WAIT}) before it counts; 0 turns the guard off, and must be 0 on a Redis
+	 * Cluster
 	 * @param replicaTimeout how long {@code WAIT} may take; less than
 	 * {@code storeTimeout}
 	 * @param storeTimeout the longest a caller waits for Redis in one call, whatever the
@@ -138,6 +141,12 @@ public final class RedisLockProvider implements ReleaseSignalling, FairLocking, 
 		}
 		if (waitForReplicas > 0 && (replicaTimeout.isNegative() || replicaTimeout.isZero())) {
 			throw new IllegalArgumentException("replicaTimeout must be positive but was " + replicaTimeout);
+		}
+		if (waitForReplicas > 0 && (cluster || isClusterAware(connectionFactory))) {
+			throw new IllegalArgumentException("waitForReplicas (distributed-lock.redis.wait-for-replicas) must be 0"
+					+ " on a Redis Cluster but was " + waitForReplicas + ": the replica guard is not supported there"
+					+ " yet, since Spring Data Redis sends the arguments of WAIT as keys, so it would go to the node"
+					+ " of their slot, not the lock's, and confirm the wrong writes");
 		}
 		this.connectionFactory = connectionFactory;
 		this.calls = new RedisCalls(connectionFactory, storeTimeout);
@@ -172,6 +181,10 @@ public final class RedisLockProvider implements ReleaseSignalling, FairLocking, 
 			}
 
 		};
+	}
+
+	private static boolean isClusterAware(RedisConnectionFactory connectionFactory) {
+		return connectionFactory instanceof LettuceConnectionFactory lettuce && lettuce.isClusterAware();
 	}
 
 	/**
@@ -723,11 +736,6 @@ public final class RedisLockProvider implements ReleaseSignalling, FairLocking, 
 		}
 
 		@Override
-		public boolean stillHeld() {
-			return call(LockScripts.HELD, "check", this.owner) == 1;
-		}
-
-		@Override
 		public String redisKey() {
 			return this.lockKey;
 		}
@@ -740,6 +748,11 @@ public final class RedisLockProvider implements ReleaseSignalling, FairLocking, 
 		@Override
 		public String[] renewArgs(Duration leaseTime) {
 			return new String[] { this.owner, millis(leaseTime) };
+		}
+
+		@Override
+		public boolean stillHeld() {
+			return call(LockScripts.HELD, "check", this.owner) == 1;
 		}
 
 		@Override

@@ -1,6 +1,7 @@
 package dev.distlock.redis;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -12,12 +13,14 @@ import dev.distlock.testsupport.RedisServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import org.springframework.data.redis.connection.RedisClusterConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
 import static org.assertj.core.api.Assertions.fail;
 
 /**
@@ -67,6 +70,23 @@ class ReplicaGuardTests {
 			finally {
 				factory.destroy();
 			}
+		}
+	}
+
+	/**
+	 * Without Spring Boot, the provider itself refuses the guard on a cluster, whether it
+	 * is told it runs on one or its connection factory is a cluster's: {@code WAIT} would
+	 * go to the node of its arguments' slot, not the lock's. Nothing is connected.
+	 */
+	@Test
+	void theGuardIsRefusedOnACluster() {
+		LettuceConnectionFactory clusterFactory = new LettuceConnectionFactory(
+				new RedisClusterConfiguration(List.of("127.0.0.1:7000")));
+		for (boolean cluster : new boolean[] { true, false }) {
+			assertThatIllegalArgumentException()
+				.isThrownBy(() -> new RedisLockProvider(clusterFactory, "lock:", cluster, 1, Duration.ofSeconds(1)))
+				.withMessageContaining("distributed-lock.redis.wait-for-replicas")
+				.withMessageContaining("Redis Cluster");
 		}
 	}
 
