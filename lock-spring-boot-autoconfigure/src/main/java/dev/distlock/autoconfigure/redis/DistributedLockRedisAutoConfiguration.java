@@ -63,6 +63,11 @@ public final class DistributedLockRedisAutoConfiguration {
 				redis.getWaitForReplicasTimeout(), properties.getStoreTimeout());
 	}
 
+	@Bean
+	RedisStoreShutdown distributedLockRedisStoreShutdown(ObjectProvider<LockProvider> providers) {
+		return new RedisStoreShutdown(providers);
+	}
+
 	private static void check(DistributedLockProperties.Redis redis, Duration storeTimeout) {
 		if (storeTimeout.isNegative() || storeTimeout.toMillis() < 1) {
 			throw new InvalidConfigurationPropertyValueException("distributed-lock.store-timeout", storeTimeout,
