@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 import dev.distlock.Lease;
 import dev.distlock.LeaseLostException;
@@ -294,22 +295,29 @@ class RedLockFaultTests {
 		}
 	}
 
+	/**
+	 * Asks for the lock as a waiter would, once per retry interval rather than in a tight
+	 * loop: a restarted master answers once Lettuce has reconnected to it, within
+	 * seconds. A failure names the last answer, so that a slow machine's failure says
+	 * what the masters answered.
+	 */
 	private static LockHandle awaitAcquired(RedLockProvider provider, String key) {
-		LockHandle[] handle = new LockHandle[1];
-		// A restarted master answers once Lettuce has reconnected to it, within seconds.
-		Conditions.await("lock '" + key + "' is acquired", Duration.ofSeconds(30), () -> {
+		long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+		Object last = "no attempt";
+		while (System.nanoTime() - deadline < 0) {
 			try {
-				if (provider.tryLock(key, LEASE) instanceof LockAttempt.Acquired acquired) {
-					handle[0] = acquired.handle();
-					return true;
+				LockAttempt attempt = provider.tryLock(key, LEASE);
+				if (attempt instanceof LockAttempt.Acquired acquired) {
+					return acquired.handle();
 				}
+				last = attempt;
 			}
 			catch (LockBackendException ex) {
-				// No quorum yet.
+				last = ex;
 			}
-			return false;
-		});
-		return handle[0];
+			LockSupport.parkNanos(Duration.ofMillis(100).toNanos());
+		}
+		return fail("lock '" + key + "' was not acquired within 30s; the last attempt answered " + last);
 	}
 
 	private static LockHandle acquired(LockAttempt attempt) {
