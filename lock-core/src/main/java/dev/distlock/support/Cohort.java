@@ -2,6 +2,7 @@ package dev.distlock.support;
 
 import java.time.Duration;
 import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
@@ -32,6 +33,9 @@ final class Cohort {
 
 	private final AtomicLong handovers = new AtomicLong();
 
+	/** Runs owner checks for callers that cannot wait a whole store timeout for them. */
+	private final Executor background;
+
 	/**
 	 * A test seam: called with the key by a thread about to take over a lock left for it,
 	 * before it looks at the run. Null (nothing called) outside the tests that order a
@@ -39,8 +43,13 @@ final class Cohort {
 	 */
 	static volatile @Nullable Consumer<String> beforeTakeOver;
 
-	Cohort(HandoverSettings settings, LockProvider provider) {
+	/**
+	 * @param background runs an owner check for a caller that cannot wait a whole store
+	 * timeout for it ({@link HandoverRun})
+	 */
+	Cohort(HandoverSettings settings, LockProvider provider, Executor background) {
 		this.settings = settings;
+		this.background = background;
 		this.store = (settings.active() && provider instanceof LocalHandover handover) ? handover : null;
 	}
 
@@ -97,7 +106,7 @@ final class Cohort {
 		LocalQueue queue = queues.computeIfPresent(lease.key(), (key, line) -> {
 			if (line.users > 0) {
 				// The run of hand-overs starts with the first offer, which publishes it.
-				lease.runForHandOver(block);
+				lease.runForHandOver(block, this.background);
 				offered[0] = line.offer(lease);
 			}
 			return line;
@@ -121,10 +130,13 @@ final class Cohort {
 	 * A thread that asked for the lock ({@code askedNanos}) after the last store call
 	 * that found the lock held was sent first waits for an owner check sent after it
 	 * asked ({@link HandoverRun}): otherwise a holder of another JVM that took a lock the
-	 * store lost could have a greater token than this later request.
+	 * store lost could have a greater token than this later request. The caller waits for
+	 * that check one store timeout at most, or, once its wait time has run out
+	 * ({@code waitDeadlineNanos}), what is left of the store timeout after it: an acquire
+	 * ends within its wait time and one store timeout.
 	 */
 	@Nullable ManagedLease takeOver(ManagedLease left, LockSettings lock, ConcurrentMap<String, ManagedLease> held,
-			long askedNanos) {
+			long askedNanos, long waitDeadlineNanos) {
 		Consumer<String> seam = beforeTakeOver;
 		if (seam != null) {
 			seam.accept(left.key());
@@ -137,7 +149,8 @@ final class Cohort {
 		// A store that fails the owner check fails this caller's acquire (the caller
 		// discards the lock): its wait, spent behind a hand-over it could not confirm,
 		// ends as the store's failure, never as a busy lock.
-		if (!run.askedBeforeConfirmation(askedNanos) && (!run.heldSince(askedNanos) || left.nanosToDeadline() <= 0)) {
+		if (!run.askedBeforeConfirmation(askedNanos)
+				&& (!heldSince(run, left, askedNanos, waitDeadlineNanos) || left.nanosToDeadline() <= 0)) {
 			return null;
 		}
 		ManagedLease next = left.successor(lock, Thread.currentThread(), System.nanoTime());
@@ -152,6 +165,17 @@ final class Cohort {
 		}
 		this.handovers.incrementAndGet();
 		return next;
+	}
+
+	/**
+	 * The owner check a take-over waits for: for one store timeout from now, or, once the
+	 * caller's wait time has run out, for what is left of the store timeout after it.
+	 */
+	private static boolean heldSince(HandoverRun run, ManagedLease left, long askedNanos, long waitDeadlineNanos) {
+		if (System.nanoTime() - waitDeadlineNanos <= 0) {
+			return run.heldSince(askedNanos);
+		}
+		return run.heldSince(askedNanos, waitDeadlineNanos + left.provider().callTimeout().toNanos());
 	}
 
 	/**

@@ -168,7 +168,7 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 		this.observer = observer;
 		this.lossListener = (observer == LockObserver.NONE) ? lossListener : new ObservedLoss(lossListener, observer);
 		this.releaseAfterCommit = releaseAfterCommit;
-		this.cohort = new Cohort(handover, provider);
+		this.cohort = new Cohort(handover, provider, this.cleanup);
 		this.waitLoop = new WaitLoop(provider, this.held, this::hold, this::background, this.cohort);
 		this.multiKey = (provider instanceof MultiLocking multi)
 				? new MultiKeyAcquirer(multi, this.held, this::hold, this::background, this::reentrant, this.keyWaiters)

@@ -1,5 +1,8 @@
 package dev.distlock.support;
 
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
@@ -32,14 +35,33 @@ import org.jspecify.annotations.Nullable;
  * token is never handed to a request that began after another JVM's holder got a greater
  * one. A thread that asked later makes (or joins) an owner check first.</li>
  * </ul>
- * Checks are shared: one store call on the wire at a time per run, and each answers every
- * release and take-over that began before it was sent, so a run of hand-overs costs its
- * releasing threads about one owner check per round trip, while the lock itself passes
- * without a store call.
+ * Checks are shared: one owner check on the wire at a time per run, and each answers
+ * every release and take-over that began before it was sent, so a run of hand-overs costs
+ * its releasing threads about one owner check per round trip, while the lock itself
+ * passes without a store call.
+ *
+ * <p>
+ * Every caller waits one store timeout at most, as for a store call of its own: a release
+ * from when it handed the lock on, a take-over from when it found the lock left for it
+ * (or, once its wait time ran out, what is left of the store timeout after it). A caller
+ * that waited for a call on the wire and still needs its own gets only what is left: its
+ * check goes on another thread, and the caller stops waiting for it at its deadline with
+ * a {@link LockBackendException}. The release that ends the run never waits for a check:
+ * it goes at once, and a check that may have run after it (so may have found the lock
+ * gone because the run itself ended it) is answered by that release instead.
  */
 final class HandoverRun {
 
 	private final TokenBlock block;
+
+	/**
+	 * The store's bound on one call
+	 * ({@link dev.distlock.spi.LockProvider#callTimeout()}).
+	 */
+	private final long callTimeoutNanos;
+
+	/** Runs the owner check of a caller that cannot wait a whole store timeout for it. */
+	private final Executor background;
 
 	private final ReentrantLock lock = new ReentrantLock();
 
@@ -54,10 +76,13 @@ final class HandoverRun {
 	/** A store call found the lock not held: it is lost for good. */
 	private volatile boolean lost;
 
-	/** Guarded by {@link #lock}: a store call of this run is on the wire. */
-	private boolean calling;
+	/** Guarded by {@link #lock}: an owner check of this run is on the wire. */
+	private boolean checking;
 
-	/** Guarded by {@link #lock}: the release that ends the run answered. */
+	/** Guarded by {@link #lock}: the store call that ends the run is on the wire. */
+	private boolean ending;
+
+	/** Guarded by {@link #lock}: the release that ends the run found the lock held. */
 	private boolean ended;
 
 	/** Guarded by {@link #lock}: store calls of this run that failed. */
@@ -72,10 +97,15 @@ final class HandoverRun {
 	/**
 	 * @param block the store acquisition
 	 * @param sentNanos when its acquire was sent: it found the lock free and took it
+	 * @param callTimeoutNanos the store's bound on one call
+	 * @param background runs the owner check of a caller that cannot wait a whole store
+	 * timeout for it
 	 */
-	HandoverRun(TokenBlock block, long sentNanos) {
+	HandoverRun(TokenBlock block, long sentNanos, long callTimeoutNanos, Executor background) {
 		this.block = block;
 		this.confirmedSent = sentNanos;
+		this.callTimeoutNanos = callTimeoutNanos;
+		this.background = background;
 	}
 
 	/** Whether a store call found the lock no longer held. */
@@ -98,40 +128,134 @@ final class HandoverRun {
 
 	/**
 	 * Whether the store held the lock when a call sent at or after {@code sinceNanos}
-	 * ran: waits for such a call, joining one on the wire or making one. False once the
-	 * lock is found lost; then the current holder is told.
-	 * @throws dev.distlock.LockBackendException if the store failed
+	 * ran: waits for such a call, joining one on the wire or making one, for one store
+	 * timeout from now at most. False once the lock is found lost; then the current
+	 * holder is told.
+	 * @throws LockBackendException if the store failed, or no such call answered in time
 	 */
 	boolean heldSince(long sinceNanos) {
-		long sent;
+		return heldSince(sinceNanos, System.nanoTime() + this.callTimeoutNanos, true);
+	}
+
+	/**
+	 * As {@link #heldSince(long)} for a caller with less than a store timeout left: it
+	 * waits until {@code deadlineNanos} at most, and an owner check it needs goes on
+	 * another thread.
+	 */
+	boolean heldSince(long sinceNanos, long deadlineNanos) {
+		return heldSince(sinceNanos, deadlineNanos, false);
+	}
+
+	/**
+	 * @param ownCallFits whether a call sent now on the caller's thread (bounded by the
+	 * store timeout) ends by the deadline
+	 */
+	private boolean heldSince(long sinceNanos, long deadlineNanos, boolean ownCallFits) {
+		boolean interrupted = false;
 		this.lock.lock();
 		try {
 			long failuresBefore = this.failures;
+			boolean waited = false;
 			while (true) {
 				throwIfFailedSince(failuresBefore);
-				if (this.lost) {
-					return false;
+				Boolean known = knownSince(sinceNanos);
+				if (known != null) {
+					return known;
 				}
-				if (this.confirmedSent - sinceNanos >= 0) {
-					return true;
+				long left = deadlineNanos - System.nanoTime();
+				if (left <= 0) {
+					throw unanswered();
 				}
-				if (this.ended) {
-					// The run ended in the store with the lock still held, and after
-					// everything this run handed out.
-					return true;
+				if (!this.checking && !this.ending) {
+					this.checking = true;
+					long sent = System.nanoTime();
+					if (ownCallFits && !waited) {
+						checkHere(sent);
+						failuresBefore = this.failures;
+					}
+					else {
+						// Only what is left of the caller's time: the check goes on
+						// another thread, and the caller waits until its deadline.
+						checkInBackground(sent);
+					}
+					// Its answer is in the run now; a check that may have run after the
+					// run's end waits for that end's answer.
+					waited = true;
+					continue;
 				}
-				if (!this.calling) {
-					break;
+				waited = true;
+				try {
+					this.answered.awaitNanos(left);
 				}
-				this.answered.awaitUninterruptibly();
+				catch (InterruptedException ex) {
+					interrupted = true;
+				}
 			}
-			this.calling = true;
-			sent = System.nanoTime();
 		}
 		finally {
 			this.lock.unlock();
+			if (interrupted) {
+				Thread.currentThread().interrupt();
+			}
 		}
-		return answer(sent, false, this::askUninterruptibly);
+	}
+
+	/**
+	 * The caller's own check, on its thread, out of {@link #lock} (held on entry and on
+	 * return); its failure is the caller's.
+	 */
+	private void checkHere(long sent) {
+		this.lock.unlock();
+		try {
+			answer(sent, false, this::askUninterruptibly);
+		}
+		finally {
+			this.lock.lock();
+		}
+	}
+
+	/**
+	 * What the calls so far tell a caller that needs a call sent at or after
+	 * {@code sinceNanos}; null when it must wait for one. A release that ends the run
+	 * answers every caller, since it was sent after every holder let go. Called holding
+	 * {@link #lock}.
+	 */
+	private @Nullable Boolean knownSince(long sinceNanos) {
+		if (this.lost) {
+			return false;
+		}
+		if (this.confirmedSent - sinceNanos >= 0 || this.ended) {
+			return true;
+		}
+		return null;
+	}
+
+	/** Called holding {@link #lock}, with {@link #checking} set for this check. */
+	private void checkInBackground(long sent) {
+		try {
+			this.background.execute(() -> {
+				try {
+					answer(sent, false, this::askUninterruptibly);
+				}
+				catch (RuntimeException ex) {
+					// Recorded by answer: the callers waiting for this check share it.
+				}
+			});
+		}
+		catch (RejectedExecutionException ex) {
+			this.checking = false;
+			this.failures++;
+			this.failure = new LockBackendException(this.block.key(),
+					"No owner check of lock '" + this.block.key() + "' could be sent: the template is closed", ex);
+			this.answered.signalAll();
+		}
+	}
+
+	private LockBackendException unanswered() {
+		String key = this.block.key();
+		return new LockBackendException(key, "No owner check of lock '" + key
+				+ "' after its local hand-over answered within the store timeout of this call; the store is too slow",
+				new TimeoutException("store timeout of the call ran out"));
 	}
 
 	/**
@@ -144,16 +268,18 @@ final class HandoverRun {
 
 	/**
 	 * The store call that ends the run (a release, or the renewal that shortens the lease
-	 * to a minimum hold time): after any check on the wire, so that no check finds the
-	 * lock gone because the run itself ended it; its answer answers every check that
-	 * began before it.
+	 * to a minimum hold time), sent at once, whatever check is on the wire: its answer
+	 * answers every check that began before it, and a check that finds the lock gone
+	 * while it is on the wire (or after it found the lock held) may have run after it, so
+	 * tells nothing.
 	 * @return what {@code call} returned: whether the lock was still held
 	 */
 	boolean end(BooleanSupplier call) {
 		this.lock.lock();
 		try {
 			long failuresBefore = this.failures;
-			while (this.calling) {
+			// Only the same lease asking again, or shutdown racing its holder, finds one.
+			while (this.ending) {
 				this.answered.awaitUninterruptibly();
 			}
 			throwIfFailedSince(failuresBefore);
@@ -161,7 +287,7 @@ final class HandoverRun {
 				// The same lease asked again after an interrupt: the first call ended it.
 				return !this.lost;
 			}
-			this.calling = true;
+			this.ending = true;
 		}
 		finally {
 			this.lock.unlock();
@@ -171,8 +297,7 @@ final class HandoverRun {
 
 	/**
 	 * A caller that waited for a store call of the run to end shares its failure: its own
-	 * call would go to the same failing store, and waiting out a second store timeout
-	 * would take it past its bound. Called holding {@link #lock}.
+	 * call would go to the same failing store. Called holding {@link #lock}.
 	 */
 	private void throwIfFailedSince(long failuresBefore) {
 		RuntimeException latest = this.failure;
@@ -182,7 +307,7 @@ final class HandoverRun {
 		}
 	}
 
-	private boolean answer(long sent, boolean ending, BooleanSupplier call) {
+	private boolean answer(long sent, boolean ends, BooleanSupplier call) {
 		Boolean held = null;
 		RuntimeException failed = null;
 		try {
@@ -194,33 +319,51 @@ final class HandoverRun {
 			throw ex;
 		}
 		finally {
-			ManagedLease told = null;
-			this.lock.lock();
-			try {
-				this.calling = false;
-				if (failed != null) {
-					this.failures++;
-					this.failure = failed;
-				}
-				if (Boolean.TRUE.equals(held)) {
-					if (sent - this.confirmedSent > 0) {
-						this.confirmedSent = sent;
-					}
-					this.ended |= ending;
-				}
-				else if (held != null && !this.lost) {
-					this.lost = true;
-					told = ending ? null : this.current;
-				}
-				this.answered.signalAll();
-			}
-			finally {
-				this.lock.unlock();
-			}
+			ManagedLease told = recordAnswer(sent, ends, held, failed);
 			if (told != null) {
 				told.lostInStore(
-						"an owner check after a local hand-over found the key expired or held by another" + " owner");
+						"an owner check after a local hand-over found the key expired or held by another owner");
 			}
+		}
+	}
+
+	/**
+	 * Records what a call sent at {@code sent} found ({@code held} is null when it failed
+	 * with {@code failed}). A check that finds the lock gone while the release that ends
+	 * the run is on the wire, or after it found the lock held, may have run after it:
+	 * that release's answer counts instead.
+	 * @return the holder to tell that the lock is lost, if any
+	 */
+	private @Nullable ManagedLease recordAnswer(long sent, boolean ends, @Nullable Boolean held,
+			@Nullable RuntimeException failed) {
+		this.lock.lock();
+		try {
+			if (ends) {
+				this.ending = false;
+			}
+			else {
+				this.checking = false;
+			}
+			if (failed != null) {
+				this.failures++;
+				this.failure = failed;
+			}
+			ManagedLease told = null;
+			if (Boolean.TRUE.equals(held)) {
+				if (sent - this.confirmedSent > 0) {
+					this.confirmedSent = sent;
+				}
+				this.ended |= ends;
+			}
+			else if (held != null && !this.lost && (ends || !(this.ending || this.ended))) {
+				this.lost = true;
+				told = ends ? null : this.current;
+			}
+			this.answered.signalAll();
+			return told;
+		}
+		finally {
+			this.lock.unlock();
 		}
 	}
 

@@ -2,6 +2,7 @@ package dev.distlock.support;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.Condition;
@@ -282,11 +283,15 @@ final class ManagedLease implements Lease, ScopedLease {
 		return this.run;
 	}
 
-	/** The run of hand-overs, made on the first one; only the releasing thread calls. */
-	HandoverRun runForHandOver(TokenBlock block) {
+	/**
+	 * The run of hand-overs, made on the first one; only the releasing thread calls.
+	 * @param background runs an owner check for a caller of the run that cannot wait a
+	 * whole store timeout for it
+	 */
+	HandoverRun runForHandOver(TokenBlock block, Executor background) {
 		HandoverRun current = this.run;
 		if (current == null) {
-			current = new HandoverRun(block, this.blockSentNanos);
+			current = new HandoverRun(block, this.blockSentNanos, this.provider.callTimeout().toNanos(), background);
 			this.run = current;
 		}
 		return current;
@@ -457,7 +462,8 @@ final class ManagedLease implements Lease, ScopedLease {
 	/**
 	 * After a hand-over: waits for an owner check sent after this holder let go (or the
 	 * release that ended the run), so that a lock the store lost meanwhile is reported to
-	 * this holder as a release to the store would report it.
+	 * this holder as a release to the store would report it. One store timeout at most,
+	 * as a release to the store ({@link HandoverRun#heldSince(long)}).
 	 */
 	private void confirmHandedOver(long sinceNanos) {
 		HandoverRun handedOn = this.run;

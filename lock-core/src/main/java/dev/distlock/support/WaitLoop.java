@@ -109,7 +109,7 @@ final class WaitLoop {
 					throw interrupted(key, settings, null);
 				}
 				queue.signalled = false;
-				ManagedLease handed = taken(queue, settings, askedNanos);
+				ManagedLease handed = taken(queue, settings, askedNanos, deadline);
 				if (handed != null) {
 					return handed;
 				}
@@ -121,7 +121,7 @@ final class WaitLoop {
 					// waiter must ask, to keep its place in the queue.)
 					long remainingWait = deadline - System.nanoTime();
 					if (remainingWait <= 0) {
-						return taken(queue, settings, askedNanos);
+						return taken(queue, settings, askedNanos, deadline);
 					}
 					// Never past the holder's deadline: a lease that runs out unrenewed
 					// frees the key then, whether or not its holder notices.
@@ -135,7 +135,7 @@ final class WaitLoop {
 					// first.
 					long remainingWait = deadline - System.nanoTime();
 					if (remainingWait <= 0) {
-						return taken(queue, settings, askedNanos);
+						return taken(queue, settings, askedNanos, deadline);
 					}
 					pause(queue, Math.min(standBack, remainingWait), key, settings);
 					continue;
@@ -172,7 +172,7 @@ final class WaitLoop {
 				}
 				long remainingWait = deadline - System.nanoTime();
 				if (remainingWait <= 0) {
-					return taken(queue, settings, askedNanos);
+					return taken(queue, settings, askedNanos, deadline);
 				}
 				// With signals, the retry interval is only the fallback for a lost
 				// signal.
@@ -306,10 +306,12 @@ final class WaitLoop {
 	 * The lock a holder of this JVM left for the line, taken over by this caller, if
 	 * there is one it may take; one it may not (other settings, its lease ran out
 	 * meanwhile) is released in the store (owner-checked) and never counts as acquired.
+	 * @param deadline when the caller's wait time runs out: an owner check the take-over
+	 * needs after that gets only what is left of one store timeout after it
 	 * @throws LockBackendException if the store failed the owner check the take-over
-	 * waited for
+	 * waited for, or did not answer it in time
 	 */
-	private @Nullable ManagedLease taken(LocalQueue queue, LockSettings settings, long askedNanos) {
+	private @Nullable ManagedLease taken(LocalQueue queue, LockSettings settings, long askedNanos, long deadline) {
 		ManagedLease left = queue.takeOffer();
 		if (left == null) {
 			return null;
@@ -320,7 +322,7 @@ final class WaitLoop {
 		LockBackendException failure = null;
 		queue.callStarted();
 		try {
-			next = this.cohort.takeOver(left, settings, this.held, askedNanos);
+			next = this.cohort.takeOver(left, settings, this.held, askedNanos, deadline);
 		}
 		catch (LockBackendException ex) {
 			failure = ex;
