@@ -20,6 +20,7 @@ import java.util.function.Supplier;
 import dev.distlock.DistributedLatch;
 import dev.distlock.Lease;
 import dev.distlock.LockAcquisitionException;
+import dev.distlock.LockBackendException;
 import dev.distlock.LockContext;
 import dev.distlock.LockOptions;
 import dev.distlock.LockTemplate;
@@ -53,6 +54,12 @@ import org.jspecify.annotations.Nullable;
  * An acquire reply that arrives after the lease could already have expired (measured from
  * when the request was sent) does not count: the lock is released if it is still ours and
  * the attempt is treated as busy.
+ *
+ * <p>
+ * A release that fails because the store cannot be reached is reported to its caller and
+ * tried again in the background until it gets through or the lease would have ended, so
+ * the lock is free soon after the store answers again; a caller of this template whose
+ * wait runs out meanwhile is told that the key is held by that release.
  */
 public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 
@@ -102,6 +109,9 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 	private final WaitLoop waitLoop;
 
 	private final Cohort cohort;
+
+	/** Releases that failed as the store could not be reached, being tried again. */
+	private final PendingReleases pendingReleases;
 
 	/** Multi-key acquirers waiting for keys held here; null without multi-key locks. */
 	private final KeyWaiters keyWaiters = new KeyWaiters();
@@ -169,7 +179,10 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 		this.lossListener = (observer == LockObserver.NONE) ? lossListener : new ObservedLoss(lossListener, observer);
 		this.releaseAfterCommit = releaseAfterCommit;
 		this.cohort = new Cohort(handover, provider, this.cleanup);
-		this.waitLoop = new WaitLoop(provider, this.held, this::hold, this::background, this.cohort);
+		this.pendingReleases = new PendingReleases(scheduler, this.cleanup, this.events::freed,
+				defaults.retryInterval());
+		this.waitLoop = new WaitLoop(provider, this.held, this::hold, this::background, this.cohort,
+				this.pendingReleases);
 		this.multiKey = (provider instanceof MultiLocking multi)
 				? new MultiKeyAcquirer(multi, this.held, this::hold, this::background, this::reentrant, this.keyWaiters)
 				: null;
@@ -431,6 +444,13 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 	 * re-entrant outside its scope, and the caller may have expected it to be.
 	 */
 	private RuntimeException notAcquired(String key, LockSettings settings) {
+		LockBackendException pendingRelease = this.pendingReleases.pendingFor(key);
+		if (pendingRelease != null) {
+			return new LockAcquisitionException(key, settings.waitTime(), "Lock '" + key + "' not acquired within "
+					+ settings.waitTime().toMillis() + "ms: this JVM's release of it failed because the store could not"
+					+ " be reached, and is still being retried; the store holds the lock until that release gets"
+					+ " through or its lease ends (the cause is the failed release)", pendingRelease);
+		}
 		ManagedLease local = this.held.get(key);
 		if (local == null || !local.heldNow() || !local.unscopedLeaseOfCurrentThread()) {
 			return new LockAcquisitionException(key, settings.waitTime());
@@ -551,6 +571,11 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 			DefaultLockTemplate.this.cohort.releasedToOthers(lease, DefaultLockTemplate.this.queues.get(lease.key()));
 		}
 
+		@Override
+		public void releaseFailed(ManagedLease lease, LockBackendException failure) {
+			DefaultLockTemplate.this.pendingReleases.add(lease, failure);
+		}
+
 	}
 
 	private static void checkKey(@Nullable String key) {
@@ -570,6 +595,15 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 	 */
 	public long localHandovers() {
 		return this.cohort.handovers();
+	}
+
+	/**
+	 * Releases that failed because the store could not be reached and are being tried
+	 * again in the background, until one gets through or its lease would have ended: 0
+	 * once the store answers again.
+	 */
+	public int pendingReleases() {
+		return this.pendingReleases.size();
 	}
 
 	/** Locks that callers of this template hold now: 0 once every lease is released. */
@@ -678,6 +712,7 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 				logger.warn("Could not release lock '" + lease.key() + "' at shutdown; it expires after its lease", ex);
 			}
 		}
+		this.pendingReleases.close();
 		this.cleanup.shutdown();
 	}
 

@@ -11,6 +11,7 @@ import java.util.stream.Collectors;
 
 import dev.distlock.Lease;
 import dev.distlock.LeaseLostException;
+import dev.distlock.LockBackendException;
 import dev.distlock.OnLeaseLost;
 import dev.distlock.spi.Interrupts;
 import dev.distlock.spi.LockHandle;
@@ -140,6 +141,14 @@ final class ManagedLease implements Lease, ScopedLease {
 		 * marked it: this JVM's waiters let that one go first.
 		 */
 		default void releasedToOthers(ManagedLease lease) {
+		}
+
+		/**
+		 * The release in the store failed with {@code failure} (the store could not be
+		 * reached): the caller is told, and the release is tried again in the background
+		 * ({@link #retryRelease()}).
+		 */
+		default void releaseFailed(ManagedLease lease, LockBackendException failure) {
 		}
 
 	}
@@ -495,6 +504,9 @@ final class ManagedLease implements Lease, ScopedLease {
 			deleted = releaseUninterruptibly();
 		}
 		catch (RuntimeException ex) {
+			if (ex instanceof LockBackendException unreachable) {
+				this.events.releaseFailed(this, unreachable);
+			}
 			this.events.freed(key());
 			if (!wasLost) {
 				throw ex;
@@ -528,6 +540,16 @@ final class ManagedLease implements Lease, ScopedLease {
 	private boolean releaseUninterruptibly() {
 		return Interrupts
 			.setAsideAndRetry((attempt) -> endInStore() || (attempt > 1 && System.nanoTime() - this.deadlineNanos < 0));
+	}
+
+	/**
+	 * A release of this lease in the store that failed, tried again: as the release
+	 * itself (owner-checked, so never anyone else's lock).
+	 * @return whether the lock was still this lease's
+	 * @throws LockBackendException if the store failed again
+	 */
+	boolean retryRelease() {
+		return endInStore();
 	}
 
 	/**

@@ -52,8 +52,14 @@ public final class RenewalScheduler implements AutoCloseable {
 	/** Pending renewals by due time; guarded by {@link #lock}. */
 	private final NavigableSet<Renewal> pending = new TreeSet<>();
 
-	/** Pending lease deadline checks by due time; guarded by {@link #lock}. */
+	/**
+	 * Pending lease deadline checks and other timed tasks by due time; guarded by
+	 * {@link #lock}.
+	 */
 	private final NavigableSet<DeadlineCheck> deadlines = new TreeSet<>();
+
+	/** Of {@link #deadlines}, the tasks that are no lease's deadline check. */
+	private int otherTasks;
 
 	/**
 	 * When the collector wakes next anyway; guarded by {@link #lock}. A task due later
@@ -119,13 +125,29 @@ public final class RenewalScheduler implements AutoCloseable {
 
 	/**
 	 * Runs {@code task} on the collector thread, which never waits for the store, after
-	 * {@code delayNanos}; the task must not block.
+	 * {@code delayNanos}; the task must not block. For a lease's deadline check.
 	 */
 	DeadlineCheck scheduleDeadlineCheck(Runnable task, long delayNanos) {
-		DeadlineCheck check = new DeadlineCheck(task, System.nanoTime() + delayNanos, this.sequence.incrementAndGet());
+		return schedule(task, delayNanos, true);
+	}
+
+	/**
+	 * As {@link #scheduleDeadlineCheck}, for a task that is no lease's deadline check (a
+	 * retry of a failed release): not counted by {@link #pendingDeadlineChecks()}.
+	 */
+	DeadlineCheck scheduleTask(Runnable task, long delayNanos) {
+		return schedule(task, delayNanos, false);
+	}
+
+	private DeadlineCheck schedule(Runnable task, long delayNanos, boolean deadlineCheck) {
+		DeadlineCheck check = new DeadlineCheck(task, System.nanoTime() + delayNanos, this.sequence.incrementAndGet(),
+				deadlineCheck);
 		this.lock.lock();
 		try {
 			this.deadlines.add(check);
+			if (!deadlineCheck) {
+				this.otherTasks++;
+			}
 			wakeIfSooner(check.dueNanos);
 		}
 		finally {
@@ -137,7 +159,9 @@ public final class RenewalScheduler implements AutoCloseable {
 	void cancel(DeadlineCheck check) {
 		this.lock.lock();
 		try {
-			this.deadlines.remove(check);
+			if (this.deadlines.remove(check) && !check.deadlineCheck) {
+				this.otherTasks--;
+			}
 		}
 		finally {
 			this.lock.unlock();
@@ -170,7 +194,7 @@ public final class RenewalScheduler implements AutoCloseable {
 	public int pendingDeadlineChecks() {
 		this.lock.lock();
 		try {
-			return this.deadlines.size();
+			return this.deadlines.size() - this.otherTasks;
 		}
 		finally {
 			this.lock.unlock();
@@ -190,7 +214,11 @@ public final class RenewalScheduler implements AutoCloseable {
 			try {
 				long now = System.nanoTime();
 				while (!this.deadlines.isEmpty() && this.deadlines.first().dueNanos - now <= 0) {
-					expired.add(this.deadlines.pollFirst());
+					DeadlineCheck due = this.deadlines.pollFirst();
+					if (!due.deadlineCheck) {
+						this.otherTasks--;
+					}
+					expired.add(due);
 				}
 				if (!this.pending.isEmpty() && this.pending.first().dueNanos - now <= 0) {
 					for (Iterator<Renewal> it = this.pending.iterator(); it.hasNext();) {
@@ -330,7 +358,7 @@ public final class RenewalScheduler implements AutoCloseable {
 		this.senders.shutdownNow();
 	}
 
-	/** One pending deadline check of one lease. */
+	/** One pending deadline check of one lease, or another timed task. */
 	static final class DeadlineCheck implements Comparable<DeadlineCheck> {
 
 		final Runnable task;
@@ -339,10 +367,14 @@ public final class RenewalScheduler implements AutoCloseable {
 
 		private final long sequence;
 
-		DeadlineCheck(Runnable task, long dueNanos, long sequence) {
+		/** Whether it checks a lease's deadline (else it is another timed task). */
+		final boolean deadlineCheck;
+
+		DeadlineCheck(Runnable task, long dueNanos, long sequence, boolean deadlineCheck) {
 			this.task = task;
 			this.dueNanos = dueNanos;
 			this.sequence = sequence;
+			this.deadlineCheck = deadlineCheck;
 		}
 
 		@Override

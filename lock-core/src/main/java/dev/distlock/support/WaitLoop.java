@@ -61,9 +61,12 @@ final class WaitLoop {
 
 	private final Cohort cohort;
 
+	private final PendingReleases pendingReleases;
+
 	WaitLoop(LockProvider provider, ConcurrentMap<String, ManagedLease> held, Holder holder, Background background,
-			Cohort cohort) {
+			Cohort cohort, PendingReleases pendingReleases) {
 		this.cohort = cohort;
+		this.pendingReleases = pendingReleases;
 		this.provider = provider;
 		this.held = held;
 		this.holder = holder;
@@ -344,13 +347,18 @@ final class WaitLoop {
 
 	/**
 	 * Ends, in the background, a lock left for the line that nobody takes over: deleted
-	 * in the store if still its own, then the line is told.
+	 * in the store if still its own, then the line is told. A delete that fails as the
+	 * store cannot be reached is tried again ({@link PendingReleases}).
 	 */
 	void discard(ManagedLease left, @Nullable LocalQueue queue) {
 		this.held.remove(left.key(), left);
 		this.background.run(() -> {
 			try {
 				left.releaseInStore();
+			}
+			catch (LockBackendException ex) {
+				this.pendingReleases.add(left, ex);
+				throw ex;
 			}
 			finally {
 				if (queue != null) {
