@@ -5,12 +5,17 @@ import java.net.URL;
 import java.net.URLClassLoader;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 
 import dev.distlock.DistributedLock;
+import dev.distlock.LockMode;
 import dev.distlock.OnFailure;
 import dev.distlock.autoconfigure.DistributedLockAutoConfiguration;
 import dev.distlock.autoconfigure.redis.DistributedLockRedisAutoConfiguration;
+import dev.distlock.inmemory.InMemoryLockProvider;
+import dev.distlock.spi.LockAttempt;
+import dev.distlock.spi.LockProvider;
 import dev.distlock.testsupport.RedisServer;
 import kotlin.coroutines.Continuation;
 import kotlinx.coroutines.CompletableDeferredKt;
@@ -143,6 +148,24 @@ class DistributedLockStartupFailureTests {
 		assertFails(DeferredResult.class, "DeferredResult.work", "returns kotlinx.coroutines.Deferred");
 	}
 
+	/**
+	 * The read lock is declared on a superclass, so the proxy meets the plain method
+	 * first: the error must still come out as it is, naming the method, the store and the
+	 * capability, not as the proxy's "Unexpected AOP exception".
+	 */
+	@Test
+	void aReadLockOnAStoreWithoutReadLocksFailsNamingTheMethodTheStoreAndTheCapability() {
+		this.runner.withUserConfiguration(Config.class, PlainStore.class).withBean(Catalog.class).run((context) -> {
+			assertThat(context).hasFailed();
+			assertThat(context.getStartupFailure()).isInstanceOf(LockDeclarationException.class)
+				.hasMessageContaining("Catalog.read()")
+				.hasMessageContaining("the plain store does not")
+				.hasMessageContaining("SharedLocking");
+			assertThat(((LockDeclarationException) context.getStartupFailure()).reason())
+				.isEqualTo(LockDeclarationException.Reason.UNSUPPORTED_BY_STORE);
+		});
+	}
+
 	@Test
 	void placeholderDurationsResolve() {
 		this.runner.withPropertyValues("app.lock-wait=250ms")
@@ -174,6 +197,45 @@ class DistributedLockStartupFailureTests {
 
 	@Configuration(proxyBeanMethods = false)
 	static class Config {
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class PlainStore {
+
+		@Bean
+		LockProvider plainLockProvider() {
+			InMemoryLockProvider memory = new InMemoryLockProvider();
+			return new LockProvider() {
+
+				@Override
+				public LockAttempt tryLock(String key, Duration leaseTime) {
+					return memory.tryLock(key, leaseTime);
+				}
+
+				@Override
+				public String storeName() {
+					return "plain";
+				}
+
+			};
+		}
+
+	}
+
+	static class ReadingCatalog {
+
+		@DistributedLock(key = "#id", mode = LockMode.READ)
+		public void read(String id) {
+		}
+
+	}
+
+	static class Catalog extends ReadingCatalog {
+
+		@DistributedLock(key = "#id")
+		public void write(String id) {
+		}
 
 	}
 

@@ -115,7 +115,7 @@ class MultiKeyAnnotationTests {
 			.withBean(Transfers.class)
 			.run((context) -> {
 				assertThat(context).hasFailed();
-				assertThat(context.getStartupFailure()).rootCause()
+				assertThat(context.getStartupFailure()).isInstanceOf(LockDeclarationException.class)
 					.hasMessageContaining("Transfers.transfer")
 					.hasMessageContaining("lacks the capability MultiLocking");
 			});
@@ -124,7 +124,7 @@ class MultiKeyAnnotationTests {
 	private void assertFails(Class<?> bean, String method, String reason) {
 		this.runner.withBean(bean).run((context) -> {
 			assertThat(context).hasFailed();
-			assertThat(context.getStartupFailure()).rootCause()
+			assertThat(context.getStartupFailure()).isInstanceOf(LockDeclarationException.class)
 				.hasMessageContaining(method)
 				.hasMessageContaining(reason);
 		});

@@ -13,6 +13,7 @@ import dev.distlock.Lease;
 import dev.distlock.LockOptions;
 import dev.distlock.LockTemplate;
 import dev.distlock.aop.DistributedLockAdvisor;
+import dev.distlock.aop.LockDeclarationException;
 import dev.distlock.autoconfigure.inmemory.DistributedLockInMemoryAutoConfiguration;
 import dev.distlock.inmemory.InMemoryLockProvider;
 import dev.distlock.redis.RedisLockProvider;
@@ -190,7 +191,7 @@ class DistributedLockAutoConfigurationTests {
 		this.runner.withUserConfiguration(StoreWithoutFairLocks.class, FairService.class)
 			.run((context) -> assertThat(context).hasFailed()
 				.getFailure()
-				.rootCause()
+				.isInstanceOf(LockDeclarationException.class)
 				.hasMessageContaining("Worker.work")
 				.hasMessageContaining("plain store")
 				.hasMessageContaining("FairLocking"));

@@ -14,6 +14,7 @@ import org.springframework.aop.ClassFilter;
 import org.springframework.aop.Pointcut;
 import org.springframework.aop.support.AbstractPointcutAdvisor;
 import org.springframework.aop.support.StaticMethodMatcherPointcut;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.ConfigurableBeanFactory;
 import org.springframework.core.annotation.AnnotationUtils;
 
@@ -22,8 +23,18 @@ import org.springframework.core.annotation.AnnotationUtils;
  * {@link DistributedLock} methods. Its order places it outside {@code @Transactional}
  * (whose advisor defaults to the lowest precedence), so a lock is released only after the
  * transaction on the same method has completed.
+ *
+ * <p>
+ * While beans are being proxied, the pointcut looks only for the annotation: it reads no
+ * configuration and no store, since it also runs during ahead-of-time processing, when
+ * configuration properties are not bound and no store can be created. Once every
+ * singleton exists ({@link #afterSingletonsInstantiated()}) each annotated method seen so
+ * far is resolved, named option sets and the store's capabilities included, so a bad
+ * declaration fails startup with a {@link LockDeclarationException} naming the method; a
+ * bean created later is checked when it is proxied. Used without a bean factory, the
+ * advisor resolves each method at its first call.
  */
-public final class DistributedLockAdvisor extends AbstractPointcutAdvisor {
+public final class DistributedLockAdvisor extends AbstractPointcutAdvisor implements SmartInitializingSingleton {
 
 	private static final long serialVersionUID = 1L;
 
@@ -40,7 +51,7 @@ public final class DistributedLockAdvisor extends AbstractPointcutAdvisor {
 
 		@Override
 		public boolean matches(Method method, Class<?> targetClass) {
-			return DistributedLockAdvisor.this.source.getOperation(method, targetClass) != null;
+			return DistributedLockAdvisor.this.source.matches(method, targetClass);
 		}
 
 	};
@@ -97,6 +108,15 @@ public final class DistributedLockAdvisor extends AbstractPointcutAdvisor {
 				noMultiKeyLocks);
 		this.interceptor = new DistributedLockInterceptor(this.source, evaluator, template);
 		setOrder(order);
+	}
+
+	/**
+	 * Resolves every annotated method seen so far.
+	 * @throws LockDeclarationException for a declaration that cannot be honoured
+	 */
+	@Override
+	public void afterSingletonsInstantiated() {
+		this.source.checkAll();
 	}
 
 	@Override

@@ -70,8 +70,10 @@ final class LockKeyEvaluator extends CachedExpressionEvaluator {
 			parsed = getExpression(this.expressions, elementKey, expression);
 		}
 		catch (ParseException ex) {
-			throw new IllegalStateException("@DistributedLock key \"" + expression + "\" on " + description
-					+ " is not a valid SpEL expression: " + ex.getMessage(), ex);
+			throw new LockDeclarationException(description, LockDeclarationException.Reason.INVALID, null,
+					"@DistributedLock key \"" + expression + "\" on " + description
+							+ " is not a valid SpEL expression: " + ex.getMessage(),
+					ex);
 		}
 		if (parsed instanceof SpelExpression spel) {
 			@Nullable String[] names = getParameterNameDiscoverer().getParameterNames(method);
@@ -117,9 +119,11 @@ final class LockKeyEvaluator extends CachedExpressionEvaluator {
 			String variable = node.toStringAST().substring(1);
 			if (!isParameter(variable, method, names)) {
 				String known = (names != null) ? String.join(", ", names) : "none: compile with -parameters";
-				throw new IllegalStateException("@DistributedLock key \"" + expression + "\" on " + description
-						+ " uses #" + variable + ", which is not a parameter of the method (parameter names: " + known
-						+ "; by position: #p0 or #a0)");
+				throw new LockDeclarationException(description, LockDeclarationException.Reason.INVALID, null,
+						"@DistributedLock key \"" + expression + "\" on " + description + " uses #" + variable
+								+ ", which is not a parameter of the method (parameter names: " + known
+								+ "; by position: #p0 or #a0)",
+						null);
 			}
 		}
 		for (int i = 0; i < node.getChildCount(); i++) {

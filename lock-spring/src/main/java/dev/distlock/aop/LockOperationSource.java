@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Future;
@@ -21,6 +22,7 @@ import org.springframework.aop.support.AopUtils;
 import org.springframework.context.expression.AnnotatedElementKey;
 import org.springframework.core.KotlinDetector;
 import org.springframework.core.MethodClassKey;
+import org.springframework.core.MethodIntrospector;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.format.datetime.standard.DurationFormatterUtils;
 import org.springframework.util.ClassUtils;
@@ -30,15 +32,15 @@ import org.springframework.util.StringValueResolver;
 /**
  * Finds {@link DistributedLock} on a method (merged, so meta-annotations work; interface
  * and superclass methods too) and resolves it once per method and target class into a
- * {@link LockOperation}. Every check that can be made without a call is made here, at
- * proxy creation, so a bad annotation fails the application at startup naming the method:
- * an expression that does not parse, a duration that does not parse or is out of range, a
- * {@code name} with no configured option set, {@code SKIP} on a method that cannot return
- * "nothing", and asynchronous methods: futures, reactive publishers, Kotlin
- * {@code suspend} functions, {@code Flow} and {@code Job}/{@code Deferred} (a lock
- * released when the method returns, or at its first suspension, would not cover the work
- * it started). Kotlin and reactive types are recognised by name, so neither is needed on
- * the class path.
+ * {@link LockOperation}. Every check that can be made without a call is made before the
+ * first call, so a bad annotation fails the application at startup naming the method
+ * ({@link LockDeclarationException}): an expression that does not parse, a duration that
+ * does not parse or is out of range, a {@code name} with no configured option set,
+ * {@code SKIP} on a method that cannot return "nothing", and asynchronous methods:
+ * futures, reactive publishers, Kotlin {@code suspend} functions, {@code Flow} and
+ * {@code Job}/{@code Deferred} (a lock released when the method returns, or at its first
+ * suspension, would not cover the work it started). Kotlin and reactive types are
+ * recognised by name, so neither is needed on the class path.
  */
 public final class LockOperationSource {
 
@@ -63,6 +65,19 @@ public final class LockOperationSource {
 
 	private final Supplier<@Nullable String> noMultiKeyLocks;
 
+	/**
+	 * Classes with annotated methods seen before {@link #checkAll()}, not resolved yet.
+	 */
+	private final Set<Class<?>> unchecked = ConcurrentHashMap.newKeySet();
+
+	/** Classes whose annotated methods are all resolved. */
+	private final Set<Class<?>> checked = ConcurrentHashMap.newKeySet();
+
+	/**
+	 * Whether the configuration and the store may be read: set by {@link #checkAll()}.
+	 */
+	private volatile boolean configured;
+
 	LockOperationSource(Function<String, @Nullable LockOptions> namedOptions,
 			@Nullable StringValueResolver placeholders, LockKeyEvaluator evaluator) {
 		this(namedOptions, placeholders, evaluator, (options) -> null, () -> null);
@@ -85,6 +100,66 @@ public final class LockOperationSource {
 	}
 
 	/**
+	 * Whether {@code method} called on {@code targetClass} is annotated, for the
+	 * pointcut. Until {@link #checkAll()}, nothing else is read: the pointcut is asked
+	 * while beans are being proxied, possibly during ahead-of-time processing, when
+	 * configuration properties are not bound and no store may be created; the class is
+	 * remembered for {@link #checkAll()}. After it, the first time a class is seen every
+	 * annotated method of it is resolved at once, so a bad declaration fails the creation
+	 * of its bean, whichever of its methods the proxy asks about first.
+	 */
+	boolean matches(Method method, Class<?> targetClass) {
+		if (!this.configured) {
+			boolean annotated = method.getDeclaringClass() != Object.class && annotation(method, targetClass) != null;
+			if (annotated) {
+				this.unchecked.add(targetClass);
+			}
+			return annotated;
+		}
+		if (this.checked.add(targetClass)) {
+			try {
+				resolveAll(targetClass);
+			}
+			catch (RuntimeException ex) {
+				this.checked.remove(targetClass);
+				throw ex;
+			}
+		}
+		return getOperation(method, targetClass) != null;
+	}
+
+	/**
+	 * Resolves every annotated method of the classes seen so far, and from now on of each
+	 * class when it is first seen: called once the application's beans exist, when the
+	 * named option sets and the store can be read.
+	 * @throws LockDeclarationException for the first declaration that cannot be honoured
+	 */
+	void checkAll() {
+		this.configured = true;
+		for (Class<?> targetClass : this.unchecked) {
+			resolveAll(targetClass);
+			this.checked.add(targetClass);
+			this.unchecked.remove(targetClass);
+		}
+	}
+
+	private void resolveAll(Class<?> targetClass) {
+		Map<Method, DistributedLock> annotated = MethodIntrospector.selectMethods(targetClass,
+				(MethodIntrospector.MetadataLookup<DistributedLock>) (candidate) -> AnnotatedElementUtils
+					.findMergedAnnotation(candidate, DistributedLock.class));
+		annotated.keySet().forEach((method) -> getOperation(method, targetClass));
+	}
+
+	private static @Nullable DistributedLock annotation(Method method, @Nullable Class<?> targetClass) {
+		Method specific = AopUtils.getMostSpecificMethod(method, targetClass);
+		DistributedLock annotation = AnnotatedElementUtils.findMergedAnnotation(specific, DistributedLock.class);
+		if (annotation == null && specific != method) {
+			annotation = AnnotatedElementUtils.findMergedAnnotation(method, DistributedLock.class);
+		}
+		return annotation;
+	}
+
+	/**
 	 * The operation for {@code method} called on {@code targetClass}, or {@code null} if
 	 * not annotated.
 	 */
@@ -103,10 +178,7 @@ public final class LockOperationSource {
 
 	private @Nullable LockOperation resolve(Method method, @Nullable Class<?> targetClass) {
 		Method specific = AopUtils.getMostSpecificMethod(method, targetClass);
-		DistributedLock annotation = AnnotatedElementUtils.findMergedAnnotation(specific, DistributedLock.class);
-		if (annotation == null && specific != method) {
-			annotation = AnnotatedElementUtils.findMergedAnnotation(method, DistributedLock.class);
-		}
+		DistributedLock annotation = annotation(method, targetClass);
 		if (annotation == null) {
 			return null;
 		}
@@ -114,12 +186,15 @@ public final class LockOperationSource {
 		String description = ClassUtils.getQualifiedMethodName(specific, owner) + "()";
 		List<String> keys = List.of(annotation.keys());
 		if (StringUtils.hasText(annotation.key()) == !keys.isEmpty()) {
-			throw new IllegalStateException("@DistributedLock on " + description + (keys.isEmpty() ? " has an empty key"
-					: " sets both key and keys: set key for one lock, or keys for a multi-key lock"));
+			throw invalid(description,
+					"@DistributedLock on " + description
+							+ (keys.isEmpty() ? " has an empty key"
+									: " sets both key and keys: set key for one lock, or keys for a multi-key lock"),
+					null);
 		}
 		if (keys.stream().anyMatch((key) -> !StringUtils.hasText(key))) {
-			throw new IllegalStateException(
-					"@DistributedLock on " + description + " has an empty entry in keys " + keys);
+			throw invalid(description, "@DistributedLock on " + description + " has an empty entry in keys " + keys,
+					null);
 		}
 		// First: no key or option can make an asynchronous method safe to lock.
 		checkSynchronous(specific, description);
@@ -130,15 +205,17 @@ public final class LockOperationSource {
 		}
 		keys.forEach((key) -> this.evaluator.parse(key, elementKey, description, specific));
 		LockOptions options = options(annotation, description);
+		if (!keys.isEmpty() && Boolean.TRUE.equals(options.fair())) {
+			throw invalid(description, "@DistributedLock on " + description
+					+ ": a multi-key lock cannot be fair (a fair lock queues for one key)", null);
+		}
 		String missing = this.unsupported.apply(options);
 		if (missing == null && !keys.isEmpty()) {
 			missing = this.noMultiKeyLocks.get();
-			if (missing == null && Boolean.TRUE.equals(options.fair())) {
-				missing = "a multi-key lock cannot be fair (a fair lock queues for one key)";
-			}
 		}
 		if (missing != null) {
-			throw new IllegalStateException("@DistributedLock on " + description + ": " + missing);
+			throw new LockDeclarationException(description, LockDeclarationException.Reason.UNSUPPORTED_BY_STORE,
+					options.name(), "@DistributedLock on " + description + ": " + missing, null);
 		}
 		Class<?> returnType = specific.getReturnType();
 		checkSkip(annotation.onFailure(), returnType, description);
@@ -149,11 +226,20 @@ public final class LockOperationSource {
 	private LockOptions options(DistributedLock annotation, String description) {
 		LockOptions base = LockOptions.defaults();
 		if (StringUtils.hasText(annotation.name())) {
-			LockOptions named = this.namedOptions.apply(annotation.name());
+			LockOptions named;
+			try {
+				named = this.namedOptions.apply(annotation.name());
+			}
+			catch (RuntimeException ex) {
+				throw new LockDeclarationException(description, LockDeclarationException.Reason.UNKNOWN_OPTION_SET,
+						annotation.name(), "@DistributedLock on " + description + ": " + ex.getMessage(), ex);
+			}
 			if (named == null) {
-				throw new IllegalStateException(
+				throw new LockDeclarationException(description, LockDeclarationException.Reason.UNKNOWN_OPTION_SET,
+						annotation.name(),
 						"@DistributedLock on " + description + " names lock options '" + annotation.name()
-								+ "', but distributed-lock.locks." + annotation.name() + " is not configured");
+								+ "', but distributed-lock.locks." + annotation.name() + " is not configured",
+						null);
 			}
 			base = named;
 		}
@@ -204,41 +290,50 @@ public final class LockOperationSource {
 			return DurationFormatterUtils.detectAndParse((resolved != null) ? resolved.trim() : "");
 		}
 		catch (IllegalArgumentException ex) {
-			throw new IllegalStateException("@DistributedLock(" + attribute + " = \"" + value + "\") on " + description
+			throw invalid(description, "@DistributedLock(" + attribute + " = \"" + value + "\") on " + description
 					+ " is not a duration (use e.g. 500ms, 2s or PT2S)", ex);
 		}
 	}
 
 	private static void check(boolean invalid, String attribute, String value, String rule, String description) {
 		if (invalid) {
-			throw new IllegalStateException(
-					"@DistributedLock(" + attribute + " = \"" + value + "\") on " + description + " " + rule);
+			throw invalid(description,
+					"@DistributedLock(" + attribute + " = \"" + value + "\") on " + description + " " + rule, null);
 		}
 	}
 
 	private static void checkSynchronous(Method method, String description) {
 		if (KotlinDetector.isSuspendingFunction(method)) {
-			throw new IllegalStateException("@DistributedLock on " + description + " is a Kotlin suspend function:"
+			throw invalid(description, "@DistributedLock on " + description + " is a Kotlin suspend function:"
 					+ " suspend functions are not supported, because the lock would be released at the function's"
 					+ " first suspension, before its work completes; put the locked work in a method that does not"
-					+ " suspend and call that from the coroutine (for example inside withContext(Dispatchers.IO))");
+					+ " suspend and call that from the coroutine (for example inside withContext(Dispatchers.IO))",
+					null);
 		}
 		Class<?> returnType = method.getReturnType();
 		if (CompletionStage.class.isAssignableFrom(returnType) || Future.class.isAssignableFrom(returnType)
 				|| isAsyncType(returnType)) {
-			throw new IllegalStateException("@DistributedLock on " + description + " returns " + returnType.getName()
-					+ ": asynchronous results are not supported, because the lock would"
-					+ " be released before the work completes; lock inside the asynchronous task instead");
+			throw invalid(description,
+					"@DistributedLock on " + description + " returns " + returnType.getName()
+							+ ": asynchronous results are not supported, because the lock would"
+							+ " be released before the work completes; lock inside the asynchronous task instead",
+					null);
 		}
 	}
 
 	private static void checkSkip(OnFailure onFailure, Class<?> returnType, String description) {
 		if (onFailure == OnFailure.SKIP && returnType != void.class && returnType != Void.class
 				&& returnType != Optional.class) {
-			throw new IllegalStateException("@DistributedLock(onFailure = SKIP) on " + description + " returns "
-					+ returnType.getName() + ", but a skipped call can only return nothing: declare the method"
-					+ " void or Optional, or use onFailure = THROW");
+			throw invalid(description,
+					"@DistributedLock(onFailure = SKIP) on " + description + " returns " + returnType.getName()
+							+ ", but a skipped call can only return nothing: declare the method"
+							+ " void or Optional, or use onFailure = THROW",
+					null);
 		}
+	}
+
+	private static LockDeclarationException invalid(String description, String message, @Nullable Throwable cause) {
+		return new LockDeclarationException(description, LockDeclarationException.Reason.INVALID, null, message, cause);
 	}
 
 	/** Whether {@code type} is, extends or implements one of the asynchronous types. */

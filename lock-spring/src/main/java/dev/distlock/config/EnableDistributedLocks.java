@@ -18,12 +18,13 @@ import org.springframework.core.Ordered;
  *
  * <p>
  * Registers the lock advisor and, if the application has none, an auto-proxy creator.
- * Every annotated method is checked when its bean is created, so a key that does not
- * parse, a {@code #variable} that is not a parameter, a bad duration or a {@code name}
- * (named option sets need the Boot auto-configuration) fails the context's refresh,
- * naming the method. The {@code LockTemplate} is looked up at the first locked call, so
- * it may depend on anything; if there is none, that call fails and the method is not
- * invoked.
+ * Every annotated method is checked once the context's singletons exist (a bean created
+ * later: when it is created), so a key that does not parse, a {@code #variable} that is
+ * not a parameter, a bad duration, a {@code name} (named option sets need the Boot
+ * auto-configuration) or a kind of lock the store does not offer fails the context's
+ * refresh with a {@link dev.distlock.aop.LockDeclarationException} naming the method. The
+ * {@code LockTemplate} is looked up at the first locked call, so it may depend on
+ * anything; if there is none, that call fails and the method is not invoked.
  */
 @Target(ElementType.TYPE)
 @Retention(RetentionPolicy.RUNTIME)
