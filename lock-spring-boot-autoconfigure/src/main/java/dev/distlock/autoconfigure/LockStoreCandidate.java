@@ -1,5 +1,7 @@
 package dev.distlock.autoconfigure;
 
+import java.util.List;
+
 /**
  * A lock store that is available to this application: registered by each store's
  * auto-configuration when its library and its connection are there and
@@ -9,5 +11,8 @@ package dev.distlock.autoconfigure;
  * @param name the store's name, as {@code distributed-lock.store} takes it
  */
 public record LockStoreCandidate(String name) {
+
+	/** Every store name {@code distributed-lock.store} accepts. */
+	public static final List<String> NAMES = List.of("redis", "redlock", "jdbc", "zookeeper", "in-memory");
 
 }

@@ -7,7 +7,6 @@ import dev.distlock.spi.LockProvider;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
-import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.core.env.Environment;
 
 /**
@@ -18,7 +17,7 @@ import org.springframework.core.env.Environment;
 final class StoreSelectionCheck implements SmartInitializingSingleton {
 
 	/** Every store name {@code distributed-lock.store} accepts. */
-	static final Set<String> KNOWN = Set.of("redis", "redlock", "jdbc", "zookeeper", "in-memory");
+	static final Set<String> KNOWN = Set.copyOf(LockStoreCandidate.NAMES);
 
 	private final ObjectProvider<LockStoreCandidate> candidates;
 
@@ -39,18 +38,19 @@ final class StoreSelectionCheck implements SmartInitializingSingleton {
 		List<String> available = this.candidates.orderedStream().map(LockStoreCandidate::name).sorted().toList();
 		if (chosen == null || chosen.isBlank()) {
 			if (available.size() > 1) {
-				throw new IllegalStateException("Several lock stores are available (" + String.join(", ", available)
-						+ "): set " + OnLockStoreCondition.PROPERTY + " to the one to lock in");
+				throw new LockStoreSelectionException(null, available,
+						"Several lock stores are available (" + String.join(", ", available) + "): set "
+								+ OnLockStoreCondition.PROPERTY + " to the one to lock in.");
 			}
 			return;
 		}
 		String store = chosen.trim().toLowerCase(java.util.Locale.ROOT);
 		if (!KNOWN.contains(store)) {
-			throw new InvalidConfigurationPropertyValueException(OnLockStoreCondition.PROPERTY, chosen,
-					"The value must be one of " + KNOWN.stream().sorted().toList() + ".");
+			throw new LockStoreSelectionException(chosen, available,
+					"The value must be one of " + String.join(", ", LockStoreCandidate.NAMES) + ".");
 		}
 		if (!available.contains(store) && this.providers.getIfAvailable() == null) {
-			throw new InvalidConfigurationPropertyValueException(OnLockStoreCondition.PROPERTY, chosen,
+			throw new LockStoreSelectionException(chosen, available,
 					"The " + store + " store is not available: put its module on the class path and configure its"
 							+ " connection (for redis: lock-spring-boot-starter and spring.data.redis.*; for redlock:"
 							+ " distributed-lock.redis.redlock.nodes).");

@@ -5,6 +5,8 @@ import dev.distlock.autoconfigure.DistributedLockAutoConfiguration;
 import dev.distlock.autoconfigure.LockStoreCandidate;
 import dev.distlock.inmemory.InMemoryLockProvider;
 import dev.distlock.spi.LockProvider;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -22,6 +24,8 @@ import org.springframework.context.annotation.Bean;
 @ConditionalOnLockStore(value = "in-memory", byDefault = false)
 public final class DistributedLockInMemoryAutoConfiguration {
 
+	private static final Log logger = LogFactory.getLog(DistributedLockInMemoryAutoConfiguration.class);
+
 	@Bean
 	LockStoreCandidate distributedLockInMemoryStore() {
 		return new LockStoreCandidate("in-memory");
@@ -30,6 +34,7 @@ public final class DistributedLockInMemoryAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	LockProvider distributedLockProvider() {
+		logger.info("Distributed locks use the in-memory store: a lock excludes callers of this JVM only");
 		return new InMemoryLockProvider();
 	}
 

@@ -27,6 +27,7 @@ import org.springframework.boot.jdbc.EmbeddedDatabaseConnection;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.sql.init.DatabaseInitializationMode;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.log.LogMessage;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.SimpleDriverDataSource;
 
@@ -73,19 +74,34 @@ public final class DistributedLockJdbcAutoConfiguration {
 					&& EmbeddedDatabaseConnection.isEmbedded(dataSource))) {
 				provider.createTableIfMissing();
 			}
-			provider.validateSchema();
+			validateSchema(provider);
+			logger.info(LogMessage.format("Distributed locks use the JDBC store on %s (table '%s', store timeout %dms)",
+					provider.dialect().name(), jdbc.getTableName(), properties.getStoreTimeout().toMillis()));
 		}
 		catch (LockBackendException ex) {
 			// The database does not answer now; the locks will fail until it does, and
 			// say why then. Startup need not wait for it.
 			logger.warn("Could not check the distributed-lock table '" + jdbc.getTableName() + "' at startup: "
 					+ ex.getMessage());
+			logger.info(LogMessage.format(
+					"Distributed locks use the JDBC store (table '%s', store timeout %dms;"
+							+ " the database did not answer at startup)",
+					jdbc.getTableName(), properties.getStoreTimeout().toMillis()));
 		}
 		catch (RuntimeException ex) {
 			provider.close();
 			throw ex;
 		}
 		return provider;
+	}
+
+	private static void validateSchema(JdbcLockProvider provider) {
+		try {
+			provider.validateSchema();
+		}
+		catch (IllegalStateException ex) {
+			throw new MissingLockTableException(provider.tableName(), provider.dialect().schemaResource(), ex);
+		}
 	}
 
 	/**

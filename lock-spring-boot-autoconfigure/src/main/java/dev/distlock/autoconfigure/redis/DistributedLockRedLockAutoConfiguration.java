@@ -10,6 +10,8 @@ import dev.distlock.autoconfigure.LockStoreCandidate;
 import dev.distlock.redis.RedLockProvider;
 import dev.distlock.spi.LockProvider;
 import io.lettuce.core.RedisClient;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
@@ -24,6 +26,7 @@ import org.springframework.boot.context.properties.source.InvalidConfigurationPr
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.ConditionContext;
+import org.springframework.core.log.LogMessage;
 import org.springframework.core.type.AnnotatedTypeMetadata;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
@@ -43,6 +46,8 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 @ConditionalOnLockStore("redlock")
 @EnableConfigurationProperties(DistributedLockRedLockProperties.class)
 public final class DistributedLockRedLockAutoConfiguration {
+
+	private static final Log logger = LogFactory.getLog(DistributedLockRedLockAutoConfiguration.class);
 
 	static final String NODES = "distributed-lock.redis.redlock.nodes";
 
@@ -72,7 +77,11 @@ public final class DistributedLockRedLockAutoConfiguration {
 		catch (IllegalArgumentException ex) {
 			throw new InvalidConfigurationPropertyValueException(NODES, String.join(",", nodes), ex.getMessage());
 		}
-		return RedLockProvider.connect(nodes, prefix, storeTimeout);
+		LockProvider provider = RedLockProvider.connect(nodes, prefix, storeTimeout);
+		logger.info(LogMessage.format(
+				"Distributed locks use RedLock over %d Redis masters (key prefix '%s', store" + " timeout %dms)",
+				nodes.size(), prefix, storeTimeout.toMillis()));
+		return provider;
 	}
 
 	/** Matches when {@code distributed-lock.redis.redlock.nodes} names any master. */

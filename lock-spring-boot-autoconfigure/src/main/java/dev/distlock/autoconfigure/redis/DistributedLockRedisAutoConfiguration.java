@@ -8,6 +8,8 @@ import dev.distlock.autoconfigure.DistributedLockProperties;
 import dev.distlock.autoconfigure.LockStoreCandidate;
 import dev.distlock.redis.RedisLockProvider;
 import dev.distlock.spi.LockProvider;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -18,6 +20,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.log.LogMessage;
 import org.springframework.data.redis.connection.RedisConnectionFactory;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
@@ -33,6 +36,8 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 @ConditionalOnBean(RedisConnectionFactory.class)
 @ConditionalOnLockStore("redis")
 public final class DistributedLockRedisAutoConfiguration {
+
+	private static final Log logger = LogFactory.getLog(DistributedLockRedisAutoConfiguration.class);
 
 	@Bean
 	LockStoreCandidate distributedLockRedisStore() {
@@ -59,8 +64,15 @@ public final class DistributedLockRedisAutoConfiguration {
 							+ " arguments of WAIT as keys, so it would go to the node of their slot, not the lock's,"
 							+ " and confirm the wrong writes. Set it to 0 on a cluster.");
 		}
-		return new RedisLockProvider(connectionFactory, redis.getKeyPrefix(), cluster, redis.getWaitForReplicas(),
-				redis.getWaitForReplicasTimeout(), properties.getStoreTimeout());
+		RedisLockProvider provider = new RedisLockProvider(connectionFactory, redis.getKeyPrefix(), cluster,
+				redis.getWaitForReplicas(), redis.getWaitForReplicasTimeout(), properties.getStoreTimeout());
+		logger.info(LogMessage.format("Distributed locks use Redis (%s, key prefix '%s'%s, store timeout %dms)",
+				cluster ? "cluster" : lettuce(connectionFactory).isRedisSentinelAware() ? "sentinel" : "standalone",
+				redis.getKeyPrefix(),
+				(redis.getWaitForReplicas() > 0)
+						? ", each acquire confirmed by " + redis.getWaitForReplicas() + " replica(s)" : "",
+				properties.getStoreTimeout().toMillis()));
+		return provider;
 	}
 
 	@Bean

@@ -8,6 +8,8 @@ import dev.distlock.autoconfigure.DistributedLockProperties;
 import dev.distlock.autoconfigure.LockStoreCandidate;
 import dev.distlock.spi.LockProvider;
 import dev.distlock.zookeeper.ZookeeperLockProvider;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
@@ -24,6 +26,7 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
+import org.springframework.core.log.LogMessage;
 
 /**
  * The ZooKeeper store: a {@link ZookeeperLockProvider} over the application's
@@ -39,6 +42,8 @@ import org.springframework.context.annotation.Conditional;
 @ConditionalOnLockStore("zookeeper")
 @EnableConfigurationProperties(DistributedLockZookeeperProperties.class)
 public final class DistributedLockZookeeperAutoConfiguration {
+
+	private static final Log logger = LogFactory.getLog(DistributedLockZookeeperAutoConfiguration.class);
 
 	@Bean
 	LockStoreCandidate distributedLockZookeeperStore() {
@@ -94,7 +99,10 @@ public final class DistributedLockZookeeperAutoConfiguration {
 			throw new InvalidConfigurationPropertyValueException("distributed-lock.zookeeper.base-path", basePath,
 					"The base path must be absolute ('/distributed-lock'), with no empty segment and no trailing '/'.");
 		}
-		return new ZookeeperLockProvider(client, basePath, storeTimeout);
+		ZookeeperLockProvider provider = new ZookeeperLockProvider(client, basePath, storeTimeout);
+		logger.info(LogMessage.format("Distributed locks use ZooKeeper at %s (base path '%s', store timeout %dms)",
+				client.getZookeeperClient().getCurrentConnectionString(), basePath, storeTimeout.toMillis()));
+		return provider;
 	}
 
 	private static int millis(String property, Duration value) {
