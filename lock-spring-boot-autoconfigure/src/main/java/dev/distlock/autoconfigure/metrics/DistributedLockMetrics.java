@@ -1,6 +1,9 @@
 package dev.distlock.autoconfigure.metrics;
 
+import java.util.Collection;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Supplier;
 
@@ -62,12 +65,23 @@ import org.jspecify.annotations.Nullable;
  *
  * Acquire and hold times are the observations' timers ({@code distributed.lock.acquire},
  * {@code distributed.lock.hold}), when Observation is on.
+ *
+ * <p>
+ * Every meter exists from the moment it is bound, at zero: {@code leases.lost} for each
+ * reason, for the default name and every name given at construction (the configured
+ * option sets), so an alert on it has a series to watch before the first loss. A name
+ * first seen at a loss gets its counters then.
  */
 public final class DistributedLockMetrics implements MeterBinder, LockObserver {
+
+	/** The {@code lock.name} of locks without a name. */
+	private static final String DEFAULT_NAME = "default";
 
 	private final Supplier<@Nullable DefaultLockTemplate> template;
 
 	private final Supplier<@Nullable RenewalScheduler> scheduler;
+
+	private final Collection<String> names;
 
 	private final List<MeterRegistry> registries = new CopyOnWriteArrayList<>();
 
@@ -78,8 +92,19 @@ public final class DistributedLockMetrics implements MeterBinder, LockObserver {
 	 */
 	public DistributedLockMetrics(Supplier<@Nullable DefaultLockTemplate> template,
 			Supplier<@Nullable RenewalScheduler> scheduler) {
+		this(template, scheduler, List.of());
+	}
+
+	/**
+	 * As {@link #DistributedLockMetrics(Supplier, Supplier)}.
+	 * @param names the lock names whose loss counters exist from the start, besides
+	 * {@code default}: the configured option sets
+	 */
+	public DistributedLockMetrics(Supplier<@Nullable DefaultLockTemplate> template,
+			Supplier<@Nullable RenewalScheduler> scheduler, Collection<String> names) {
 		this.template = template;
 		this.scheduler = scheduler;
+		this.names = List.copyOf(names);
 	}
 
 	@Override
@@ -99,19 +124,30 @@ public final class DistributedLockMetrics implements MeterBinder, LockObserver {
 		FunctionCounter.builder("distributed.lock.renewal.round.trips", this, (metrics) -> metrics.fromScheduler(true))
 			.description("Renewal calls sent to the store; each renews a batch of leases")
 			.register(registry);
+		Set<String> names = new LinkedHashSet<>();
+		names.add(DEFAULT_NAME);
+		names.addAll(this.names);
+		for (String name : names) {
+			for (LossReason reason : LossReason.values()) {
+				leasesLost(registry, name, reason);
+			}
+		}
 		this.registries.add(registry);
 	}
 
 	@Override
 	public void leaseLost(Lease lease, @Nullable String name, LossReason reason) {
 		for (MeterRegistry registry : this.registries) {
-			Counter.builder("distributed.lock.leases.lost")
-				.description("Held leases found lost, by reason")
-				.tag("lock.name", (name != null) ? name : "default")
-				.tag("reason", reason.tagValue())
-				.register(registry)
-				.increment();
+			leasesLost(registry, (name != null) ? name : DEFAULT_NAME, reason).increment();
 		}
+	}
+
+	private static Counter leasesLost(MeterRegistry registry, String name, LossReason reason) {
+		return Counter.builder("distributed.lock.leases.lost")
+			.description("Held leases found lost, by reason")
+			.tag("lock.name", name)
+			.tag("reason", reason.tagValue())
+			.register(registry);
 	}
 
 	private double fromTemplate(boolean held) {

@@ -1,7 +1,10 @@
 package dev.distlock.autoconfigure.metrics;
 
+import java.util.List;
+
 import dev.distlock.LockTemplate;
 import dev.distlock.autoconfigure.DistributedLockAutoConfiguration;
+import dev.distlock.autoconfigure.DistributedLockProperties;
 import dev.distlock.support.DefaultLockTemplate;
 import dev.distlock.support.RenewalScheduler;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -28,10 +31,11 @@ public final class DistributedLockMetricsAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	DistributedLockMetrics distributedLockMetrics(ObjectProvider<LockTemplate> template,
-			ObjectProvider<RenewalScheduler> scheduler) {
+			ObjectProvider<RenewalScheduler> scheduler, ObjectProvider<DistributedLockProperties> properties) {
+		DistributedLockProperties configured = properties.getIfAvailable();
 		return new DistributedLockMetrics(
 				() -> (template.getIfUnique() instanceof DefaultLockTemplate managed) ? managed : null,
-				scheduler::getIfUnique);
+				scheduler::getIfUnique, (configured != null) ? configured.getLocks().keySet() : List.of());
 	}
 
 }

@@ -158,6 +158,28 @@ class LockObservabilityTests {
 	}
 
 	@Test
+	void everyMeterAnAlertWatchesExistsAtZeroFromStartup() {
+		this.metered
+			.withPropertyValues("distributed-lock.store=in-memory", "distributed-lock.locks.stock.wait-time=2s",
+					"distributed-lock.locks.reports.lease-time=1m")
+			.run((context) -> {
+				MeterRegistry meters = context.getBean(MeterRegistry.class);
+				for (String name : List.of("default", "stock", "reports")) {
+					for (LockObserver.LossReason reason : LockObserver.LossReason.values()) {
+						Counter lost = meters.find("distributed.lock.leases.lost")
+							.tags("lock.name", name, "reason", reason.tagValue())
+							.counter();
+						assertThat(lost).as("leases.lost for %s, %s before any loss", name, reason.tagValue())
+							.isNotNull();
+						assertThat(lost.count()).isZero();
+					}
+				}
+				assertThat(meters.get("distributed.lock.leases.held").gauge().value()).isZero();
+				assertThat(meters.get("distributed.lock.renewal.round.trips").functionCounter().count()).isZero();
+			});
+	}
+
+	@Test
 	void metersAndObservationsOnRealRedis() {
 		this.metered
 			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class,
