@@ -60,8 +60,16 @@ import org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy;
  * fails the statement at once even when the server does not answer, and drops the
  * connection from the pool. The watchdog scans the calls in flight at a short tick and
  * acts a tick before the deadline; a call costs it no wake-up. An acquisition whose
- * outcome is unknown (aborted mid-statement, or its caller gave up on the worker) is
- * undone by its unique owner in the background, so it blocks nobody for a whole lease.
+ * outcome is unknown (an attempt may have run its statement but the call ended without
+ * its result: aborted mid-statement, a reply lost and the retries failed, or its caller
+ * gave up on the worker) is undone by its unique owner in the background, tried again
+ * until it succeeds or the lease it may have taken would have ended, so it blocks nobody
+ * for a whole lease.
+ *
+ * <p>
+ * A failure's message names its root cause where the driver or the pool gives one:
+ * connection refused, authentication failed, and for a call that got no connection from a
+ * HikariCP pool within its deadline, the pool's last failure to connect.
  */
 final class JdbcCalls implements AutoCloseable {
 
@@ -72,6 +80,12 @@ final class JdbcCalls implements AutoCloseable {
 
 	/** The watchdog's longest tick. */
 	private static final long MAX_TICK_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
+
+	/** The first pause before a failed background clean-up is tried again. */
+	private static final long FIRST_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+
+	/** The longest pause between tries of a background clean-up. */
+	private static final long MAX_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
 
 	/** Background clean-ups waiting at most; beyond it they are dropped (logged). */
 	private static final int MAX_BACKGROUND = 1024;
@@ -93,7 +107,8 @@ final class JdbcCalls implements AutoCloseable {
 	/** How long before its deadline the watchdog acts on a call. */
 	private final long tickNanos;
 
-	private final String database;
+	/** The database's name for messages, once known. */
+	private volatile String database;
 
 	private final Set<InFlight> inFlight = ConcurrentHashMap.newKeySet();
 
@@ -148,6 +163,11 @@ final class JdbcCalls implements AutoCloseable {
 		return this.timeout;
 	}
 
+	/** Names the database in messages from now on ("PostgreSQL"). */
+	void database(String database) {
+		this.database = database;
+	}
+
 	/** The watchdog's thread, for the provider's periodic work (which must not block). */
 	ScheduledExecutorService scheduler() {
 		return this.scheduler;
@@ -161,10 +181,13 @@ final class JdbcCalls implements AutoCloseable {
 	/**
 	 * Runs {@code work} on a borrowed connection and returns its result, or throws
 	 * {@link LockBackendException}, within the store timeout.
-	 * @param key the lock key, for messages
-	 * @param operation what the call does, for messages ("acquire", "release")
-	 * @param abandoned when a call that may have taken a lock gave up without knowing:
-	 * called with its late result, or with null when its outcome is unknown, to undo it
+	 * @param key the lock key, for the exception ({@code ""} when the call is about no
+	 * lock)
+	 * @param operation what the call does, for messages ("acquire lock 'k'", "create the
+	 * table 't'")
+	 * @param abandoned when a call that may have taken a lock ended without knowing
+	 * whether it did: called with its late result, or with null when its outcome is
+	 * unknown, to undo it
 	 */
 	<T> T call(String key, String operation, Work<T> work, @Nullable Consumer<@Nullable T> abandoned) {
 		long deadline = System.nanoTime() + this.timeout.toNanos();
@@ -201,8 +224,8 @@ final class JdbcCalls implements AutoCloseable {
 			});
 		}
 		catch (RejectedExecutionException ex) {
-			throw new LockBackendException(key, "Cannot " + operation + " lock '" + key + "': " + MAX_WORKERS
-					+ " calls to " + this.database + " are still waiting for it to answer", ex);
+			throw new LockBackendException(key, "Could not " + operation + ": " + MAX_WORKERS + " calls to "
+					+ this.database + " are still waiting for it to answer", ex);
 		}
 		// The caller's interrupt does not end the wait: the call is bounded anyway, and
 		// its outcome is the caller's answer. The flag is kept for the caller.
@@ -247,15 +270,15 @@ final class JdbcCalls implements AutoCloseable {
 		}
 		catch (SQLException | RuntimeException ex) {
 			this.directUntil = System.nanoTime();
+			if (flight.mayHaveRun && abandoned != null) {
+				// An attempt may have run the statement, whose result never came back.
+				abandoned.accept(null);
+			}
 			if (flight.timedOut()) {
-				if (flight.state == InFlight.ABORTED && abandoned != null) {
-					abandoned.accept(null);
-				}
-				throw timedOut(key, operation, ex);
+				throw timedOut(key, operation, ex, flight);
 			}
 			throw new LockBackendException(key,
-					this.database + " failed to " + operation + " lock '" + key + "': " + mostSpecific(ex).getMessage(),
-					ex);
+					"Could not " + operation + " on " + this.database + ": " + Causes.describe(ex), ex);
 		}
 		finally {
 			this.inFlight.remove(flight);
@@ -267,8 +290,32 @@ final class JdbcCalls implements AutoCloseable {
 	}
 
 	private LockBackendException timedOut(String key, String operation, Exception ex) {
-		return new LockBackendException(key, this.database + " did not answer within " + this.timeout.toMillis()
-				+ "ms (distributed-lock.store-timeout) to " + operation + " lock '" + key + "'", ex);
+		return timedOut(key, operation, ex, null);
+	}
+
+	/**
+	 * A call cut off at its deadline, with the most telling cause: for a call still
+	 * waiting for the pool, the pool's last failure to connect if it tells one, else the
+	 * failure of an earlier attempt of the call (a pool that could not connect, a
+	 * connection that broke).
+	 */
+	private LockBackendException timedOut(String key, String operation, Exception ex, @Nullable InFlight flight) {
+		String database = this.database;
+		String message = Character.toUpperCase(database.charAt(0)) + database.substring(1) + " did not answer within "
+				+ this.timeout.toMillis() + "ms (distributed-lock.store-timeout) to " + operation;
+		boolean borrowing = flight != null && flight.state == InFlight.INTERRUPTED;
+		String noConnection = borrowing ? ": no connection from the pool in that time" : "";
+		Throwable poolFailure = borrowing ? Causes.lastConnectionFailure(this.dataSource) : null;
+		Throwable cause = (poolFailure != null || flight == null) ? poolFailure : flight.lastFailure;
+		if (cause == null) {
+			return new LockBackendException(key, message + noConnection, ex);
+		}
+		String which = (poolFailure != null) ? "the pool's last attempt to connect failed: "
+				: "an earlier attempt failed: ";
+		LockBackendException timedOut = new LockBackendException(key,
+				message + noConnection + ((borrowing) ? "; " : ": ") + which + Causes.describe(cause), cause);
+		timedOut.addSuppressed(ex);
+		return timedOut;
 	}
 
 	/**
@@ -284,6 +331,7 @@ final class JdbcCalls implements AutoCloseable {
 				if (!retryable(ex) || attempt >= MAX_ATTEMPTS || flight.timedOut()) {
 					throw ex;
 				}
+				flight.lastFailure = ex;
 				// Connections the server or the network ended while they sat in the pool
 				// (a pool hands out a recently used one unchecked), or a deadlock victim:
 				// again on another connection. The store's statements are safe to re-run.
@@ -336,7 +384,18 @@ final class JdbcCalls implements AutoCloseable {
 			}
 			// A result that came just as the watchdog aborted the connection is still the
 			// statement's committed outcome.
-			return work.run(connection);
+			try {
+				return work.run(connection);
+			}
+			catch (SQLException | RuntimeException ex) {
+				// A connection that broke, or was aborted, after the statement went out:
+				// the
+				// server may have run and committed it. (An error the server answered
+				// with
+				// means the statement, alone in its transaction, changed nothing.)
+				flight.mayHaveRun |= retryable(ex) || flight.state == InFlight.ABORTED;
+				throw ex;
+			}
 		}
 		finally {
 			flight.ran();
@@ -345,16 +404,34 @@ final class JdbcCalls implements AutoCloseable {
 
 	/**
 	 * Runs {@code work} in the background, bounded as any call, for clean-up nobody waits
-	 * for.
+	 * for; a try that fails is made again after a pause (50 ms, doubling up to half a
+	 * second), until one succeeds or {@code untilNanos} ({@link System#nanoTime()})
+	 * passes: an undo must outlast a database restart, not give up at its first refused
+	 * connection.
 	 */
-	void background(String what, Work<?> work) {
+	void backgroundUntil(String what, Work<?> work, long untilNanos) {
+		tryInBackground(what, work, untilNanos, FIRST_RETRY_NANOS);
+	}
+
+	private void tryInBackground(String what, Work<?> work, long untilNanos, long pauseNanos) {
 		try {
 			this.background.execute(() -> {
 				try {
-					callOnThisThread("(none)", "clean up", work, null, System.nanoTime() + this.timeout.toNanos());
+					callOnThisThread("", what, work, null, System.nanoTime() + this.timeout.toNanos());
 				}
 				catch (RuntimeException ex) {
-					logger.debug("Could not " + what, ex);
+					if (System.nanoTime() + pauseNanos - untilNanos >= 0) {
+						logger.debug("Could not " + what + "; gave up", ex);
+						return;
+					}
+					long next = Math.min(MAX_RETRY_NANOS, 2 * pauseNanos);
+					try {
+						this.scheduler.schedule(() -> tryInBackground(what, work, untilNanos, next), pauseNanos,
+								TimeUnit.NANOSECONDS);
+					}
+					catch (RejectedExecutionException closed) {
+						logger.debug("Could not " + what + "; the provider is closed", ex);
+					}
 				}
 			});
 		}
@@ -380,14 +457,6 @@ final class JdbcCalls implements AutoCloseable {
 		catch (SQLException | RuntimeException ex) {
 			logger.debug("Could not abort a JDBC connection whose statement outlived the store timeout", ex);
 		}
-	}
-
-	private static Throwable mostSpecific(Throwable ex) {
-		Throwable cause = ex;
-		while (cause.getCause() != null && cause.getCause() != cause) {
-			cause = cause.getCause();
-		}
-		return cause;
 	}
 
 	@Override
@@ -435,6 +504,15 @@ final class JdbcCalls implements AutoCloseable {
 		final long deadline;
 
 		volatile int state = IDLE;
+
+		/**
+		 * Whether an attempt failed after its statement went out, in a way that leaves
+		 * unknown whether the server ran it.
+		 */
+		volatile boolean mayHaveRun;
+
+		/** The failure of the latest attempt that was followed by another. */
+		volatile @Nullable SQLException lastFailure;
 
 		private volatile @Nullable Connection connection;
 

@@ -17,6 +17,7 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Pattern;
 
@@ -57,14 +58,24 @@ import org.jspecify.annotations.Nullable;
  * with the next token of the block; an acquisition by any other owner gets a token past
  * the whole block. A waiter of another JVM that finds the lock busy marks its row
  * ({@code waited}), and the release that ends the run reports the mark
- * ({@link TokenBlock#releasedToWaiters()}), so that this JVM's threads let it in.
+ * ({@link TokenBlock#releasedToWaiters()}), so that this JVM's threads let it in. After a
+ * hand-over the machinery asks whether the row still has the acquisition's owner and
+ * fence ({@link TokenBlock#stillHeld()}, one {@code SELECT}), so that a row that lost its
+ * owner behind the JVM's back (a failover that lost the last write, a restore, an
+ * operator's {@code UPDATE}) is reported to the holders it was passed through and not
+ * handed to a thread that asked after another JVM could have taken it.
  *
  * <p>
  * Each statement runs in autocommit on a connection borrowed for it alone, on the
  * caller's thread but never in the caller's transaction; every call returns or throws
  * {@link LockBackendException} within {@link #callTimeout()} whatever the pool's timeouts
- * (see {@link JdbcCalls}). On PostgreSQL waiters are woken by {@code NOTIFY} on release;
- * on MariaDB and MySQL they poll with jittered backoff.
+ * (see {@link JdbcCalls}), its message naming the root cause (connection refused,
+ * authentication failed). A statement whose connection broke is run again on another
+ * connection: an acquire that may have taken the lock and still ends without a result is
+ * undone by its owner in the background, and a release run again after its reply was lost
+ * counts a row freed with its fence unchanged as its own release. On PostgreSQL waiters
+ * are woken by {@code NOTIFY} on release; on MariaDB and MySQL they poll with jittered
+ * backoff.
  *
  * <p>
  * Rows whose lease ran out more than {@linkplain Builder#sweepAfter a day} ago are
@@ -134,7 +145,7 @@ public final class JdbcLockProvider implements ReleaseSignalling, BatchRenewal, 
 		this.tableName = checkTableName(builder.tableName);
 		this.sweepAfter = positive("sweepAfter", builder.sweepAfter);
 		this.dialect = builder.dialect;
-		String database = (builder.dialect != null) ? label(builder.dialect) : "The database";
+		String database = (builder.dialect != null) ? label(builder.dialect) : "the database";
 		this.calls = new JdbcCalls(builder.dataSource, positive("storeTimeout", builder.storeTimeout), database,
 				builder.directWindow);
 		long sweepEvery = Math.min(TimeUnit.HOURS.toNanos(1), this.sweepAfter.toNanos());
@@ -170,7 +181,8 @@ public final class JdbcLockProvider implements ReleaseSignalling, BatchRenewal, 
 		if (known != null) {
 			return known;
 		}
-		return this.calls.call("(none)", "detect the database of", this::dialect, null);
+		return this.calls.call("", "find out which database holds the lock table '" + this.tableName + "'",
+				this::dialect, null);
 	}
 
 	private JdbcLockDialect dialect(Connection connection) throws SQLException {
@@ -178,6 +190,7 @@ public final class JdbcLockProvider implements ReleaseSignalling, BatchRenewal, 
 		if (known == null) {
 			known = JdbcLockDialect.detect(connection.getMetaData());
 			this.dialect = known;
+			this.calls.database(label(known));
 		}
 		return known;
 	}
@@ -250,12 +263,16 @@ public final class JdbcLockProvider implements ReleaseSignalling, BatchRenewal, 
 		checkKey(key);
 		long leaseMicros = micros(leaseTime);
 		String owner = this.instanceId + ":" + this.sequence.incrementAndGet();
-		JdbcLockDialect.Acquire acquire = this.calls.call(key, "acquire", (connection) -> dialect(connection)
-			.acquire(connection, this.tableName, key, owner, leaseMicros, waiting, tokens), (late) -> {
-				if (late == null || late.acquired()) {
-					undo(key, owner);
-				}
-			});
+		// Past this, a lock the call may have taken has run out by itself.
+		long undoUntil = System.nanoTime() + leaseTime.toNanos() + this.calls.timeout().toNanos();
+		JdbcLockDialect.Acquire acquire = this.calls.call(key, "acquire lock '" + key + "'",
+				(connection) -> dialect(connection).acquire(connection, this.tableName, key, owner, leaseMicros,
+						waiting, tokens),
+				(late) -> {
+					if (late == null || late.acquired()) {
+						undo(key, owner, undoUntil);
+					}
+				});
 		if (acquire.acquired()) {
 			return new LockAttempt.Acquired(new JdbcLockHandle(key, owner, acquire.fence(), acquire.lastFence()));
 		}
@@ -263,14 +280,14 @@ public final class JdbcLockProvider implements ReleaseSignalling, BatchRenewal, 
 	}
 
 	/**
-	 * An acquisition whose caller gave up (its reply came late, or never) may have taken
-	 * the lock for an owner nobody knows: freed by that owner, in the background.
+	 * An acquisition that ended without its result (its reply came late, or never, and
+	 * its statement may have run) may have taken the lock for an owner nobody knows:
+	 * freed by that owner, in the background, tried again until it succeeds or the lease
+	 * it may have taken has run out ({@code untilNanos}).
 	 */
-	private void undo(String key, String owner) {
-		this.calls.background(
-				"undo an acquisition of lock '" + key + "' whose caller gave up; it expires after"
-						+ " its lease if it was taken",
-				(connection) -> dialect(connection).undo(connection, this.tableName, key, owner));
+	private void undo(String key, String owner, long untilNanos) {
+		this.calls.backgroundUntil("undo an acquisition of lock '" + key + "' that ended without its result",
+				(connection) -> dialect(connection).undo(connection, this.tableName, key, owner), untilNanos);
 	}
 
 	/**
@@ -289,7 +306,8 @@ public final class JdbcLockProvider implements ReleaseSignalling, BatchRenewal, 
 			}
 			boolean[] renewed;
 			try {
-				renewed = this.calls.call(leases.get(0).key(), "renew " + leases.size() + " locks incl.",
+				renewed = this.calls.call(leases.get(0).key(),
+						"renew " + leases.size() + " locks incl. '" + leases.get(0).key() + "'",
 						(connection) -> dialect(connection).renewAll(connection, this.tableName, leases), null);
 			}
 			catch (LockBackendException ex) {
@@ -305,12 +323,23 @@ public final class JdbcLockProvider implements ReleaseSignalling, BatchRenewal, 
 	}
 
 	/**
-	 * Checks that the lock table exists with the columns this store uses.
-	 * @throws IllegalStateException naming what is missing and where the DDL is
+	 * Checks that the lock table exists with the columns this store uses, and, on MariaDB
+	 * and MySQL, that its key column compares keys exactly (a binary collation).
+	 * @throws IllegalStateException naming what is missing and where the DDL is, or the
+	 * key column's collation and the {@code ALTER TABLE} that fixes it
 	 */
 	public void validateSchema() {
-		List<String> missing = this.calls.call("(none)", "check the table of", this::missingColumns, null);
-		if (!missing.isEmpty()) {
+		List<String> missing = this.calls.call("", "check the lock table '" + this.tableName + "'",
+				this::missingColumns, null);
+		if (missing.isEmpty()) {
+			String problem = this.calls.call("", "check the key column of the lock table '" + this.tableName + "'",
+					(connection) -> dialect(connection).keyColumnProblem(connection, this.tableName), null);
+			if (problem != null) {
+				throw new IllegalStateException("distlock's JDBC store cannot use the table '" + this.tableName
+						+ "' on " + label(dialect()) + ": " + problem);
+			}
+		}
+		else {
 			JdbcLockDialect known = dialect();
 			String what = missing.equals(COLUMNS) ? "the table '" + this.tableName + "' does not exist"
 					: "the table '" + this.tableName + "' lacks the column(s) " + String.join(", ", missing);
@@ -364,7 +393,7 @@ public final class JdbcLockProvider implements ReleaseSignalling, BatchRenewal, 
 	 * table name.
 	 */
 	public void createTableIfMissing() {
-		this.calls.call("(none)", "create the table of", (connection) -> {
+		this.calls.call("", "create the lock table '" + this.tableName + "'", (connection) -> {
 			String ddl = ddl(dialect(connection)).replace(DEFAULT_TABLE_NAME, this.tableName);
 			try (Statement statement = connection.createStatement()) {
 				statement.execute(ddl);
@@ -399,7 +428,7 @@ public final class JdbcLockProvider implements ReleaseSignalling, BatchRenewal, 
 	 */
 	public int sweep() {
 		long idleMicros = micros(this.sweepAfter);
-		return this.calls.call("(none)", "sweep idle rows of",
+		return this.calls.call("", "sweep idle rows of the lock table '" + this.tableName + "'",
 				(connection) -> dialect(connection).sweep(connection, this.tableName, idleMicros), null);
 	}
 
@@ -516,19 +545,44 @@ public final class JdbcLockProvider implements ReleaseSignalling, BatchRenewal, 
 		public boolean renew(Duration leaseTime) {
 			JdbcLockDialect.Lease lease = new JdbcLockDialect.Lease(this.key, this.owner, this.fence,
 					micros(leaseTime));
-			return calls.call(this.key, "renew",
+			return calls.call(this.key, "renew lock '" + this.key + "'",
 					(connection) -> dialect(connection).renew(connection, tableName, lease), null);
 		}
 
+		/**
+		 * {@inheritDoc}
+		 * <p>
+		 * One statement, re-run on another connection when one turns out dead. A re-run
+		 * that finds the lock free with its fence still this acquisition's (nobody took
+		 * it since: every acquisition raises the fence) counts the earlier run as the
+		 * release, whose reply was lost, rather than report a loss.
+		 */
 		@Override
 		public boolean release() {
-			JdbcLockDialect.Release release = calls.call(this.key, "release", (connection) -> {
+			AtomicInteger runs = new AtomicInteger();
+			JdbcLockDialect.Release release = calls.call(this.key, "release lock '" + this.key + "'", (connection) -> {
+				boolean rerun = runs.getAndIncrement() > 0;
 				JdbcLockDialect known = dialect(connection);
-				return known.release(connection, tableName, this.key, this.owner, this.fence,
+				JdbcLockDialect.Release outcome = known.release(connection, tableName, this.key, this.owner, this.fence,
 						known.releaseChannel(tableName));
+				if (outcome == JdbcLockDialect.Release.NOT_HELD && rerun) {
+					return known.releasedAt(connection, tableName, this.key, this.fence);
+				}
+				return outcome;
 			}, null);
 			this.releasedToWaiters = (release == JdbcLockDialect.Release.RELEASED_TO_WAITERS);
 			return release.released();
+		}
+
+		/**
+		 * One query: whether the row still has this acquisition's owner and fence, and
+		 * its lease has not run out; bounded by the store timeout as every call.
+		 */
+		@Override
+		public boolean stillHeld() {
+			return calls.call(this.key, "check the owner of lock '" + this.key + "'",
+					(connection) -> dialect(connection).held(connection, tableName, this.key, this.owner, this.fence),
+					null);
 		}
 
 		@Override

@@ -25,6 +25,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import org.springframework.jdbc.core.JdbcTemplate;
+
 import static dev.distlock.jdbc.TestDatabases.acquired;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -64,10 +66,17 @@ abstract class AbstractJdbcHandoverTests extends AbstractLocalHandoverTests {
 		return provider;
 	}
 
-	/** A JVM's template: its own pool and provider, hand-over on. */
+	/** A JVM's template: its own pool and provider, hand-over as given. */
 	@Override
-	protected DefaultLockTemplate newJvm() {
-		return template(HandoverSettings.ON);
+	protected DefaultLockTemplate newJvm(HandoverSettings handover) {
+		return template(handover);
+	}
+
+	/** The row's owner cleared, as an operator's {@code UPDATE} or a lost write would. */
+	@Override
+	protected void loseLock(String key) {
+		assertThat(new JdbcTemplate(server().dataSource())
+			.update("UPDATE " + TABLE + " SET owner = NULL WHERE name = ?", key)).isOne();
 	}
 
 	@Override

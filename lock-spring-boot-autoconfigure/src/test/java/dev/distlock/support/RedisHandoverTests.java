@@ -80,13 +80,19 @@ class RedisHandoverTests extends AbstractLocalHandoverTests {
 		}
 	}
 
-	/** A JVM's template: its own connection factory and provider, hand-over on. */
+	/** A JVM's template: its own connection factory and provider, hand-over as given. */
 	@Override
-	protected DefaultLockTemplate newJvm() {
+	protected DefaultLockTemplate newJvm(HandoverSettings handover) {
 		LettuceConnectionFactory connections = TestRedis.connectionFactory(server);
-		DefaultLockTemplate template = template(connections, HandoverSettings.ON);
+		DefaultLockTemplate template = template(connections, handover);
 		this.closeables.add(connections::destroy);
 		return template;
+	}
+
+	/** The lock's key deleted, as an eviction or an operator's {@code DEL} would. */
+	@Override
+	protected void loseLock(String key) {
+		assertThat(redis.delete(TestRedis.PREFIX + key)).isTrue();
 	}
 
 	@Override

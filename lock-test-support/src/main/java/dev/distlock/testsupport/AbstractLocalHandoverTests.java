@@ -10,24 +10,30 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 import dev.distlock.Lease;
+import dev.distlock.LeaseLostException;
 import dev.distlock.LockContext;
 import dev.distlock.LockOptions;
 import dev.distlock.spi.LocalHandover;
 import dev.distlock.support.DefaultLockTemplate;
+import dev.distlock.support.HandoverSettings;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * Local hand-over ({@link LocalHandover}) on a real store, for any store that offers it:
  * two templates over providers of their own stand for two JVMs, with hand-over on. Tokens
- * rise across local passes and JVMs, a lock passed locally costs no store call, and a
- * waiter of the other JVM gets the lock while eight threads of this one hammer it. A
- * store's test extends this class, gives a template per JVM and counts its store calls.
+ * rise across local passes and JVMs, a lock passed locally costs no store call, a waiter
+ * of the other JVM gets the lock while eight threads of this one hammer it, and a lock
+ * the store lost while it is passed on is reported to its holder and never handed to a
+ * request made after another JVM took it. A store's test extends this class, gives a
+ * template per JVM, counts its store calls and takes a lock away from outside.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 public abstract class AbstractLocalHandoverTests {
@@ -46,10 +52,22 @@ public abstract class AbstractLocalHandoverTests {
 
 	/**
 	 * A template standing for one JVM: a provider of its own, {@link #OPTIONS} and local
-	 * hand-over on ({@link dev.distlock.support.HandoverSettings#ON}); the subclass
-	 * closes it after the test.
+	 * hand-over with {@code handover}; the subclass closes it after the test.
 	 */
-	protected abstract DefaultLockTemplate newJvm();
+	protected abstract DefaultLockTemplate newJvm(HandoverSettings handover);
+
+	/** A template standing for one JVM, with the default hand-over settings. */
+	protected DefaultLockTemplate newJvm() {
+		return newJvm(HandoverSettings.ON);
+	}
+
+	/**
+	 * Takes the lock on {@code key} away from its holder from outside the library, as a
+	 * failover that lost the holder's last write, a restore or an operator would: the
+	 * store then lets any other owner take it, with a token above every token it handed
+	 * out for the key.
+	 */
+	protected abstract void loseLock(String key);
 
 	/**
 	 * The store calls every provider of the test made so far (commands, scripts,
@@ -63,6 +81,53 @@ public abstract class AbstractLocalHandoverTests {
 	@AfterEach
 	void stopThreads() {
 		this.threads.shutdownNow();
+	}
+
+	/**
+	 * Thread A of one JVM holds the lock with a block of tokens and thread B waits for it
+	 * in the JVM; the store loses the lock and another JVM takes it; thread C asks after
+	 * that. A's release, which would hand the lock to B, is told of the loss
+	 * ({@link LeaseLostException}), and neither B nor C gets a token of the old block,
+	 * which would be below the other JVM's while it holds the lock: both wait for it and
+	 * get greater tokens. (A {@code max-time} of a minute: B lines up after A took the
+	 * lock, which may take longer than the default 20 ms.)
+	 */
+	@Test
+	void aLockLostInTheStoreIsNeverHandedToARequestMadeAfterAnotherJvmTookIt() throws Exception {
+		String key = key();
+		DefaultLockTemplate jvm = newJvm(new HandoverSettings(true, 32, Duration.ofMinutes(1)));
+		DefaultLockTemplate other = newJvm();
+		Lease a = jvm.acquire(key, LockOptions.defaults());
+		Future<Long> b = tokenOfAWaitingThread(jvm, key);
+		loseLock(key);
+		Lease taken = other.acquire(key, LockOptions.builder().waitTime(Duration.ofSeconds(5)).build());
+		assertThat(taken.fencingToken()).isGreaterThan(a.fencingToken());
+		Future<Long> c = tokenOfAWaitingThread(jvm, key);
+		assertThatExceptionOfType(LeaseLostException.class).isThrownBy(a::release);
+		assertThat(b).as("B while the other JVM holds the lock").isNotDone();
+		assertThat(c).as("C while the other JVM holds the lock").isNotDone();
+		taken.release();
+		assertThat(b.get(20, TimeUnit.SECONDS)).as("B's token").isGreaterThan(taken.fencingToken());
+		assertThat(c.get(20, TimeUnit.SECONDS)).as("C's token").isGreaterThan(taken.fencingToken());
+	}
+
+	/**
+	 * A thread of {@code jvm} that asks for {@code key}, returned once it waits (in the
+	 * JVM's line or at the store); it releases the lock as soon as it has it, and answers
+	 * its token.
+	 */
+	private Future<Long> tokenOfAWaitingThread(DefaultLockTemplate jvm, String key) {
+		AtomicReference<Thread> thread = new AtomicReference<>();
+		Future<Long> token = this.threads.submit(() -> {
+			thread.set(Thread.currentThread());
+			try (Lease lease = jvm.acquire(key, LockOptions.builder().waitTime(Duration.ofSeconds(30)).build())) {
+				return lease.fencingToken();
+			}
+		});
+		Conditions.await("a waiting thread", Duration.ofSeconds(10),
+				() -> thread.get() != null && (thread.get().getState() == Thread.State.WAITING
+						|| thread.get().getState() == Thread.State.TIMED_WAITING));
+		return token;
 	}
 
 	protected static String key() {

@@ -132,6 +132,33 @@ public abstract sealed class JdbcLockDialect permits PostgresDialect, MySqlDiale
 			@Nullable String channel) throws SQLException;
 
 	/**
+	 * Whether {@code owner} with {@code fence} holds the lock and its lease has not run
+	 * out, changing nothing: the owner check after a local hand-over.
+	 */
+	public boolean held(Connection connection, String table, String key, String owner, long fence) throws SQLException {
+		return exists(connection, commonOf(table).held(), key, owner, fence);
+	}
+
+	/**
+	 * Whether the lock is free with its fence still at {@code fence}: nobody took it
+	 * since the acquisition whose block ends at {@code fence}, and it was freed, by that
+	 * acquisition's own release when a re-run of that release asks (the row's owner is
+	 * cleared only by a release or an undo). Reports whether a waiter had marked it.
+	 */
+	public Release releasedAt(Connection connection, String table, String key, long fence) throws SQLException {
+		try (PreparedStatement statement = connection.prepareStatement(commonOf(table).released())) {
+			statement.setString(1, key);
+			statement.setLong(2, fence);
+			try (ResultSet result = statement.executeQuery()) {
+				if (!result.next()) {
+					return Release.NOT_HELD;
+				}
+				return result.getBoolean(1) ? Release.RELEASED_TO_WAITERS : Release.RELEASED;
+			}
+		}
+	}
+
+	/**
 	 * Frees the lock if {@code owner} holds it, whatever its lease: undoes an acquisition
 	 * whose outcome the caller never learnt (the owner is unique to it).
 	 */
@@ -159,6 +186,15 @@ public abstract sealed class JdbcLockDialect permits PostgresDialect, MySqlDiale
 		return null;
 	}
 
+	/**
+	 * What is wrong with how {@code table}'s key column compares keys, or null when it
+	 * compares them exactly, byte for byte, as the JVM does: a statement to fix it is
+	 * part of the answer.
+	 */
+	public @Nullable String keyColumnProblem(Connection connection, String table) throws SQLException {
+		return null;
+	}
+
 	/** The database's clock, in microseconds since the epoch. */
 	public long clockMicros(Connection connection) throws SQLException {
 		try (PreparedStatement statement = connection.prepareStatement("SELECT " + nowMicros());
@@ -173,15 +209,29 @@ public abstract sealed class JdbcLockDialect permits PostgresDialect, MySqlDiale
 	 */
 	static int update(Connection connection, String sql, Object... parameters) throws SQLException {
 		try (PreparedStatement statement = connection.prepareStatement(sql)) {
-			for (int i = 0; i < parameters.length; i++) {
-				if (parameters[i] instanceof Long number) {
-					statement.setLong(i + 1, number);
-				}
-				else {
-					statement.setString(i + 1, (String) parameters[i]);
-				}
-			}
+			bind(statement, parameters);
 			return statement.executeUpdate();
+		}
+	}
+
+	/** Runs the query {@code sql} with {@code parameters}: whether it found a row. */
+	static boolean exists(Connection connection, String sql, Object... parameters) throws SQLException {
+		try (PreparedStatement statement = connection.prepareStatement(sql)) {
+			bind(statement, parameters);
+			try (ResultSet result = statement.executeQuery()) {
+				return result.next();
+			}
+		}
+	}
+
+	private static void bind(PreparedStatement statement, Object... parameters) throws SQLException {
+		for (int i = 0; i < parameters.length; i++) {
+			if (parameters[i] instanceof Long number) {
+				statement.setLong(i + 1, number);
+			}
+			else {
+				statement.setString(i + 1, (String) parameters[i]);
+			}
 		}
 	}
 
@@ -239,8 +289,20 @@ public abstract sealed class JdbcLockDialect permits PostgresDialect, MySqlDiale
 	 * @param renew extends a held lease: lease micros, key, owner, fence
 	 * @param undo frees a lock held by an owner whatever its lease: key, owner
 	 * @param sweep deletes rows idle for longer than the given micros
+	 * @param held finds a lock held by an owner and fence, not run out: key, owner, fence
+	 * @param released reads the mark of a free lock whose fence is still the given one:
+	 * key, fence
 	 */
-	record Common(String renew, String undo, String sweep) {
+	record Common(String renew, String undo, String sweep, String held, String released) {
+
+		/**
+		 * With the owner check and the read of a freed row, from {@code heldWhere}: the
+		 * dialect's {@code WHERE} clause of a held lock (key, owner, fence, not run out).
+		 */
+		static Common of(String table, String renew, String undo, String sweep, String heldWhere) {
+			return new Common(renew, undo, sweep, "SELECT 1 FROM " + table + heldWhere,
+					"SELECT waited FROM " + table + " WHERE name = ? AND owner IS NULL AND fence = ?");
+		}
 
 	}
 

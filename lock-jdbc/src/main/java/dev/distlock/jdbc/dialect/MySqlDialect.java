@@ -46,10 +46,12 @@ final class MySqlDialect extends JdbcLockDialect {
 
 	@Override
 	Common common(String table) {
-		return new Common("UPDATE " + table + " SET expires_at = TIMESTAMPADD(MICROSECOND, ?, " + NOW + ")" + HELD,
+		return Common.of(table,
+				"UPDATE " + table + " SET expires_at = TIMESTAMPADD(MICROSECOND, ?, " + NOW + ")" + HELD,
 				"UPDATE " + table + " SET owner = NULL, expires_at = " + NOW + " WHERE name = ? AND owner = ?",
 				"DELETE FROM " + table + " WHERE expires_at < TIMESTAMPADD(MICROSECOND, -?, " + NOW + ") AND fence < "
-						+ NOW_MICROS);
+						+ NOW_MICROS,
+				HELD);
 	}
 
 	@Override
@@ -100,6 +102,40 @@ final class MySqlDialect extends JdbcLockDialect {
 				return Acquire.busy(result.next() ? result.getLong(1) : 1);
 			}
 		}
+	}
+
+	/**
+	 * A key column with a collation other than a binary one (the shipped DDL's
+	 * {@link #binaryCollation()}): the database's default is case-insensitive (and, on
+	 * MySQL 8, accent-insensitive), so that keys the JVM tells apart would be one row.
+	 */
+	@Override
+	public @Nullable String keyColumnProblem(Connection connection, String table) throws SQLException {
+		int dot = table.indexOf('.');
+		try (PreparedStatement statement = connection.prepareStatement("SELECT COLLATION_NAME FROM"
+				+ " information_schema.COLUMNS WHERE TABLE_SCHEMA = COALESCE(?, DATABASE()) AND TABLE_NAME = ?"
+				+ " AND COLUMN_NAME = 'name'")) {
+			statement.setString(1, (dot > 0) ? table.substring(0, dot) : null);
+			statement.setString(2, (dot > 0) ? table.substring(dot + 1) : table);
+			try (ResultSet result = statement.executeQuery()) {
+				String collation = result.next() ? result.getString(1) : null;
+				if (collation == null || collation.endsWith("_bin") || collation.equals("binary")) {
+					return null;
+				}
+				return "its key column 'name' has the collation " + collation + ", which does not compare keys"
+						+ " exactly (keys differing only in case, or on MySQL 8 in accents, would be one lock)."
+						+ " Give it a binary collation: ALTER TABLE " + table + " MODIFY name VARCHAR(255)"
+						+ " CHARACTER SET utf8mb4 COLLATE " + binaryCollation() + " NOT NULL";
+			}
+		}
+	}
+
+	/**
+	 * The binary collation that also compares trailing spaces (NO PAD): MariaDB's
+	 * {@code utf8mb4_nopad_bin}, MySQL 8's {@code utf8mb4_0900_bin}.
+	 */
+	private String binaryCollation() {
+		return name().equals("mariadb") ? "utf8mb4_nopad_bin" : "utf8mb4_0900_bin";
 	}
 
 	private static long fence(Statement statement) throws SQLException {

@@ -34,11 +34,12 @@ final class PostgresDialect extends JdbcLockDialect {
 
 	@Override
 	Common common(String table) {
-		return new Common(
+		return Common.of(table,
 				"UPDATE " + table + " SET expires_at = clock_timestamp() + ? * interval '1 microsecond'" + HELD,
 				"UPDATE " + table + " SET owner = NULL, expires_at = clock_timestamp() WHERE name = ? AND owner = ?",
 				"DELETE FROM " + table + " WHERE expires_at < clock_timestamp() - ? * interval '1 microsecond'"
-						+ " AND fence < " + NOW_MICROS);
+						+ " AND fence < " + NOW_MICROS,
+				HELD);
 	}
 
 	@Override

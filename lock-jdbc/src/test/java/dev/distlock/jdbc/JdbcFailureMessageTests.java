@@ -1,0 +1,122 @@
+package dev.distlock.jdbc;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.distlock.LockBackendException;
+import dev.distlock.testsupport.DatabaseServer;
+import dev.distlock.testsupport.MariaDbServer;
+import dev.distlock.testsupport.PostgresServer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import static dev.distlock.jdbc.TestDatabases.acquired;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+
+/**
+ * What a failed call says, against real servers with HikariCP's default settings: a
+ * stopped server is a refused connection (whether the pool had connected before or
+ * never), a wrong password is a failed authentication, and no message carries a
+ * placeholder for a lock that a call is not about.
+ */
+@Timeout(value = 90, unit = TimeUnit.SECONDS)
+class JdbcFailureMessageTests {
+
+	private static final Duration LONG = Duration.ofSeconds(30);
+
+	private static final String TABLE = "message_lock";
+
+	/** A server of this class's own, stopped by a test. */
+	private static PostgresServer stoppable;
+
+	private final List<AutoCloseable> closeables = new ArrayList<>();
+
+	@BeforeAll
+	static void startServer() {
+		stoppable = PostgresServer.start();
+	}
+
+	@AfterAll
+	static void stopServer() {
+		stoppable.close();
+	}
+
+	@AfterEach
+	void close() throws Exception {
+		for (int i = this.closeables.size() - 1; i >= 0; i--) {
+			this.closeables.get(i).close();
+		}
+	}
+
+	/**
+	 * A provider over a pool with HikariCP's default settings that starts at its first
+	 * use, as Spring Boot makes it.
+	 */
+	private JdbcLockProvider provider(DatabaseServer server, String password) {
+		HikariDataSource pool = new HikariDataSource();
+		pool.setJdbcUrl(server.jdbcUrl());
+		pool.setUsername(server.username());
+		pool.setPassword(password);
+		this.closeables.add(pool);
+		JdbcLockProvider provider = new JdbcLockProvider(pool, TABLE);
+		this.closeables.add(provider);
+		return provider;
+	}
+
+	/**
+	 * The server stops while the application runs: the pool waits for a connection it
+	 * cannot make, and the call that gives up on it at the store timeout says that the
+	 * connection was refused. A pool started while the server is down says the same.
+	 */
+	@Test
+	void aStoppedServerIsReportedAsARefusedConnection() {
+		JdbcLockProvider running = provider(stoppable, stoppable.password());
+		running.createTableIfMissing();
+		assertThat(acquired(running.tryLock("before-the-stop", LONG)).release()).isTrue();
+		stoppable.stop();
+		try {
+			assertThatExceptionOfType(LockBackendException.class)
+				.isThrownBy(() -> running.tryLock("during-the-stop", LONG))
+				.satisfies((ex) -> assertThat(ex.getMessage()).containsIgnoringCase("connection refused")
+					.contains("lock 'during-the-stop'")
+					.contains("PostgreSQL"));
+			JdbcLockProvider fresh = provider(stoppable, stoppable.password());
+			assertThatExceptionOfType(LockBackendException.class).isThrownBy(fresh::validateSchema)
+				.satisfies((ex) -> assertThat(ex.getMessage()).containsIgnoringCase("connection refused")
+					.contains("lock table '" + TABLE + "'")
+					.doesNotContain("(none)"));
+		}
+		finally {
+			stoppable.restart();
+		}
+	}
+
+	/** A wrong password on PostgreSQL says that the authentication failed. */
+	@Test
+	void aWrongPasswordIsReportedAsAFailedAuthenticationOnPostgres() {
+		assertAuthenticationFails(provider(PostgresServer.shared(), "wrong"));
+	}
+
+	/** A wrong password on MariaDB says that the authentication failed. */
+	@Test
+	void aWrongPasswordIsReportedAsAFailedAuthenticationOnMariaDb() {
+		assertAuthenticationFails(provider(MariaDbServer.shared(), "wrong"));
+	}
+
+	private static void assertAuthenticationFails(JdbcLockProvider provider) {
+		assertThatExceptionOfType(LockBackendException.class).isThrownBy(provider::validateSchema)
+			.satisfies((ex) -> assertThat(ex.getMessage()).contains("authentication failed")
+				.contains("lock table '" + TABLE + "'")
+				.doesNotContain("(none)"));
+		assertThatExceptionOfType(LockBackendException.class).isThrownBy(() -> provider.tryLock("k", LONG))
+			.satisfies((ex) -> assertThat(ex.getMessage()).contains("authentication failed"));
+	}
+
+}
