@@ -5,7 +5,9 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 import dev.distlock.testsupport.fault.FaultReport;
 import dev.distlock.testsupport.fault.FaultRun;
@@ -16,12 +18,14 @@ import org.junit.jupiter.params.provider.MethodSource;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The fault suite on PostgreSQL: every {@link JdbcFaultClass} in turn, with the workload
- * in this JVM and a worker JVM, and the checks of the Redis suite (overlaps, stale
- * writes, wrong fencing, lost updates, leaks). Each class runs
- * {@code distlock.faults.seconds} (8 s by default, so the suite takes about a minute;
- * {@code -Psoak} sets 130). The table goes to standard output and
- * {@code target/jdbc-fault-report.md}; {@code -Ddistlock.faults.seed=N} replays a run.
+ * The fault suite on PostgreSQL and on MariaDB: every {@link JdbcFaultClass} in turn on a
+ * server of its own, with the workload in this JVM and a worker JVM, and the checks of
+ * the Redis suite (overlaps, stale writes, wrong fencing, lost updates, leaks). Each
+ * class runs {@code distlock.faults.seconds} (8 s by default, a smoke; {@code -Psoak}
+ * sets 130 and adds the fault-free baseline). A table per database goes to standard
+ * output and {@code target/jdbc-fault-report-<database>.md};
+ * {@code -Ddistlock.faults.classes=A,B} and {@code -Ddistlock.faults.databases=mariadb}
+ * choose what runs, {@code -Ddistlock.faults.seed=N} replays a run.
  */
 class JdbcFaultSuiteTests {
 
@@ -29,39 +33,49 @@ class JdbcFaultSuiteTests {
 
 	private static final long SEED = Long.getLong("distlock.faults.seed", System.currentTimeMillis());
 
-	private static final List<FaultReport> reports = new ArrayList<>();
+	private static final Map<String, List<FaultReport>> reports = new LinkedHashMap<>();
 
 	/**
-	 * Every class, or those named in {@code distlock.faults.classes} (comma-separated),
-	 * to look at one.
+	 * Every class on every database, or those named in {@code distlock.faults.classes}
+	 * and {@code distlock.faults.databases} (comma-separated). The fault-free baseline
+	 * runs with {@code -Psoak} or when named.
 	 */
-	static List<JdbcFaultClass> faultClasses() {
+	static List<JdbcFaultScenario> scenarios() {
 		String only = System.getProperty("distlock.faults.classes", "");
-		if (only.isBlank()) {
-			return List.of(JdbcFaultClass.values());
+		List<JdbcFaultClass> classes = only.isBlank() ? Arrays.stream(JdbcFaultClass.values())
+			.filter((fault) -> fault != JdbcFaultClass.NONE || Boolean.getBoolean("distlock.soak"))
+			.toList() : Arrays.stream(only.split(",")).map(String::trim).map(JdbcFaultClass::valueOf).toList();
+		List<JdbcFaultScenario> scenarios = new ArrayList<>();
+		for (String database : System.getProperty("distlock.faults.databases", "postgresql,mariadb").split(",")) {
+			for (JdbcFaultClass fault : classes) {
+				scenarios.add(new JdbcFaultScenario(fault, database.trim()));
+			}
 		}
-		return Arrays.stream(only.split(",")).map(String::trim).map(JdbcFaultClass::valueOf).toList();
+		return scenarios;
 	}
 
-	@ParameterizedTest
-	@MethodSource("faultClasses")
-	void faultsAreSurvivedOrCaughtByFencing(JdbcFaultClass fault) throws Exception {
-		FaultReport report = FaultRun.run(fault, DURATION, SEED + fault.ordinal() * 1_000_003L);
+	@ParameterizedTest(name = "{0}")
+	@MethodSource("scenarios")
+	void faultsAreSurvivedOrCaughtByFencing(JdbcFaultScenario scenario) throws Exception {
+		long seed = SEED + scenario.fault().ordinal() * 1_000_003L + scenario.database().length();
+		FaultReport report = FaultRun.run(scenario, DURATION, seed);
 		synchronized (reports) {
-			reports.add(report);
+			reports.computeIfAbsent(scenario.database(), (database) -> new ArrayList<>()).add(report);
 		}
 		System.out.println(FaultReport.header() + "\n" + report.row() + "\nerrors: " + report.errors());
-		report.assertPassed(fault);
-		if (fault != JdbcFaultClass.NONE) {
+		report.assertPassed(scenario);
+		if (scenario.fault() != JdbcFaultClass.NONE) {
 			assertThat(report.faultsInjected()).as("faults injected").isPositive();
 		}
 	}
 
 	@AfterAll
-	static void writeTable() throws IOException {
-		System.out.println(FaultReport.writeTable(reports,
-				"PostgreSQL, " + DURATION.toSeconds() + " s per fault class, base seed " + SEED,
-				Path.of("target", "jdbc-fault-report.md")));
+	static void writeTables() throws IOException {
+		for (Map.Entry<String, List<FaultReport>> database : reports.entrySet()) {
+			System.out.println(FaultReport.writeTable(database.getValue(),
+					database.getKey() + ", " + DURATION.toSeconds() + " s per fault class, base seed " + SEED,
+					Path.of("target", "jdbc-fault-report-" + database.getKey() + ".md")));
+		}
 	}
 
 }

@@ -9,7 +9,6 @@ import java.util.Map;
 import java.util.concurrent.locks.LockSupport;
 
 import dev.distlock.testsupport.DatabaseServer;
-import dev.distlock.testsupport.PostgresServer;
 import dev.distlock.testsupport.ProviderFactory;
 import dev.distlock.testsupport.ResourceFactory;
 import dev.distlock.testsupport.TcpProxy;
@@ -18,11 +17,12 @@ import dev.distlock.testsupport.fault.FaultTarget;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
- * The servers of one JDBC fault run: a PostgreSQL server of its own that the faults hit
- * (killed, frozen, its connections cut), with the locks in its table {@code fault_lock},
- * and the redis-server of {@link JdbcStoreFixture} for the fenced resource, which no
- * fault touches. The clients connect through a byte-level {@link TcpProxy} (latency,
- * partitions), with the pool's and the driver's default settings.
+ * The servers of one JDBC fault run: a PostgreSQL or MariaDB server of its own that the
+ * faults hit (killed, frozen, its connections cut), with the locks in its table
+ * {@code fault_lock}, and the redis-server of {@link JdbcStoreFixture} for the fenced
+ * resource, which no fault touches. The clients connect through a byte-level
+ * {@link TcpProxy} (latency, partitions), with the pool's and the driver's default
+ * settings.
  */
 final class JdbcFaultTarget implements FaultTarget {
 
@@ -34,14 +34,10 @@ final class JdbcFaultTarget implements FaultTarget {
 
 	private final TcpProxy proxy;
 
-	private JdbcFaultTarget(DatabaseServer database) {
+	JdbcFaultTarget(DatabaseServer database) {
 		this.database = database;
 		this.fixture = new JdbcStoreFixture(database, TABLE);
 		this.proxy = TcpProxy.start(database.port());
-	}
-
-	static JdbcFaultTarget postgres() {
-		return new JdbcFaultTarget(PostgresServer.start());
 	}
 
 	DatabaseServer database() {
@@ -80,9 +76,10 @@ final class JdbcFaultTarget implements FaultTarget {
 		JdbcTemplate admin = new JdbcTemplate(this.database.dataSource());
 		long deadline = System.nanoTime() + lease.plusSeconds(3).toNanos();
 		List<String> held;
+		String now = this.database.kind().equals("mariadb") ? "UTC_TIMESTAMP(6)" : "clock_timestamp()";
 		do {
-			held = admin.queryForList("SELECT name || ' by ' || owner FROM " + TABLE
-					+ " WHERE owner IS NOT NULL AND expires_at > clock_timestamp()", String.class);
+			held = admin.queryForList("SELECT CONCAT(name, ' by ', owner) FROM " + TABLE
+					+ " WHERE owner IS NOT NULL AND expires_at > " + now, String.class);
 			if (held.isEmpty()) {
 				return 0;
 			}

@@ -10,6 +10,8 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * A byte-for-byte TCP proxy on a free loopback port (127.0.0.1), for faults between a
@@ -17,8 +19,10 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * ({@link #blackhole()}: connections stay open and pass nothing, bytes are held as TCP
  * would retransmit them), replies held while requests pass ({@link #holdReplies()}; a
  * reset then loses them), latency ({@link #delay}: every chunk of bytes, either way, is
- * held that long) and a reset of every connection. {@link FaultProxy} frames Redis
- * replies, so it cannot carry other protocols.
+ * held that long), a reset of every connection, and a lost reply
+ * ({@link #dropNextReplyAndReset()}: the next bytes the server sends are dropped and
+ * their connection reset, after the server ran what it answers). {@link FaultProxy}
+ * frames Redis replies, so it cannot carry other protocols.
  */
 public final class TcpProxy implements AutoCloseable {
 
@@ -35,6 +39,10 @@ public final class TcpProxy implements AutoCloseable {
 	private volatile boolean repliesHeld;
 
 	private volatile long delayMillis;
+
+	private final AtomicBoolean dropNextReply = new AtomicBoolean();
+
+	private final AtomicLong droppedReplies = new AtomicLong();
 
 	private volatile boolean closed;
 
@@ -98,6 +106,20 @@ public final class TcpProxy implements AutoCloseable {
 		this.delayMillis = millis;
 	}
 
+	/**
+	 * Drops the next bytes any server sends back (a reply to whatever statement or
+	 * command comes next, which the server has run) and resets their connection, as a
+	 * connection that breaks after the request went out would.
+	 */
+	public void dropNextReplyAndReset() {
+		this.dropNextReply.set(true);
+	}
+
+	/** Replies dropped by {@link #dropNextReplyAndReset()} so far. */
+	public long droppedReplies() {
+		return this.droppedReplies.get();
+	}
+
 	/** Resets every open connection; new ones are accepted as before. */
 	public void disconnectAll() {
 		for (Socket socket : this.sockets) {
@@ -123,6 +145,9 @@ public final class TcpProxy implements AutoCloseable {
 		}
 	}
 
+	/**
+	 * @param replies whether the bytes go from the server to the client
+	 */
 	private void pump(Socket from, Socket to, boolean replies) {
 		byte[] buffer = new byte[8192];
 		try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
@@ -137,6 +162,10 @@ public final class TcpProxy implements AutoCloseable {
 				if (delay > 0) {
 					// the injected latency itself
 					Thread.sleep(delay);
+				}
+				if (replies && this.dropNextReply.compareAndSet(true, false)) {
+					this.droppedReplies.incrementAndGet();
+					break;
 				}
 				out.write(buffer, 0, read);
 				out.flush();

@@ -1,0 +1,46 @@
+package dev.distlock.jdbc;
+
+import dev.distlock.testsupport.MariaDbServer;
+import dev.distlock.testsupport.PostgresServer;
+import dev.distlock.testsupport.fault.FaultSchedule;
+import dev.distlock.testsupport.fault.FaultScenario;
+
+/**
+ * One {@link JdbcFaultClass} on one database: a server of its own of that kind per run.
+ *
+ * @param fault the fault class
+ * @param database {@code postgresql} or {@code mariadb}
+ */
+record JdbcFaultScenario(JdbcFaultClass fault, String database) implements FaultScenario<JdbcFaultTarget> {
+
+	@Override
+	public String name() {
+		return this.fault.name();
+	}
+
+	@Override
+	public boolean inModel() {
+		return this.fault.inModel();
+	}
+
+	@Override
+	public boolean storeFails() {
+		return this.fault.storeFails();
+	}
+
+	@Override
+	public JdbcFaultTarget start() {
+		return new JdbcFaultTarget(this.database.equals("mariadb") ? MariaDbServer.start() : PostgresServer.start());
+	}
+
+	@Override
+	public void inject(FaultSchedule<JdbcFaultTarget> run) {
+		this.fault.inject(run);
+	}
+
+	@Override
+	public String toString() {
+		return this.database + " " + this.fault;
+	}
+
+}
