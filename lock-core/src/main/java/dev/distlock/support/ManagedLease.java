@@ -457,7 +457,7 @@ final class ManagedLease implements Lease, ScopedLease {
 			return true;
 		}
 		try {
-			endInStoreAndSignal(wasLost);
+			endInStoreAndSignal(wasLost, handedOver);
 		}
 		finally {
 			// Still registered while the store call runs, so that a local waiter that
@@ -494,7 +494,14 @@ final class ManagedLease implements Lease, ScopedLease {
 		return (handedOn != null) ? handedOn.end(this.handle::release) : this.handle.release();
 	}
 
-	private void endInStoreAndSignal(boolean wasLost) {
+	/**
+	 * @param wasLost whether the lease was known lost before the release
+	 * @param releasedNanos when its holder released it: a release that fails after the
+	 * deadline had passed then reports the loss, with the failure attached, whatever the
+	 * store would have answered (a holder paused past its deadline releases before the
+	 * deadline watch, paused with it, has marked the lease lost)
+	 */
+	private void endInStoreAndSignal(boolean wasLost, long releasedNanos) {
 		if (this.revoked) {
 			this.events.freed(key());
 			throw lostException();
@@ -508,8 +515,11 @@ final class ManagedLease implements Lease, ScopedLease {
 				this.events.releaseFailed(this, unreachable);
 			}
 			this.events.freed(key());
-			if (!wasLost) {
+			if (!wasLost && releasedNanos - this.deadlineNanos < 0) {
 				throw ex;
+			}
+			if (this.lostReason == null) {
+				this.lostReason = "its lease deadline had passed when it was released, and the release failed";
 			}
 			// The loss is what the caller must hear about; the failed clean-up is detail.
 			LeaseLostException lost = lostException();
