@@ -39,20 +39,11 @@ class LockBackendFailureAnalyzer extends AbstractFailureAnalyzer<LockBackendExce
 		try {
 			ObjectProvider<LockProvider> providers = this.beanFactory.getBeanProvider(LockProvider.class);
 			LockProvider provider = providers.getIfUnique();
-			return (provider != null) ? name(provider.storeName()) : "configured";
+			return (provider != null) ? provider.storeName() : "configured";
 		}
 		catch (RuntimeException ex) {
 			return "configured";
 		}
-	}
-
-	/** The store's name as {@code distributed-lock.store} takes it, where known. */
-	private static String name(String storeName) {
-		return switch (storeName) {
-			case "RedisLockProvider" -> "redis";
-			case "ZookeeperLockProvider" -> "zookeeper";
-			default -> storeName;
-		};
 	}
 
 	private static String settings(String store) {
