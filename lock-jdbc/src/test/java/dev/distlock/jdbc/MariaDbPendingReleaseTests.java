@@ -1,0 +1,14 @@
+package dev.distlock.jdbc;
+
+import dev.distlock.testsupport.DatabaseServer;
+import dev.distlock.testsupport.MariaDbServer;
+
+/** A release retried after a MariaDB server of its own was killed and restarted. */
+class MariaDbPendingReleaseTests extends AbstractJdbcPendingReleaseTests {
+
+	@Override
+	DatabaseServer startServer() {
+		return MariaDbServer.start();
+	}
+
+}
