@@ -3,7 +3,7 @@ package dev.distlock.autoconfigure.redis;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.FutureTask;
 import java.util.concurrent.TimeUnit;
 
 import dev.distlock.Lease;
@@ -93,7 +93,9 @@ class RedisShutdownLogTests {
 			assertThat(other.tryLock(key, Duration.ofSeconds(30))).isInstanceOf(LockAttempt.Acquired.class);
 			try (ConfigurableApplicationContext context = start(pooled)) {
 				LockTemplate template = context.getBean(LockTemplate.class);
-				CompletableFuture.runAsync(() -> template.tryAcquire(key, LockOptions.defaults()));
+				Thread waiter = new Thread(() -> template.tryAcquire(key, LockOptions.defaults()), "shutdown-waiter");
+				waiter.setDaemon(true);
+				waiter.start();
 				Conditions.await("a waiter subscribed", Duration.ofSeconds(20),
 						() -> provider(context).subscribedKeys() > 0);
 			}
@@ -111,9 +113,11 @@ class RedisShutdownLogTests {
 			LockTemplate template = context.getBean(LockTemplate.class);
 			String key = "shutdown-" + UUID.randomUUID();
 			Lease held = template.acquire(key, LockOptions.defaults());
-			CompletableFuture<?> waiter = CompletableFuture
-				.runAsync(() -> template.tryAcquire(key, LockOptions.builder().waitTime(Duration.ofSeconds(30)).build())
-					.ifPresent(Lease::release));
+			FutureTask<Void> waiter = new FutureTask<>(
+					() -> template.tryAcquire(key, LockOptions.builder().waitTime(Duration.ofSeconds(30)).build())
+						.ifPresent(Lease::release),
+					null);
+			new Thread(waiter, "shutdown-waiter").start();
 			Conditions.await("the waiter's release subscription is up", Duration.ofSeconds(20),
 					provider(context)::isListening);
 			held.release();
