@@ -24,11 +24,17 @@ class LockStoreSelectionFailureAnalyzer extends AbstractFailureAnalyzer<LockStor
 	@Override
 	protected FailureAnalysis analyze(Throwable rootFailure, LockStoreSelectionException cause) {
 		String setting = (cause.chosen() != null) ? "is '" + cause.chosen() + "'" : "is not set";
-		String available = cause.available().isEmpty() ? "none" : String.join(", ", cause.available());
-		return new FailureAnalysis(
-				"The lock store cannot be chosen: " + LockStores.PROPERTY + " " + setting
-						+ ". Stores available to this application: " + available + ". " + cause.getReason(),
-				this.stores.action(), cause);
+		StringBuilder description = new StringBuilder(
+				"The lock store cannot be chosen: " + LockStores.PROPERTY + " " + setting + ". ");
+		// A store registers as available only when the property names it or nothing, so
+		// the
+		// list says something only when the property is not set.
+		if (cause.chosen() == null) {
+			description.append("Stores available to this application: ")
+				.append(String.join(", ", cause.available()))
+				.append(". ");
+		}
+		return new FailureAnalysis(description.append(cause.getReason()).toString(), this.stores.action(), cause);
 	}
 
 }

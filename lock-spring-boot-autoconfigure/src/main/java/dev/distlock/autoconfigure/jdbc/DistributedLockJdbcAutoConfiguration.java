@@ -85,7 +85,7 @@ public final class DistributedLockJdbcAutoConfiguration {
 					+ ex.getMessage());
 			logger.info(LogMessage.format(
 					"Distributed locks use the JDBC store (table '%s', store timeout %dms;"
-							+ " the database did not answer at startup)",
+							+ " the table could not be checked at startup)",
 					jdbc.getTableName(), properties.getStoreTimeout().toMillis()));
 		}
 		catch (RuntimeException ex) {
