@@ -50,10 +50,8 @@ final class StoreSelectionCheck implements SmartInitializingSingleton {
 					"The value must be one of " + String.join(", ", LockStoreCandidate.NAMES) + ".");
 		}
 		if (!available.contains(store) && this.providers.getIfAvailable() == null) {
-			throw new LockStoreSelectionException(chosen, available,
-					"The " + store + " store is not available: put its module on the class path and configure its"
-							+ " connection (for redis: lock-spring-boot-starter and spring.data.redis.*; for redlock:"
-							+ " distributed-lock.redis.redlock.nodes).");
+			throw new LockStoreSelectionException(chosen, available, "The " + store
+					+ " store is not available: put its module on the class path and configure its" + " connection.");
 		}
 	}
 
