@@ -137,14 +137,16 @@ final class SessionGuard implements ConnectionStateListener {
 	private LockBackendException notConnected(String key, String operation) {
 		if (this.sessionId == 0) {
 			warnUnreachable();
-			return new LockBackendException(key, "Cannot " + operation + " lock '" + key + "': ZooKeeper at "
-					+ connectString() + " cannot be reached yet (no session has been established)",
-					new IllegalStateException());
+			return new LockBackendException(key,
+					"Cannot " + operation + " lock '" + key + "': ZooKeeper at " + connectString()
+							+ " cannot be reached yet (no session has been established)",
+					new IllegalStateException("no session with ZooKeeper at " + connectString()));
 		}
 		return new LockBackendException(key,
 				"Cannot " + operation + " lock '" + key
 						+ "': not connected to ZooKeeper (the session is in doubt or lost)",
-				new IllegalStateException());
+				new IllegalStateException(
+						"not connected to ZooKeeper at " + connectString() + " within the store timeout"));
 	}
 
 	/**
