@@ -3,8 +3,8 @@ package dev.distlock.autoconfigure.aot;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
-import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
 import org.springframework.core.test.tools.CompileWithForkedClassLoader;
 
 /**
@@ -26,22 +26,8 @@ class InMemoryAotTests {
 
 	@Configuration(proxyBeanMethods = false)
 	@EnableAutoConfiguration
+	@Import({ AotServices.Orders.class, AotServices.Catalog.class, AotServices.Transfers.class })
 	static class App {
-
-		@Bean
-		AotServices.Orders orders() {
-			return new AotServices.Orders();
-		}
-
-		@Bean
-		AotServices.Catalog catalog() {
-			return new AotServices.Catalog();
-		}
-
-		@Bean
-		AotServices.Transfers transfers() {
-			return new AotServices.Transfers();
-		}
 
 	}
 

@@ -6,8 +6,8 @@ import dev.distlock.testsupport.PostgresServer;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
-import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
 import org.springframework.core.test.tools.CompileWithForkedClassLoader;
 import org.springframework.jdbc.core.JdbcTemplate;
 
@@ -44,12 +44,8 @@ class JdbcAotTests {
 
 	@Configuration(proxyBeanMethods = false)
 	@EnableAutoConfiguration
+	@Import(AotServices.Orders.class)
 	static class App {
-
-		@Bean
-		AotServices.Orders orders() {
-			return new AotServices.Orders();
-		}
 
 	}
 

@@ -4,8 +4,8 @@ import dev.distlock.testsupport.RedisServer;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
-import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
 import org.springframework.core.test.tools.CompileWithForkedClassLoader;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -40,22 +40,8 @@ class RedisAotTests {
 
 	@Configuration(proxyBeanMethods = false)
 	@EnableAutoConfiguration
+	@Import({ AotServices.Orders.class, AotServices.Catalog.class, AotServices.Transfers.class })
 	static class App {
-
-		@Bean
-		AotServices.Orders orders() {
-			return new AotServices.Orders();
-		}
-
-		@Bean
-		AotServices.Catalog catalog() {
-			return new AotServices.Catalog();
-		}
-
-		@Bean
-		AotServices.Transfers transfers() {
-			return new AotServices.Transfers();
-		}
 
 	}
 

@@ -8,8 +8,8 @@ import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
-import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
 import org.springframework.core.test.tools.CompileWithForkedClassLoader;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -55,17 +55,8 @@ class ZookeeperAotTests {
 
 	@Configuration(proxyBeanMethods = false)
 	@EnableAutoConfiguration
+	@Import({ AotServices.Orders.class, AotServices.Catalog.class })
 	static class App {
-
-		@Bean
-		AotServices.Orders orders() {
-			return new AotServices.Orders();
-		}
-
-		@Bean
-		AotServices.Catalog catalog() {
-			return new AotServices.Catalog();
-		}
 
 	}
 
