@@ -65,6 +65,22 @@ final class Causes {
 	}
 
 	/**
+	 * Whether {@code dataSource} is a HikariCP pool that has not finished starting: it
+	 * opens its first connection inside the first call that asks for one, and keeps that
+	 * attempt's failure to itself until then.
+	 */
+	static boolean poolStarting(DataSource dataSource) {
+		try {
+			Method poolOf = dataSource.getClass().getMethod("getHikariPoolMXBean");
+			Method closed = dataSource.getClass().getMethod("isClosed");
+			return poolOf.invoke(dataSource) == null && Boolean.FALSE.equals(closed.invoke(dataSource));
+		}
+		catch (ReflectiveOperationException | RuntimeException | LinkageError ex) {
+			return false;
+		}
+	}
+
+	/**
 	 * The last failure of a HikariCP pool to open a connection, while it has not opened
 	 * one since; null for another pool, or when it cannot be read. HikariCP keeps it for
 	 * the exception it throws after its own connection timeout (30 s by default), which

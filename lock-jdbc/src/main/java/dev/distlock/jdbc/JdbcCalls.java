@@ -22,6 +22,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 
 import javax.sql.DataSource;
@@ -204,6 +205,8 @@ final class JdbcCalls implements AutoCloseable {
 	private <T> T callOnAWorker(String key, String operation, Work<T> work, @Nullable Consumer<@Nullable T> abandoned,
 			long deadline) {
 		CompletableFuture<T> reply = new CompletableFuture<>();
+		// The worker's call, so that a caller giving up can tell where it was.
+		AtomicReference<@Nullable InFlight> onTheWorker = new AtomicReference<>();
 		try {
 			this.workers.execute(() -> {
 				if (reply.isDone()) {
@@ -211,7 +214,7 @@ final class JdbcCalls implements AutoCloseable {
 				}
 				T result;
 				try {
-					result = callOnThisThread(key, operation, work, abandoned, deadline);
+					result = callOnThisThread(key, operation, work, abandoned, deadline, onTheWorker);
 				}
 				catch (RuntimeException ex) {
 					reply.completeExceptionally(ex);
@@ -241,7 +244,7 @@ final class JdbcCalls implements AutoCloseable {
 				catch (TimeoutException ex) {
 					if (reply.completeExceptionally(new CancellationException("the caller gave up"))) {
 						this.directUntil = System.nanoTime();
-						throw timedOut(key, operation, ex);
+						throw timedOut(key, operation, ex, onTheWorker.get());
 					}
 				}
 				catch (ExecutionException ex) {
@@ -259,7 +262,16 @@ final class JdbcCalls implements AutoCloseable {
 
 	private <T> T callOnThisThread(String key, String operation, Work<T> work,
 			@Nullable Consumer<@Nullable T> abandoned, long deadline) {
+		return callOnThisThread(key, operation, work, abandoned, deadline, null);
+	}
+
+	private <T> T callOnThisThread(String key, String operation, Work<T> work,
+			@Nullable Consumer<@Nullable T> abandoned, long deadline,
+			@Nullable AtomicReference<@Nullable InFlight> seen) {
 		InFlight flight = new InFlight(Thread.currentThread(), deadline);
+		if (seen != null) {
+			seen.set(flight);
+		}
 		// An interrupt the caller had is kept for it, and not taken for the watchdog's.
 		boolean interrupted = Thread.interrupted();
 		this.inFlight.add(flight);
@@ -289,10 +301,6 @@ final class JdbcCalls implements AutoCloseable {
 		}
 	}
 
-	private LockBackendException timedOut(String key, String operation, Exception ex) {
-		return timedOut(key, operation, ex, null);
-	}
-
 	/**
 	 * A call cut off at its deadline, with the most telling cause: for a call still
 	 * waiting for the pool, the pool's last failure to connect if it tells one, else the
@@ -303,8 +311,11 @@ final class JdbcCalls implements AutoCloseable {
 		String database = this.database;
 		String message = Character.toUpperCase(database.charAt(0)) + database.substring(1) + " did not answer within "
 				+ this.timeout.toMillis() + "ms (distributed-lock.store-timeout) to " + operation;
-		boolean borrowing = flight != null && flight.state == InFlight.INTERRUPTED;
-		String noConnection = borrowing ? ": no connection from the pool in that time" : "";
+		boolean borrowing = flight != null && flight.waitingForThePool();
+		String noConnection = !borrowing ? ""
+				: Causes.poolStarting(this.dataSource)
+						? ": no connection from the pool in that time (it was still opening its first connection)"
+						: ": no connection from the pool in that time";
 		Throwable poolFailure = borrowing ? Causes.lastConnectionFailure(this.dataSource) : null;
 		Throwable cause = (poolFailure != null || flight == null) ? poolFailure : flight.lastFailure;
 		if (cause == null) {
@@ -523,6 +534,14 @@ final class JdbcCalls implements AutoCloseable {
 
 		boolean timedOut() {
 			return this.state >= EXPIRED;
+		}
+
+		/**
+		 * Whether the call is, or was at its deadline, still waiting for a connection.
+		 */
+		boolean waitingForThePool() {
+			int state = this.state;
+			return state == BORROWING || state == INTERRUPTING || state == INTERRUPTED;
 		}
 
 		/** Before asking the pool; false when the deadline has come. */
