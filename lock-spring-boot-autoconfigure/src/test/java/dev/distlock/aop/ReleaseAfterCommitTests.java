@@ -96,16 +96,18 @@ class ReleaseAfterCommitTests {
 
 	@Test
 	void theDeferredLockIsRenewedUntilTheTransactionCompletes() {
-		this.runner.withPropertyValues("distributed-lock.lease-time=300ms").run((context) -> {
+		// A lease long enough that a renewal delayed by a busy machine still lands in
+		// time; what is tested is that renewal goes on past the call.
+		this.runner.withPropertyValues("distributed-lock.lease-time=1s").run((context) -> {
 			TransactionTemplate outer = new TransactionTemplate(context.getBean(PlatformTransactionManager.class));
 			Service service = context.getBean(Service.class);
 			KeyRecordingTransactionManager transactions = context.getBean(KeyRecordingTransactionManager.class);
 			transactions.watch("lock:rac-4");
 			outer.executeWithoutResult((status) -> {
 				Lease lease = service.update("rac-4");
-				long end = System.nanoTime() + Duration.ofMillis(1200).toNanos();
+				long end = System.nanoTime() + Duration.ofMillis(3500).toNanos();
 				while (System.nanoTime() < end) {
-					assertThat(lease.isHeld()).as("four lease periods after the call, still in the transaction")
+					assertThat(lease.isHeld()).as("three lease periods after the call, still in the transaction")
 						.isTrue();
 					LockSupport.parkNanos(30_000_000);
 				}
