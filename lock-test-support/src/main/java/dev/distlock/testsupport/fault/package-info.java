@@ -7,7 +7,7 @@
  * writes, wrong fencing, lost updates, leaks, call bounds). A store supplies its servers
  * and leak check ({@link dev.distlock.testsupport.fault.FaultTarget}), its provider
  * ({@link dev.distlock.testsupport.ProviderFactory}) and its faults; see
- * {@code docs/testing.md}.
+ * {@code docs/contributing/testing.md}.
  */
 @NullMarked
 package dev.distlock.testsupport.fault;

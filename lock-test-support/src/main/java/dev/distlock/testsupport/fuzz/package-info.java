@@ -5,7 +5,8 @@
  * {@code kill -9} ({@link dev.distlock.testsupport.fuzz.LockHolder}) or stop with
  * {@code SIGSTOP} ({@link dev.distlock.testsupport.fuzz.PausedHolder}, writing to a
  * {@link dev.distlock.testsupport.fuzz.FencedRegister}). The store plugs in through a
- * {@link dev.distlock.testsupport.ProviderFactory}; see {@code docs/testing.md}.
+ * {@link dev.distlock.testsupport.ProviderFactory}; see
+ * {@code docs/contributing/testing.md}.
  */
 @NullMarked
 package dev.distlock.testsupport.fuzz;
