@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 
 import dev.distlock.autoconfigure.endpoint.DistributedLocksEndpointProperties;
+import dev.distlock.autoconfigure.jdbc.DistributedLockJdbcFenceProperties;
 import dev.distlock.autoconfigure.jdbc.DistributedLockJdbcProperties;
 import dev.distlock.autoconfigure.redis.DistributedLockRedLockProperties;
 import dev.distlock.autoconfigure.zookeeper.DistributedLockZookeeperProperties;
@@ -43,8 +44,9 @@ final class DocSnippetProperties {
 
 	/** Ours, each bound at its own prefix; a key goes to the longest prefix above it. */
 	private static final List<Class<?>> OURS = List.of(DistributedLockProperties.class,
-			DistributedLockJdbcProperties.class, DistributedLockZookeeperProperties.class,
-			DistributedLockRedLockProperties.class, DistributedLocksEndpointProperties.class);
+			DistributedLockJdbcProperties.class, DistributedLockJdbcFenceProperties.class,
+			DistributedLockZookeeperProperties.class, DistributedLockRedLockProperties.class,
+			DistributedLocksEndpointProperties.class);
 
 	private static final ConfigurationPropertyName DISTRIBUTED_LOCK = ConfigurationPropertyName.of("distributed-lock");
 
