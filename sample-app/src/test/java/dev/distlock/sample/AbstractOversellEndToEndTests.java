@@ -8,9 +8,9 @@ import java.net.http.HttpResponse;
 import java.util.ArrayList;
 import java.util.List;
 
+import dev.distlock.StaleTokenException;
 import dev.distlock.sample.load.LoadReport;
 import dev.distlock.sample.order.OrderConfirmation;
-import dev.distlock.sample.order.StaleWriteException;
 import dev.distlock.sample.order.StockLevel;
 import dev.distlock.sample.order.StockStore;
 import org.junit.jupiter.api.AfterAll;
@@ -126,8 +126,8 @@ abstract class AbstractOversellEndToEndTests {
 		send(first, "PUT", "/stock/stale-sku?quantity=5", 200);
 		OrderConfirmation order = read(send(second, "POST", "/orders?sku=stale-sku", 200), OrderConfirmation.class);
 		StockStore store = first.getBean(StockStore.class);
-		assertThatExceptionOfType(StaleWriteException.class)
-			.isThrownBy(() -> store.take("stale-sku", 0, order.fencingToken()));
+		assertThatExceptionOfType(StaleTokenException.class)
+			.isThrownBy(() -> store.take("stale-sku", 0, order.fencingToken() - 1));
 		StockLevel level = store.level("stale-sku");
 		assertThat(level.remaining()).isEqualTo(4);
 		assertThat(level.accepted()).isEqualTo(1);

@@ -2,6 +2,7 @@ package dev.distlock.sample.order;
 
 import dev.distlock.LockAcquisitionException;
 import dev.distlock.LockBackendException;
+import dev.distlock.StaleTokenException;
 
 import org.springframework.dao.DataAccessException;
 import org.springframework.http.HttpStatus;
@@ -53,7 +54,7 @@ public class OrderController {
 		return lock ? this.orders.placeOrder(sku) : this.orders.placeOrderUnlocked(sku);
 	}
 
-	@ExceptionHandler({ SoldOutException.class, StaleWriteException.class })
+	@ExceptionHandler({ SoldOutException.class, StaleTokenException.class })
 	public ProblemDetail conflict(RuntimeException ex) {
 		return ProblemDetail.forStatusAndDetail(HttpStatus.CONFLICT, ex.getMessage());
 	}

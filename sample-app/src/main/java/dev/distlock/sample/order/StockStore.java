@@ -4,15 +4,19 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 
+import dev.distlock.StaleTokenException;
+import dev.distlock.redis.FencedValue;
+import dev.distlock.redis.RedisFencedValues;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.core.StringRedisTemplate;
-import org.springframework.data.redis.core.script.RedisScript;
 import org.springframework.stereotype.Component;
 
 /**
- * The stock of each SKU, in one Redis hash per SKU ({@code initial}, {@code remaining},
- * {@code accepted}, {@code fence}) so that every instance sees the same numbers.
+ * The stock of each SKU, in one Redis hash per SKU so that every instance sees the same
+ * numbers: the remaining stock as a fenced value ({@link RedisFencedValues}: the fields
+ * {@code value} and {@code token}, the highest fencing token written with), and beside it
+ * {@code initial} and {@code accepted}.
  *
  * <p>
  * Reading and writing are deliberately separate round trips: an order reads the remaining
@@ -22,33 +26,22 @@ import org.springframework.stereotype.Component;
  *
  * <p>
  * A locked write is also <em>fenced</em>: it carries the lock's fencing token and is
- * applied only if the token is greater than the last one the record saw. The check and
- * the write run as one Lua script, since a separate check-then-set would itself be a
- * race.
+ * refused if a later holder has written already, so a holder whose lease ran out
+ * mid-order cannot overwrite the stock. An unlocked write goes around the fence, as any
+ * write that does not carry a token does.
  */
 @Component
 public class StockStore {
 
 	private static final String KEY_PREFIX = "sample:stock:";
 
-	/**
-	 * KEYS[1] stock hash; ARGV[1] fencing token, ARGV[2] new remaining stock. Returns the
-	 * new accepted count, or -1 when the token is not greater than the stored fence (the
-	 * write is then not applied).
-	 */
-	private static final RedisScript<Long> FENCED_TAKE = RedisScript.of("""
-			local fence = tonumber(redis.call('hget', KEYS[1], 'fence') or '0')
-			if tonumber(ARGV[1]) <= fence then
-			  return -1
-			end
-			redis.call('hset', KEYS[1], 'fence', ARGV[1], 'remaining', ARGV[2])
-			return redis.call('hincrby', KEYS[1], 'accepted', 1)
-			""", Long.class);
-
 	private final StringRedisTemplate redis;
 
-	public StockStore(StringRedisTemplate redis) {
+	private final RedisFencedValues fenced;
+
+	public StockStore(StringRedisTemplate redis, RedisFencedValues fenced) {
 		this.redis = redis;
+		this.fenced = fenced;
 	}
 
 	/**
@@ -58,16 +51,16 @@ public class StockStore {
 	 */
 	public void restock(String sku, long quantity) {
 		String value = Long.toString(quantity);
-		this.redis.opsForHash().putAll(key(sku), Map.of("initial", value, "remaining", value, "accepted", "0"));
+		this.redis.opsForHash().putAll(key(sku), Map.of("initial", value, "value", value, "accepted", "0"));
 	}
 
 	/** The stock left for {@code sku}. */
 	public long remaining(String sku) {
-		Object value = this.redis.opsForHash().get(key(sku), "remaining");
-		if (value == null) {
+		FencedValue stock = this.fenced.get(key(sku));
+		if (stock == null) {
 			throw new UnknownSkuException(sku);
 		}
-		return Long.parseLong((String) value);
+		return Long.parseLong(stock.value());
 	}
 
 	/**
@@ -75,28 +68,24 @@ public class StockStore {
 	 * returns the order number.
 	 */
 	public long take(String sku, long newRemaining) {
-		this.redis.opsForHash().put(key(sku), "remaining", Long.toString(newRemaining));
+		this.redis.opsForHash().put(key(sku), "value", Long.toString(newRemaining));
 		return this.redis.opsForHash().increment(key(sku), "accepted", 1);
 	}
 
 	/**
-	 * As {@link #take}, applied only if {@code fencingToken} is greater than any token
-	 * seen before for this SKU.
-	 * @throws StaleWriteException if it is not; nothing is written then
+	 * As {@link #take}, applied only if no holder with a greater {@code fencingToken} has
+	 * written this SKU's stock.
+	 * @throws StaleTokenException if one has; nothing is written then
 	 */
 	public long take(String sku, long newRemaining, long fencingToken) {
-		Long accepted = this.redis.execute(FENCED_TAKE, List.of(key(sku)), Long.toString(fencingToken),
-				Long.toString(newRemaining));
-		if (accepted == null || accepted < 0) {
-			throw new StaleWriteException(sku, fencingToken);
-		}
-		return accepted;
+		this.fenced.set(key(sku), Long.toString(newRemaining), fencingToken);
+		return this.redis.opsForHash().increment(key(sku), "accepted", 1);
 	}
 
 	/** The current stock record of {@code sku}. */
 	public StockLevel level(String sku) {
 		List<Object> values = this.redis.opsForHash()
-			.multiGet(key(sku), Arrays.asList("initial", "remaining", "accepted", "fence"));
+			.multiGet(key(sku), Arrays.asList("initial", "value", "accepted", "token"));
 		if (values.get(0) == null) {
 			throw new UnknownSkuException(sku);
 		}

@@ -2,8 +2,8 @@ package dev.distlock.sample.segmented;
 
 import dev.distlock.LockAcquisitionException;
 import dev.distlock.LockBackendException;
+import dev.distlock.StaleTokenException;
 import dev.distlock.sample.order.SoldOutException;
-import dev.distlock.sample.order.StaleWriteException;
 import dev.distlock.sample.order.UnknownSkuException;
 
 import org.springframework.http.HttpStatus;
@@ -55,7 +55,7 @@ public class SegmentedOrderController {
 		this.orders.order(sku, quantity);
 	}
 
-	@ExceptionHandler({ SoldOutException.class, StaleWriteException.class })
+	@ExceptionHandler({ SoldOutException.class, StaleTokenException.class })
 	public ProblemDetail conflict(RuntimeException ex) {
 		return ProblemDetail.forStatusAndDetail(HttpStatus.CONFLICT, ex.getMessage());
 	}

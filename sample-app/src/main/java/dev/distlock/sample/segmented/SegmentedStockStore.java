@@ -1,5 +1,6 @@
 package dev.distlock.sample.segmented;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -8,44 +9,34 @@ import java.util.Map;
 import dev.distlock.Lease;
 import dev.distlock.MultiLease;
 import dev.distlock.SegmentedLock;
-import dev.distlock.sample.order.StaleWriteException;
+import dev.distlock.redis.FencedValue;
+import dev.distlock.redis.RedisFencedValues;
 import dev.distlock.sample.order.UnknownSkuException;
 
+import org.springframework.data.redis.core.RedisCallback;
 import org.springframework.data.redis.core.StringRedisTemplate;
-import org.springframework.data.redis.core.script.RedisScript;
 import org.springframework.stereotype.Component;
 
 /**
- * The stock of hot SKUs split into segments, in one Redis hash per SKU: {@code initial},
- * {@code accepted} (units), {@code segments}, {@code version} (raised by every restock),
- * and per segment {@code s<i>} (units left) and {@code f<i>} (the highest fencing token
- * written with). A segment is read and written only under its segment lock; the write is
- * fenced per segment, like the single-lock sample's.
+ * The stock of hot SKUs split into segments: one Redis hash per SKU with {@code initial},
+ * {@code accepted} (units), {@code segments} and {@code version} (raised by every
+ * restock), and one fenced value per segment ({@link RedisFencedValues}: units left, and
+ * the highest fencing token written with). A segment is read and written only under its
+ * segment lock; the write is fenced per segment, like the single-lock sample's, and a
+ * compare-and-set, so it applies only over the units the holder read.
  */
 @Component
 public class SegmentedStockStore {
 
 	private static final String KEY_PREFIX = "sample:segmented-stock:";
 
-	/**
-	 * KEYS[1] stock hash; ARGV[1] segment, ARGV[2] fencing token, ARGV[3] units. Returns
-	 * the units left in the segment, or -1 when the token is not greater than the
-	 * segment's fence (nothing is written then).
-	 */
-	private static final RedisScript<Long> FENCED_TAKE = RedisScript.of("""
-			local fence = tonumber(redis.call('hget', KEYS[1], 'f' .. ARGV[1]) or '0')
-			if tonumber(ARGV[2]) <= fence then
-			  return -1
-			end
-			redis.call('hset', KEYS[1], 'f' .. ARGV[1], ARGV[2])
-			redis.call('hincrby', KEYS[1], 'accepted', ARGV[3])
-			return redis.call('hincrby', KEYS[1], 's' .. ARGV[1], -tonumber(ARGV[3]))
-			""", Long.class);
-
 	private final StringRedisTemplate redis;
 
-	public SegmentedStockStore(StringRedisTemplate redis) {
+	private final RedisFencedValues fenced;
+
+	public SegmentedStockStore(StringRedisTemplate redis, RedisFencedValues fenced) {
 		this.redis = redis;
+		this.fenced = fenced;
 	}
 
 	/**
@@ -58,10 +49,11 @@ public class SegmentedStockStore {
 		fields.put("initial", Long.toString(quantity));
 		fields.put("accepted", "0");
 		fields.put("segments", Integer.toString(segments));
-		for (int i = 0; i < segments; i++) {
-			fields.put("s" + i, Long.toString(quantity / segments + ((i < quantity % segments) ? 1 : 0)));
-		}
 		this.redis.opsForHash().putAll(key(sku), fields);
+		for (int i = 0; i < segments; i++) {
+			long units = quantity / segments + ((i < quantity % segments) ? 1 : 0);
+			this.redis.opsForHash().put(segmentKey(sku, i), "value", Long.toString(units));
+		}
 		this.redis.opsForHash().increment(key(sku), "version", 1);
 	}
 
@@ -80,8 +72,8 @@ public class SegmentedStockStore {
 
 			@Override
 			public int available(int segment, Lease lease) {
-				Object value = SegmentedStockStore.this.redis.opsForHash().get(key(sku), "s" + segment);
-				return (value != null) ? Integer.parseInt((String) value) : 0;
+				FencedValue units = SegmentedStockStore.this.fenced.get(segmentKey(sku, segment));
+				return (units != null) ? Integer.parseInt(units.value()) : 0;
 			}
 
 			@Override
@@ -89,11 +81,17 @@ public class SegmentedStockStore {
 				long token = (lease instanceof MultiLease multi) ? multi.fencingToken(
 						multi.keys().stream().filter((k) -> k.endsWith("#" + segment)).findFirst().orElseThrow())
 						: lease.fencingToken();
-				Long left = SegmentedStockStore.this.redis.execute(FENCED_TAKE, List.of(key(sku)),
-						Integer.toString(segment), Long.toString(token), Integer.toString(quantity));
-				if (left == null || left == -1) {
-					throw new StaleWriteException(sku, token);
+				String key = segmentKey(sku, segment);
+				FencedValue units = SegmentedStockStore.this.fenced.get(key);
+				String left = (units != null) ? units.value() : "0";
+				String after = Long.toString(Long.parseLong(left) - quantity);
+				// Throws StaleTokenException when a later holder of the segment has
+				// written.
+				if (!SegmentedStockStore.this.fenced.compareAndSet(key, left, after, token)) {
+					throw new IllegalStateException("Segment " + segment + " of '" + sku
+							+ "' changed while its lock was held: something writes it without the lock");
 				}
+				SegmentedStockStore.this.redis.opsForHash().increment(key(sku), "accepted", quantity);
 			}
 
 		};
@@ -106,19 +104,33 @@ public class SegmentedStockStore {
 			throw new UnknownSkuException(sku);
 		}
 		int segments = Integer.parseInt((String) all.get("segments"));
+		List<Object> units = this.redis.executePipelined((RedisCallback<Object>) (connection) -> {
+			for (int i = 0; i < segments; i++) {
+				connection.hashCommands().hGet(bytes(segmentKey(sku, i)), bytes("value"));
+			}
+			return null;
+		});
 		List<Long> left = new ArrayList<>(segments);
-		for (int i = 0; i < segments; i++) {
-			left.add(Long.parseLong((String) all.getOrDefault("s" + i, "0")));
+		for (Object value : units) {
+			left.add((value != null) ? Long.parseLong((String) value) : 0);
 		}
 		long initial = Long.parseLong((String) all.get("initial"));
 		long accepted = Long.parseLong((String) all.get("accepted"));
 		long remaining = left.stream().mapToLong(Long::longValue).sum();
 		return new SegmentedStockLevel(sku, initial, remaining, accepted, Math.max(0, accepted - initial),
-				left.stream().anyMatch((units) -> units < 0), left);
+				left.stream().anyMatch((u) -> u < 0), left);
 	}
 
 	private static String key(String sku) {
 		return KEY_PREFIX + sku;
+	}
+
+	private static byte[] bytes(String text) {
+		return text.getBytes(StandardCharsets.UTF_8);
+	}
+
+	private static String segmentKey(String sku, int segment) {
+		return KEY_PREFIX + sku + ":" + segment;
 	}
 
 }
