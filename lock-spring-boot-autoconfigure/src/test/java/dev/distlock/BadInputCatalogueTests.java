@@ -23,6 +23,7 @@ import dev.distlock.support.RenewalScheduler;
 import dev.distlock.testsupport.Conditions;
 import dev.distlock.testsupport.RedisServer;
 import dev.distlock.testsupport.TestThreads;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -56,6 +57,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 @ExtendWith(OutputCaptureExtension.class)
+@Tag("server")
 class BadInputCatalogueTests {
 
 	private static final StringRedisTemplate redis = new StringRedisTemplate(

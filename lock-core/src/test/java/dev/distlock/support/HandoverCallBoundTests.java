@@ -13,6 +13,7 @@ import dev.distlock.LockBackendException;
 import dev.distlock.LockOptions;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -25,6 +26,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * own. Each template stands for one JVM.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
+@Tag("slow")
 class HandoverCallBoundTests {
 
 	/** Hand-over bounds no run in these tests reaches, whatever the machine's speed. */

@@ -20,6 +20,7 @@ import dev.distlock.testsupport.TestThreads;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -39,6 +40,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * them.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
+@Tag("server")
 class DistlockLockRegistryTests {
 
 	private static final long HEART_BEAT_MILLIS = 200;

@@ -9,6 +9,7 @@ import dev.distlock.spi.LockProvider;
 import dev.distlock.testsupport.AbstractLockProviderContractTests;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.TestInstance;
 
 /**
@@ -16,6 +17,7 @@ import org.junit.jupiter.api.TestInstance;
  * their own, as two application instances would have, on the table {@code contract_lock}.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Tag("server")
 abstract class AbstractJdbcContractTests extends AbstractLockProviderContractTests {
 
 	private HikariDataSource dataSource;

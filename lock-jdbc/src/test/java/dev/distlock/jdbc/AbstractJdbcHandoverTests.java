@@ -22,6 +22,7 @@ import dev.distlock.testsupport.AbstractLocalHandoverTests;
 import dev.distlock.testsupport.Conditions;
 import dev.distlock.testsupport.DatabaseServer;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -40,6 +41,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * renewed.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
+@Tag("server")
 abstract class AbstractJdbcHandoverTests extends AbstractLocalHandoverTests {
 
 	/** This class's own table on the shared server. */

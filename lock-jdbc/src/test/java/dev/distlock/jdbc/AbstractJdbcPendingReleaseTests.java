@@ -18,6 +18,7 @@ import dev.distlock.testsupport.DatabaseServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
@@ -34,6 +35,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
+@Tag("server")
 abstract class AbstractJdbcPendingReleaseTests {
 
 	/** The configuration's defaults ({@code distributed-lock.*}). */

@@ -29,6 +29,7 @@ import dev.distlock.support.RenewalScheduler;
 import dev.distlock.testsupport.Conditions;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -47,6 +48,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * connections killed by the server, database time.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
+@Tag("server")
 abstract class AbstractJdbcStoreTests {
 
 	static final Duration LONG = Duration.ofSeconds(30);

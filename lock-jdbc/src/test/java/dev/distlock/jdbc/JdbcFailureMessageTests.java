@@ -14,6 +14,7 @@ import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -28,6 +29,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * placeholder for a lock that a call is not about.
  */
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
+@Tag("server")
 class JdbcFailureMessageTests {
 
 	private static final Duration LONG = Duration.ofSeconds(30);

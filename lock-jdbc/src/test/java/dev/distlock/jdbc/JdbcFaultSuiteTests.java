@@ -12,6 +12,7 @@ import java.util.Map;
 import dev.distlock.testsupport.fault.FaultReport;
 import dev.distlock.testsupport.fault.FaultRun;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -27,6 +28,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@code -Ddistlock.faults.classes=A,B} and {@code -Ddistlock.faults.databases=mariadb}
  * choose what runs, {@code -Ddistlock.faults.seed=N} replays a run.
  */
+@Tag("server")
 class JdbcFaultSuiteTests {
 
 	private static final Duration DURATION = Duration.ofSeconds(Long.getLong("distlock.faults.seconds", 8));

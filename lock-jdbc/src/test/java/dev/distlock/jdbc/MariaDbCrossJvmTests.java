@@ -7,6 +7,7 @@ import dev.distlock.testsupport.fuzz.AbstractCrossJvmFuzzTests;
 import dev.distlock.testsupport.fuzz.AbstractHolderKilledTests;
 import dev.distlock.testsupport.fuzz.AbstractHolderPausedTests;
 import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Tag;
 
 /**
  * The cross-JVM tests on MariaDB: threads plus a second JVM doing read-pause-write on a
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.Nested;
  * ({@link MariaDbSmokeTests}: a restart, the cross-JVM fuzz test).
  */
 @EnabledIfSystemProperty(named = "distlock.jdbc.mariadb-servers", matches = "true")
+@Tag("server")
 class MariaDbCrossJvmTests {
 
 	static StoreFixture store() {

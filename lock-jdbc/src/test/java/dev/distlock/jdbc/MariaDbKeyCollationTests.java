@@ -10,6 +10,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.distlock.spi.LockHandle;
 import dev.distlock.testsupport.MariaDbServer;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -26,6 +27,7 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
  * fixes it.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
+@Tag("server")
 class MariaDbKeyCollationTests {
 
 	private static final Duration LONG = Duration.ofSeconds(30);

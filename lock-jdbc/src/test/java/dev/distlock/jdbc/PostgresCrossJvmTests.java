@@ -6,12 +6,14 @@ import dev.distlock.testsupport.fuzz.AbstractCrossJvmFuzzTests;
 import dev.distlock.testsupport.fuzz.AbstractHolderKilledTests;
 import dev.distlock.testsupport.fuzz.AbstractHolderPausedTests;
 import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Tag;
 
 /**
  * The cross-JVM tests on PostgreSQL: threads plus a second JVM doing read-pause-write on
  * a fenced register, a holder JVM killed with {@code kill -9}, a holder JVM paused past
  * its lease.
  */
+@Tag("server")
 class PostgresCrossJvmTests {
 
 	static StoreFixture store() {

@@ -15,6 +15,7 @@ import dev.distlock.testsupport.PostgresServer;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -31,6 +32,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * again; a release whose reply was lost, run again, is a release and not a loss.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
+@Tag("server")
 class PostgresLostReplyTests {
 
 	private static final String TABLE = "lost_reply_lock";

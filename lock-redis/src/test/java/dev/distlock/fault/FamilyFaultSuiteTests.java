@@ -10,6 +10,7 @@ import java.util.List;
 import dev.distlock.testsupport.fault.FamilyFaultReport;
 import dev.distlock.testsupport.fault.FamilyFaultRun;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -32,6 +33,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@code distlock.famfaults.seed} replays a run. The table goes to
  * {@code target/family-fault-report.md}.
  */
+@Tag("server")
 class FamilyFaultSuiteTests {
 
 	/** The default build's classes. */

@@ -10,6 +10,7 @@ import java.util.List;
 import dev.distlock.testsupport.fault.FaultReport;
 import dev.distlock.testsupport.fault.FaultRun;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Tag;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -25,6 +26,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * {@code -Psoak} runs each for minutes. The table goes to standard output and to
  * {@code target/fault-report.md}; {@code -Ddistlock.faults.seed=N} replays a run.
  */
+@Tag("server")
 class FaultSuiteTests {
 
 	private static final Duration HUNG_MINIMUM = Duration.ofSeconds(15);

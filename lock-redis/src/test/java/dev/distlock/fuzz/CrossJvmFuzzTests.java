@@ -3,12 +3,14 @@ package dev.distlock.fuzz;
 import dev.distlock.redis.RedisStoreFixture;
 import dev.distlock.testsupport.StoreFixture;
 import dev.distlock.testsupport.fuzz.AbstractCrossJvmFuzzTests;
+import org.junit.jupiter.api.Tag;
 
 /**
  * Mutual exclusion under contention on Redis: threads of two templates in this JVM and of
  * a second JVM do read-pause-write increments of one Redis value under one lock; see
  * {@link AbstractCrossJvmFuzzTests}.
  */
+@Tag("server")
 class CrossJvmFuzzTests extends AbstractCrossJvmFuzzTests {
 
 	@Override

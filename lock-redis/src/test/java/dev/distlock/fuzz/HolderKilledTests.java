@@ -8,6 +8,7 @@ import dev.distlock.redis.TestRedis;
 import dev.distlock.support.DefaultLockTemplate;
 import dev.distlock.testsupport.StoreFixture;
 import dev.distlock.testsupport.fuzz.AbstractHolderKilledTests;
+import org.junit.jupiter.api.Tag;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
@@ -20,6 +21,7 @@ import static org.awaitility.Awaitility.await;
  * and not before; the next holder gets a greater fencing token. See
  * {@link AbstractHolderKilledTests}; here the holder's renewal is seen in Redis itself.
  */
+@Tag("server")
 class HolderKilledTests extends AbstractHolderKilledTests {
 
 	@Override

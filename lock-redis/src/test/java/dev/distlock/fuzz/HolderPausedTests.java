@@ -3,12 +3,14 @@ package dev.distlock.fuzz;
 import dev.distlock.redis.RedisStoreFixture;
 import dev.distlock.testsupport.StoreFixture;
 import dev.distlock.testsupport.fuzz.AbstractHolderPausedTests;
+import org.junit.jupiter.api.Tag;
 
 /**
  * A Redis lock's holder JVM stopped with {@code SIGSTOP} for twice its lease is fenced
  * off and learns of the loss within one renewal interval of resuming; see
  * {@link AbstractHolderPausedTests}.
  */
+@Tag("server")
 class HolderPausedTests extends AbstractHolderPausedTests {
 
 	@Override

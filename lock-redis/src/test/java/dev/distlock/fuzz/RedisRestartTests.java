@@ -11,6 +11,7 @@ import dev.distlock.support.DefaultLockTemplate;
 import dev.distlock.support.RenewalScheduler;
 import dev.distlock.testsupport.RedisServer;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -26,6 +27,7 @@ import static org.awaitility.Awaitility.await;
  * lock is gone, the holder learns that it lost it, and the next holder's fencing token is
  * still greater (the token has a clock floor).
  */
+@Tag("server")
 class RedisRestartTests {
 
 	private static final String KEY = "restarted";

@@ -3,11 +3,13 @@ package dev.distlock.redis;
 import dev.distlock.spi.LockProvider;
 import dev.distlock.testsupport.AbstractLockProviderContractTests;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Tag;
 
 /**
  * The published provider contract, run by RedLock over N real masters, with two providers
  * on connections of their own, as two JVMs would have.
  */
+@Tag("server")
 abstract class AbstractRedLockContractTests extends AbstractLockProviderContractTests {
 
 	private static RedLockMasters masters;

@@ -16,6 +16,7 @@ import dev.distlock.testsupport.RedisServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -31,6 +32,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * release subscription).
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
+@Tag("server")
 class FairGrantTests {
 
 	private static final Duration LEASE = Duration.ofSeconds(30);

@@ -11,6 +11,7 @@ import java.util.concurrent.TimeUnit;
 
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.testsupport.RedisServer;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -25,6 +26,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * token was greater than the one before. The default suite locks 10,000 keys; the
  * {@code soak} profile ({@code -Psoak}) locks 1,000,000.
  */
+@Tag("server")
 class FencingMemoryTests {
 
 	private static final int KEYS = Integer.getInteger("distlock.fencing.keys", 10_000);

@@ -11,6 +11,7 @@ import dev.distlock.testsupport.Conditions;
 import dev.distlock.testsupport.RedisServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -32,6 +33,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * timeout, and a lease of a minute, so a hold left behind is still there when the test
  * looks.
  */
+@Tag("server")
 class LateAcquireUndoTests {
 
 	private static final Duration LEASE = Duration.ofMinutes(1);

@@ -29,6 +29,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -56,6 +57,7 @@ import static org.assertj.core.api.Assertions.fail;
  * it fail.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
+@Tag("server")
 class LostReplyTests {
 
 	private static final Duration COMMAND_TIMEOUT = Duration.ofMillis(300);

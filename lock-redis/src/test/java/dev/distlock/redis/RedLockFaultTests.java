@@ -18,6 +18,7 @@ import dev.distlock.support.RenewalScheduler;
 import dev.distlock.testsupport.Conditions;
 import dev.distlock.testsupport.FaultProxy;
 import dev.distlock.testsupport.RedisServer;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -36,6 +37,7 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
  * disagree; an acquire slower than its lease's validity does not count.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
+@Tag("server")
 class RedLockFaultTests {
 
 	private static final Duration LEASE = Duration.ofSeconds(30);

@@ -11,6 +11,7 @@ import dev.distlock.spi.MultiLocking;
 import dev.distlock.testsupport.AbstractMultiLockContractTests;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -20,6 +21,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * spread over slots (and so over masters), except two that share a hash tag: the per-slot
  * steps, their order and their undoing are what this run checks.
  */
+@Tag("server")
 class RedisClusterMultiLockContractTests extends AbstractMultiLockContractTests {
 
 	private static RedisClusterPair pair;

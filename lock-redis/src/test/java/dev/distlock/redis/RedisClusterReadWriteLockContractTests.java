@@ -10,6 +10,7 @@ import dev.distlock.testsupport.AbstractReadWriteLockContractTests;
 import dev.distlock.testsupport.Conditions;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -19,6 +20,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * mutex's block-reserving acquire recording a writer's intent among them) runs on one
  * master, and waiters are woken through the cluster's pub/sub.
  */
+@Tag("server")
 class RedisClusterReadWriteLockContractTests extends AbstractReadWriteLockContractTests {
 
 	private static RedisClusterPair pair;

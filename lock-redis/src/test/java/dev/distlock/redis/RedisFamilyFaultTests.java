@@ -13,6 +13,7 @@ import dev.distlock.testsupport.family.LatchFaultCheck;
 import dev.distlock.testsupport.family.MultiLockFaultCheck;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -25,6 +26,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * and a server restarted without its data. Each run lasts
  * {@code distlock.family.faults.seconds} (2 s by default, 60 s under {@code -Psoak}).
  */
+@Tag("server")
 class RedisFamilyFaultTests {
 
 	private static final Duration DURATION = Duration.ofSeconds(Long.getLong("distlock.family.faults.seconds", 2));

@@ -8,6 +8,7 @@ import dev.distlock.testsupport.AbstractLockProviderContractTests;
 import dev.distlock.spi.LockHandle;
 import dev.distlock.spi.LockProvider;
 import dev.distlock.testsupport.RedisServer;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -23,6 +24,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * and errors when the server is gone. The two providers use separate connection
  * factories, as two JVMs would.
  */
+@Tag("server")
 class RedisLockProviderContractTests extends AbstractLockProviderContractTests {
 
 	@RegisterExtension

@@ -18,6 +18,7 @@ import dev.distlock.testsupport.RedisCluster;
 import dev.distlock.testsupport.RedisServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -38,6 +39,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * the store timeout.
  */
 @Timeout(value = 2, unit = java.util.concurrent.TimeUnit.MINUTES)
+@Tag("server")
 class RedisMultiLockCleanupTests {
 
 	private static final Duration LEASE = Duration.ofMinutes(1);

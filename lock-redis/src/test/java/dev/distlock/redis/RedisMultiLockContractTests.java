@@ -2,9 +2,11 @@ package dev.distlock.redis;
 
 import dev.distlock.spi.LockProvider;
 import dev.distlock.testsupport.AbstractMultiLockContractTests;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The MultiLock contract on a real {@code redis-server}, two providers as two JVMs. */
+@Tag("server")
 class RedisMultiLockContractTests extends AbstractMultiLockContractTests {
 
 	@RegisterExtension

@@ -7,6 +7,7 @@ import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockHandle;
 import dev.distlock.spi.SharedLocking;
 import dev.distlock.testsupport.AbstractReadWriteLockContractTests;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -19,6 +20,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * readers' hash: read holds expire on the server's clock. The two providers use separate
  * connection factories, as two JVMs would.
  */
+@Tag("server")
 class RedisReadWriteLockContractTests extends AbstractReadWriteLockContractTests {
 
 	@RegisterExtension

@@ -7,6 +7,7 @@ import dev.distlock.spi.LockProvider;
 import dev.distlock.testsupport.FaultProxy;
 import dev.distlock.testsupport.RedisServer;
 import dev.distlock.testsupport.fault.AbstractFamilyNetworkFaultTests;
+import org.junit.jupiter.api.Tag;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
@@ -17,6 +18,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * partition longer than the lease, a dropped reply with a reset, every connection cut), a
  * third directly.
  */
+@Tag("server")
 class RedisRwSemaphoreFaultTests extends AbstractFamilyNetworkFaultTests {
 
 	private RedisServer server;

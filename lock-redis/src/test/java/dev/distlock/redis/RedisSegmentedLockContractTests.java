@@ -2,11 +2,13 @@ package dev.distlock.redis;
 
 import dev.distlock.spi.LockProvider;
 import dev.distlock.testsupport.AbstractSegmentedLockContractTests;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The SegmentedLock contract on a real {@code redis-server}, two providers as two JVMs.
  */
+@Tag("server")
 class RedisSegmentedLockContractTests extends AbstractSegmentedLockContractTests {
 
 	@RegisterExtension

@@ -8,6 +8,7 @@ import dev.distlock.spi.LockHandle;
 import dev.distlock.spi.PermitLocking;
 import dev.distlock.testsupport.AbstractSemaphoreContractTests;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -22,6 +23,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * semaphore used client clocks). The two providers use separate connection factories, as
  * two JVMs would.
  */
+@Tag("server")
 class RedisSemaphoreContractTests extends AbstractSemaphoreContractTests {
 
 	@RegisterExtension

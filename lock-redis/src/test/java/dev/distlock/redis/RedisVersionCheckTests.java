@@ -5,6 +5,7 @@ import java.time.Duration;
 import dev.distlock.LockBackendException;
 import dev.distlock.testsupport.RedisServer;
 import dev.distlock.testsupport.RedisVersion;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -18,6 +19,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * nothing is left in Redis. A real Redis 2.8 (the oldest bundled in a Maven artifact),
  * with the client's default settings.
  */
+@Tag("server")
 class RedisVersionCheckTests {
 
 	@Test

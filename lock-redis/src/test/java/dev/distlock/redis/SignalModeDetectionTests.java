@@ -11,6 +11,7 @@ import dev.distlock.testsupport.RedisServer;
 import dev.distlock.testsupport.RedisVersion;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -25,6 +26,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * caller waits for that thread.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
+@Tag("server")
 class SignalModeDetectionTests {
 
 	private static RedisCluster cluster;

@@ -16,6 +16,7 @@ import dev.distlock.testsupport.Conditions;
 import dev.distlock.testsupport.RedisServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
@@ -36,6 +37,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * The bounds asserted are generous (several seconds of slack) but far below the client's
  * 60 s: with the calls left to the client's timeout, every test here fails.
  */
+@Tag("server")
 class StoreUnavailableTests {
 
 	/** The documented default of distributed-lock.store-timeout. */

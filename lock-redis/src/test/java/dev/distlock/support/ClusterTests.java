@@ -22,6 +22,7 @@ import dev.distlock.testsupport.RedisServer;
 import dev.distlock.testsupport.TestThreads;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -39,6 +40,7 @@ import static org.assertj.core.api.Assertions.fail;
  * release through the cluster's pub/sub.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
+@Tag("server")
 class ClusterTests {
 
 	private static RedisCluster cluster;

@@ -24,6 +24,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -40,6 +41,7 @@ import static org.assertj.core.api.Assertions.fail;
  * blocks the queue for a bounded time only; one that gives up leaves at once.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
+@Tag("server")
 class FairLockTests {
 
 	private static final Duration RETRY = Duration.ofMillis(100);

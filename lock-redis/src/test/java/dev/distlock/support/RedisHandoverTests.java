@@ -24,6 +24,7 @@ import dev.distlock.testsupport.RedisServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -43,6 +44,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * handed to a request made after another JVM took it.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
+@Tag("server")
 class RedisHandoverTests extends AbstractLocalHandoverTests {
 
 	private static RedisServer server;

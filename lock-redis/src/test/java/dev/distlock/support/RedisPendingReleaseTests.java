@@ -14,6 +14,7 @@ import dev.distlock.redis.TestRedis;
 import dev.distlock.testsupport.Conditions;
 import dev.distlock.testsupport.RedisServer;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -35,6 +36,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * that long: then only distlock's retry frees the lock before its lease ends.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
+@Tag("server")
 class RedisPendingReleaseTests {
 
 	private static final Duration LEASE = Duration.ofMinutes(1);

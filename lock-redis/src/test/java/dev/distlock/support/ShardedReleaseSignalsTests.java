@@ -20,6 +20,7 @@ import dev.distlock.testsupport.RedisVersion;
 import dev.distlock.testsupport.TestThreads;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -36,6 +37,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * the signal, not by its retry.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
+@Tag("server")
 class ShardedReleaseSignalsTests {
 
 	private static final Duration RETRY = Duration.ofSeconds(2);

@@ -19,6 +19,7 @@ import dev.distlock.redis.RedisLockProvider;
 import dev.distlock.testsupport.RedisServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.condition.EnabledForJreRange;
@@ -40,6 +41,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @EnabledForJreRange(min = JRE.JAVA_21)
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
+@Tag("server")
 class VirtualThreadContentionTests {
 
 	private static final int THREADS = 1000;

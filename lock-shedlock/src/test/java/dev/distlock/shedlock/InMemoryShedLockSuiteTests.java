@@ -6,6 +6,7 @@ import dev.distlock.inmemory.InMemoryLockProvider;
 import dev.distlock.spi.LockAttempt;
 import net.javacrumbs.shedlock.core.ExtensibleLockProvider;
 import net.javacrumbs.shedlock.test.support.AbstractExtensibleLockProviderIntegrationTest;
+import org.junit.jupiter.api.Tag;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -14,6 +15,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * there when a probe attempt on the store finds it busy (a probe that gets it releases it
  * at once).
  */
+@Tag("slow")
 class InMemoryShedLockSuiteTests extends AbstractExtensibleLockProviderIntegrationTest {
 
 	private static final InMemoryLockProvider store = new InMemoryLockProvider();

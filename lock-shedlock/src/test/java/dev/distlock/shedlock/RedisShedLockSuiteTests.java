@@ -11,6 +11,7 @@ import net.javacrumbs.shedlock.core.ExtensibleLockProvider;
 import net.javacrumbs.shedlock.test.support.AbstractExtensibleLockProviderIntegrationTest;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -24,6 +25,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * runs {@code FuzzTester}) against the bridge on a real {@code redis-server}. A lock is
  * there when its key exists in Redis.
  */
+@Tag("server")
 class RedisShedLockSuiteTests extends AbstractExtensibleLockProviderIntegrationTest {
 
 	private static final String PREFIX = "shedlock-suite:";

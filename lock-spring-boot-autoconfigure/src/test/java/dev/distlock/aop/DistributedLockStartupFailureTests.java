@@ -24,6 +24,7 @@ import kotlinx.coroutines.flow.Flow;
 import kotlinx.coroutines.flow.FlowKt;
 import org.jetbrains.kotlin.cli.common.ExitCode;
 import org.jetbrains.kotlin.cli.jvm.K2JVMCompiler;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.api.io.TempDir;
@@ -41,6 +42,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * A bad annotation fails the application at startup, naming the method and what is wrong.
  */
+@Tag("server")
 class DistributedLockStartupFailureTests {
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()

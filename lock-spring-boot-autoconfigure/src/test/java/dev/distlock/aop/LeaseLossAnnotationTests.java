@@ -9,6 +9,7 @@ import dev.distlock.LockContext;
 import dev.distlock.autoconfigure.DistributedLockAutoConfiguration;
 import dev.distlock.autoconfigure.redis.DistributedLockRedisAutoConfiguration;
 import dev.distlock.testsupport.RedisServer;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -27,6 +28,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * deleting the key behind the holder's back, as an expiry during a long pause or a
  * failover would.
  */
+@Tag("server")
 class LeaseLossAnnotationTests {
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()

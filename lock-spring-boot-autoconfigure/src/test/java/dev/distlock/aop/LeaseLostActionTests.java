@@ -14,6 +14,7 @@ import dev.distlock.LockLostEvent;
 import dev.distlock.autoconfigure.DistributedLockAutoConfiguration;
 import dev.distlock.autoconfigure.redis.DistributedLockRedisAutoConfiguration;
 import dev.distlock.testsupport.RedisServer;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -35,6 +36,7 @@ import static org.assertj.core.api.Assertions.fail;
  * deleting the key, as an expiry during a pause or a failover would, or by killing Redis,
  * so that renewals hang until the deadline watchdog declares the lease lost.
  */
+@Tag("server")
 class LeaseLostActionTests {
 
 	private static final Duration LEASE = Duration.ofMillis(600);

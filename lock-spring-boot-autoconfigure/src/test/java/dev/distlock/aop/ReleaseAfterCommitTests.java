@@ -14,6 +14,7 @@ import dev.distlock.LockTemplate;
 import dev.distlock.autoconfigure.DistributedLockAutoConfiguration;
 import dev.distlock.autoconfigure.redis.DistributedLockRedisAutoConfiguration;
 import dev.distlock.testsupport.RedisServer;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -41,6 +42,7 @@ import static org.assertj.core.api.Assertions.fail;
  * {@code distributed-lock.release-after-commit=false} shows the lock gone before the
  * commit.
  */
+@Tag("server")
 class ReleaseAfterCommitTests {
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()

@@ -10,6 +10,7 @@ import dev.distlock.LockContext;
 import dev.distlock.autoconfigure.DistributedLockAutoConfiguration;
 import dev.distlock.autoconfigure.redis.DistributedLockRedisAutoConfiguration;
 import dev.distlock.testsupport.RedisServer;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -31,6 +32,7 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
  * The lock advice must sit outside {@code @Transactional} on the same method, so that the
  * lock is still held when the transaction commits or rolls back.
  */
+@Tag("server")
 class TransactionOrderingTests {
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()

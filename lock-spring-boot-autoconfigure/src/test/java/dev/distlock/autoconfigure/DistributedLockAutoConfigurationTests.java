@@ -22,6 +22,7 @@ import dev.distlock.spi.LockProvider;
 import dev.distlock.support.RenewalScheduler;
 import dev.distlock.testsupport.RedisCluster;
 import dev.distlock.testsupport.RedisServer;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -36,6 +37,7 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+@Tag("server")
 class DistributedLockAutoConfigurationTests {
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()

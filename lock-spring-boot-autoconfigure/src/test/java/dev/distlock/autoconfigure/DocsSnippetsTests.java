@@ -9,6 +9,7 @@ import java.util.stream.Stream;
 
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
 import org.junit.jupiter.api.io.TempDir;
@@ -31,6 +32,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * exist, with values of their type.</li>
  * </ul>
  */
+@Tag("slow")
 class DocsSnippetsTests {
 
 	private static final Path ROOT = Path.of("..").toAbsolutePath().normalize();

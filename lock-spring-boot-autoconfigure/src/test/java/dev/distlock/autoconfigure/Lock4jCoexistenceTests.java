@@ -18,6 +18,7 @@ import dev.distlock.LockTemplate;
 import dev.distlock.autoconfigure.redis.DistributedLockRedisAutoConfiguration;
 import dev.distlock.testsupport.RedisServer;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -34,6 +35,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * (Boot refuses to override a bean definition). Both libraries' auto-configurations are
  * the ones listed in their {@code AutoConfiguration.imports}.
  */
+@Tag("server")
 class Lock4jCoexistenceTests {
 
 	private static final LockOptions NO_WAIT = LockOptions.builder().waitTime(Duration.ZERO).build();

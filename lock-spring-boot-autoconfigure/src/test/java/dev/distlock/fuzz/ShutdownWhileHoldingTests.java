@@ -6,6 +6,7 @@ import java.util.concurrent.TimeUnit;
 
 import dev.distlock.testsupport.ChildJvm;
 import dev.distlock.testsupport.RedisServer;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -17,6 +18,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * wait out the lease.
  */
 @Timeout(value = 90, unit = TimeUnit.SECONDS)
+@Tag("server")
 class ShutdownWhileHoldingTests {
 
 	@Test

@@ -8,6 +8,7 @@ import java.util.UUID;
 import dev.distlock.testsupport.ChildJvm;
 import dev.distlock.testsupport.RedisServer;
 import org.h2.tools.Server;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.context.ConfigurableApplicationContext;
@@ -22,6 +23,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * control, with {@code distributed-lock.release-after-commit=false}, releases the lock
  * before the commit, and the next holder reads the old value: updates are lost.
  */
+@Tag("server")
 class TransactionalRowTests {
 
 	private static final int THREADS = 8;

@@ -21,6 +21,7 @@ import dev.distlock.testsupport.Conditions;
 import dev.distlock.testsupport.RedisSentinel;
 import dev.distlock.testsupport.RedisServer;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
@@ -52,6 +53,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * with {@code -Psoak} ({@code -Ddistlock.soak=true}).
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
+@Tag("server")
 class SentinelFailoverTests {
 
 	/** Long enough to outlast a failover, so a lease the new master has is kept. */

@@ -15,6 +15,7 @@ import java.util.concurrent.TimeoutException;
 import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariDataSource;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -24,6 +25,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * What every launcher must do, run against one server per test class. Each test uses
  * tables of its own.
  */
+@Tag("server")
 abstract class AbstractDatabaseServerTests {
 
 	/**

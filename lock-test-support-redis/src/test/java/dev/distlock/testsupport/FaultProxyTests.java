@@ -20,6 +20,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -34,6 +35,7 @@ import static org.assertj.core.api.Assertions.fail;
  * proxy.
  */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
+@Tag("server")
 class FaultProxyTests {
 
 	/**

@@ -9,6 +9,7 @@ import dev.distlock.testsupport.fuzz.FencedRegister;
 import dev.distlock.testsupport.fuzz.SharedCounter;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -20,6 +21,7 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
  * refused entry and its writes rejected once a newer one entered or wrote, and an
  * interrupted caller still gets its reply.
  */
+@Tag("server")
 class RedisResourcesTests {
 
 	private static RedisServer server;

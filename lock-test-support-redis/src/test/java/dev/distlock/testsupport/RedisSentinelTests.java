@@ -2,6 +2,7 @@ package dev.distlock.testsupport;
 
 import java.time.Duration;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
@@ -14,6 +15,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * also runs one {@link RedisSentinel#failover()} in the auto-configuration's
  * {@code SentinelFailoverTests}.
  */
+@Tag("server")
 class RedisSentinelTests {
 
 	@Test

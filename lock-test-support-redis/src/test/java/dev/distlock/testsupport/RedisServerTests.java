@@ -2,10 +2,12 @@ package dev.distlock.testsupport;
 
 import java.util.List;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+@Tag("server")
 class RedisServerTests {
 
 	@Test

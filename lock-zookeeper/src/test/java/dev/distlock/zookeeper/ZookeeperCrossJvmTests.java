@@ -5,6 +5,7 @@ import dev.distlock.testsupport.fuzz.AbstractCrossJvmFuzzTests;
 import dev.distlock.testsupport.fuzz.AbstractHolderKilledTests;
 import dev.distlock.testsupport.fuzz.AbstractHolderPausedTests;
 import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Tag;
 
 /**
  * The cross-JVM tests on a ZooKeeper test server: threads plus a second JVM doing
@@ -15,6 +16,7 @@ import org.junit.jupiter.api.Nested;
  * The base class's renewal check fits sessions: one and a half leases after the grant the
  * lock is still held only because the session's heartbeats kept it alive.
  */
+@Tag("server")
 class ZookeeperCrossJvmTests {
 
 	static StoreFixture store() {

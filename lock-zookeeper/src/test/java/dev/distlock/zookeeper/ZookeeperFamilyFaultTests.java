@@ -7,6 +7,7 @@ import dev.distlock.testsupport.TcpProxy;
 import dev.distlock.testsupport.fault.AbstractFamilyNetworkFaultTests;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.test.TestingServer;
+import org.junit.jupiter.api.Tag;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -18,6 +19,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * connection reset), a third directly; and the server stopped and restarted with its
  * data, as for the mutex's fault suite. Sessions time out after the lease.
  */
+@Tag("server")
 class ZookeeperFamilyFaultTests extends AbstractFamilyNetworkFaultTests {
 
 	private TestingServer server;

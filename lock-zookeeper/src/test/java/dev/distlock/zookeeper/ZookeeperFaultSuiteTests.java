@@ -10,6 +10,7 @@ import java.util.List;
 import dev.distlock.testsupport.fault.FaultReport;
 import dev.distlock.testsupport.fault.FaultRun;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -24,6 +25,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@code -Ddistlock.faults.seed=N} replays a run and {@code -Ddistlock.faults.classes}
  * (comma-separated) picks classes.
  */
+@Tag("server")
 class ZookeeperFaultSuiteTests {
 
 	private static final Duration DURATION = Duration.ofSeconds(Long.getLong("distlock.faults.seconds", 8));

@@ -6,11 +6,13 @@ import dev.distlock.spi.LockProvider;
 import dev.distlock.testsupport.AbstractLockProviderContractTests;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 
 /**
  * The published contract suite on a real ZooKeeper server, with two clients standing for
  * two JVMs.
  */
+@Tag("server")
 class ZookeeperLockProviderContractTests extends AbstractLockProviderContractTests {
 
 	private static ZookeeperPair pair;

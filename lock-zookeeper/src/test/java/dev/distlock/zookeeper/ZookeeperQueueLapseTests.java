@@ -9,6 +9,7 @@ import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockHandle;
 import org.apache.curator.framework.CuratorFramework;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -21,6 +22,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * the session).
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
+@Tag("server")
 class ZookeeperQueueLapseTests {
 
 	private static final Duration LEASE = Duration.ofMinutes(5);

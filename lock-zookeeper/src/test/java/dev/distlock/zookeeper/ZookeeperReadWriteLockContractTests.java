@@ -6,11 +6,13 @@ import dev.distlock.spi.SharedLocking;
 import dev.distlock.testsupport.AbstractReadWriteLockContractTests;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 
 /**
  * The published read-write lock contract on a real ZooKeeper server, with two clients
  * standing for two JVMs.
  */
+@Tag("server")
 class ZookeeperReadWriteLockContractTests extends AbstractReadWriteLockContractTests {
 
 	private static ZookeeperPair pair;

@@ -15,6 +15,7 @@ import dev.distlock.testsupport.ProviderFactory;
 import dev.distlock.testsupport.StoreFixture;
 import dev.distlock.testsupport.fuzz.LockHolder;
 import dev.distlock.testsupport.fuzz.Templates;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -27,6 +28,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * token.
  */
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
+@Tag("server")
 class ZookeeperReaderKilledTests {
 
 	private static final Duration LEASE = Duration.ofSeconds(2);

@@ -6,11 +6,13 @@ import dev.distlock.spi.PermitLocking;
 import dev.distlock.testsupport.AbstractSemaphoreContractTests;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 
 /**
  * The published semaphore contract on a real ZooKeeper server, with two clients standing
  * for two JVMs.
  */
+@Tag("server")
 class ZookeeperSemaphoreContractTests extends AbstractSemaphoreContractTests {
 
 	private static ZookeeperPair pair;

@@ -16,6 +16,7 @@ import dev.distlock.testsupport.TestThreads;
 import org.apache.curator.framework.CuratorFramework;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -29,6 +30,7 @@ import static org.assertj.core.api.Assertions.fail;
  * semaphore's watch rather than by polling, and the dead holder is told at once.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
+@Tag("server")
 class ZookeeperSemaphoreSessionTests {
 
 	private static final Duration LEASE = Duration.ofSeconds(30);

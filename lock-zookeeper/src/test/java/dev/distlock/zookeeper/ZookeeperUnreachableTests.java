@@ -18,6 +18,7 @@ import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.slf4j.LoggerFactory;
@@ -31,6 +32,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * speaks of a session in doubt before there was one; once the server runs, locks work.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
+@Tag("server")
 class ZookeeperUnreachableTests {
 
 	private final Logger log = (Logger) LoggerFactory.getLogger(SessionGuard.class);

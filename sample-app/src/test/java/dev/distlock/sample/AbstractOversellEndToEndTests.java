@@ -15,6 +15,7 @@ import dev.distlock.sample.order.StockLevel;
 import dev.distlock.sample.order.StockStore;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import tools.jackson.databind.json.JsonMapper;
@@ -33,6 +34,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * the servers and names each instance's arguments.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Tag("server")
 abstract class AbstractOversellEndToEndTests {
 
 	private static final int STOCK = 10;

@@ -15,6 +15,7 @@ import dev.distlock.testsupport.RedisServer;
 import dev.distlock.testsupport.TestThreads;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -29,6 +30,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * lock held by the request's thread under the name {@code stock}; afterwards
  * {@code /actuator/metrics} has the lock's meters and {@code /actuator/health} is up.
  */
+@Tag("server")
 class ActuatorEndToEndTests {
 
 	private static final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();

@@ -17,6 +17,7 @@ import dev.distlock.sample.segmented.SegmentedStockLevel;
 import dev.distlock.testsupport.RedisServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import tools.jackson.databind.json.JsonMapper;
@@ -33,6 +34,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * served from several segments together.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Tag("server")
 class SegmentedStockEndToEndTests {
 
 	private static final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();

@@ -1,5 +1,6 @@
 package dev.distlock.autoconfigure.aot;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
@@ -12,6 +13,7 @@ import org.springframework.core.test.tools.CompileWithForkedClassLoader;
  * locks through annotated methods with a named option set and every annotation attribute.
  */
 @CompileWithForkedClassLoader
+@Tag("slow")
 class InMemoryAotTests {
 
 	@Test

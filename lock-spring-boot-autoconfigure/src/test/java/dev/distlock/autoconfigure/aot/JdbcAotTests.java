@@ -3,6 +3,7 @@ package dev.distlock.autoconfigure.aot;
 import java.util.UUID;
 
 import dev.distlock.testsupport.PostgresServer;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
@@ -20,6 +21,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * multi-key or fair locks).
  */
 @CompileWithForkedClassLoader
+@Tag("server")
 class JdbcAotTests {
 
 	@Test

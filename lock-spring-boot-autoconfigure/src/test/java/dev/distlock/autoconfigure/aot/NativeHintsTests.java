@@ -3,6 +3,7 @@ package dev.distlock.autoconfigure.aot;
 import dev.distlock.DistributedLock;
 import dev.distlock.aop.LockExpressionRootObject;
 import dev.distlock.autoconfigure.endpoint.DistributedLocksEndpoint;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.aot.hint.MemberCategory;
@@ -25,6 +26,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * annotation's attributes, the annotated method (SpEL reads its parameter names), and the
  * endpoint's answer (serialised by Jackson).
  */
+@Tag("slow")
 class NativeHintsTests {
 
 	@Test

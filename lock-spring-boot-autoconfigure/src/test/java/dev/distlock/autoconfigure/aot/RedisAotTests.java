@@ -1,6 +1,7 @@
 package dev.distlock.autoconfigure.aot;
 
 import dev.distlock.testsupport.RedisServer;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
@@ -16,6 +17,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * and every annotation attribute.
  */
 @CompileWithForkedClassLoader
+@Tag("server")
 class RedisAotTests {
 
 	@Test

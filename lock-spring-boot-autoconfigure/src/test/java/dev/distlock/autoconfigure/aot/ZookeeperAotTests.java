@@ -5,6 +5,7 @@ import java.util.Map;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingServer;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
@@ -21,6 +22,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * annotation attributes this store supports (all but multi-key locks).
  */
 @CompileWithForkedClassLoader
+@Tag("server")
 class ZookeeperAotTests {
 
 	@Test

@@ -13,6 +13,7 @@ import dev.distlock.autoconfigure.inmemory.DistributedLockInMemoryAutoConfigurat
 import dev.distlock.autoconfigure.jdbc.DistributedLockJdbcAutoConfiguration;
 import dev.distlock.autoconfigure.redis.DistributedLockRedisAutoConfiguration;
 import dev.distlock.testsupport.PostgresServer;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -37,6 +38,7 @@ import static org.assertj.core.api.Assertions.assertThatException;
  * analyzers, not of Boot's generic ones.
  */
 @ExtendWith(OutputCaptureExtension.class)
+@Tag("server")
 class StartupFailureReportTests {
 
 	@Test

@@ -16,6 +16,7 @@ import dev.distlock.testsupport.PostgresServer;
 import dev.distlock.testsupport.RedisServer;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingServer;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -37,6 +38,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * after taking a lock. Each store runs against its real server.
  */
 @ExtendWith(OutputCaptureExtension.class)
+@Tag("server")
 class StartupLogTests {
 
 	/** A warning from any of distlock's loggers, in the pattern {@link #run} sets. */

@@ -15,6 +15,7 @@ import dev.distlock.LockTemplate;
 import dev.distlock.testsupport.Conditions;
 import dev.distlock.testsupport.TestThreads;
 import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -34,6 +35,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * them; and no operation that could free a lock.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
+@Tag("slow")
 class DistributedLocksEndpointTests {
 
 	@Nested

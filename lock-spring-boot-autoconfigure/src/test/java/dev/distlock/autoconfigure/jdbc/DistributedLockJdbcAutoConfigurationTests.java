@@ -11,6 +11,7 @@ import dev.distlock.jdbc.JdbcLockProvider;
 import dev.distlock.redis.RedisLockProvider;
 import dev.distlock.testsupport.PostgresServer;
 import dev.distlock.testsupport.RedisServer;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -26,6 +27,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The JDBC store's auto-configuration on a real PostgreSQL server, with Boot's own
  * DataSource auto-configuration (Hikari, default settings).
  */
+@Tag("server")
 class DistributedLockJdbcAutoConfigurationTests {
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()

@@ -59,6 +59,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * Redis. No meter may carry a lock key.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
+@org.junit.jupiter.api.Tag("server")
 class LockObservabilityTests {
 
 	private static final AutoConfigurations LOCKS = AutoConfigurations.of(

@@ -6,6 +6,7 @@ import dev.distlock.LockTemplate;
 import dev.distlock.autoconfigure.DistributedLockAutoConfiguration;
 import dev.distlock.autoconfigure.redis.DistributedLockRedisAutoConfiguration;
 import dev.distlock.testsupport.RedisServer;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -24,6 +25,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * the lock lands on the server it names. No Docker: the details name a real
  * {@code redis-server} this test starts; the properties name another.
  */
+@Tag("server")
 class ConnectionDetailsTests {
 
 	@Test

@@ -10,6 +10,7 @@ import dev.distlock.autoconfigure.DistributedLockAutoConfiguration;
 import dev.distlock.autoconfigure.redis.DistributedLockRedisAutoConfiguration;
 import dev.distlock.testsupport.Conditions;
 import dev.distlock.testsupport.RedisServer;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -27,6 +28,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * is skipped until then, and runs once it has passed.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
+@Tag("server")
 class MinHoldTimeRedisTests {
 
 	static final String JOB_KEY = "minhold-nightly-report";

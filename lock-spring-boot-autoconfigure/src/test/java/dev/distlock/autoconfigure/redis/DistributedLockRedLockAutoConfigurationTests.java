@@ -11,6 +11,7 @@ import dev.distlock.spi.LockProvider;
 import dev.distlock.testsupport.RedisServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -25,6 +26,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * chosen as any store, and bad input (too few masters, one named twice, a URL that is not
  * a Redis server, an empty prefix) failing startup with the property's name.
  */
+@Tag("server")
 class DistributedLockRedLockAutoConfigurationTests {
 
 	private static final List<RedisServer> servers = new ArrayList<>();

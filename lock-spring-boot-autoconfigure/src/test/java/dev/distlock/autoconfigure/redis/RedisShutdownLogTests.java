@@ -18,6 +18,7 @@ import dev.distlock.testsupport.Conditions;
 import dev.distlock.testsupport.RedisServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -44,6 +45,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @ExtendWith(OutputCaptureExtension.class)
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
+@Tag("server")
 class RedisShutdownLogTests {
 
 	private static final List<String> LOGGERS = List.of("dev.distlock", "io.lettuce", "io.netty",

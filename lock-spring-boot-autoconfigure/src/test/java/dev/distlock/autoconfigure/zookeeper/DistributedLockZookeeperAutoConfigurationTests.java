@@ -26,6 +26,7 @@ import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -42,6 +43,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * client built from {@code distributed-lock.zookeeper.*} or the application's own, bad
  * properties named at startup, and the choice between stores.
  */
+@Tag("server")
 class DistributedLockZookeeperAutoConfigurationTests {
 
 	private static TestingServer server;

@@ -7,6 +7,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
 
 import dev.distlock.inmemory.InMemoryLockProvider;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -16,6 +17,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * away under the holders (the store expires random keys, as a lost lease would), which a
  * multi-key holder must be told of, never silently overlapped.
  */
+@Tag("slow")
 class InMemoryFamilyFaultTests {
 
 	private static final Duration DURATION = Duration.ofSeconds(Long.getLong("distlock.family.faults.seconds", 2));

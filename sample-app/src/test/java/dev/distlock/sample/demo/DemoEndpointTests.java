@@ -10,6 +10,7 @@ import java.time.Duration;
 import dev.distlock.testsupport.Conditions;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.json.JsonMapper;
 
@@ -20,6 +21,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * without the lock oversells, a run with it sells exactly the stock, and each reports
  * every order with its lock wait. Also that the page itself is served.
  */
+@Tag("server")
 class DemoEndpointTests {
 
 	private static final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();

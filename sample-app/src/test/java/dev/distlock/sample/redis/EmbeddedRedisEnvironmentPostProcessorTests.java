@@ -12,6 +12,7 @@ import java.time.Duration;
 import dev.distlock.sample.SampleApplication;
 import dev.distlock.sample.order.OrderService;
 import dev.distlock.testsupport.RedisServer;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -28,6 +29,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * that already answers on its port, and otherwise leaves the connection settings alone.
  * Every case runs against real processes.
  */
+@Tag("server")
 class EmbeddedRedisEnvironmentPostProcessorTests {
 
 	private final EmbeddedRedisEnvironmentPostProcessor postProcessor = new EmbeddedRedisEnvironmentPostProcessor(
