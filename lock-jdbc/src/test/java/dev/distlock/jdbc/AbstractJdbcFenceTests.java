@@ -22,6 +22,7 @@ import dev.distlock.support.RenewalScheduler;
 import dev.distlock.testsupport.Conditions;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.jdbc.core.simple.JdbcClient;
@@ -37,6 +38,7 @@ import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
  * {@link JdbcFence} on a real database: tokens from real leases of the JDBC store, the
  * caller's writes through {@link JdbcClient} in Spring-managed transactions.
  */
+@Tag("server")
 abstract class AbstractJdbcFenceTests {
 
 	private static final String FENCE_TABLE = "fence_test_fence";

@@ -7,6 +7,7 @@ import dev.distlock.StaleTokenException;
 import dev.distlock.testsupport.RedisCluster;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.data.redis.connection.RedisClusterConfiguration;
@@ -19,6 +20,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * {@link RedisFencedValues} on a real three-master Redis Cluster: keys in every node's
  * slots, each value with its token in its one slot.
  */
+@Tag("server")
 class RedisClusterFencedValuesTests {
 
 	private static RedisCluster cluster;

@@ -20,6 +20,7 @@ import dev.distlock.support.RenewalScheduler;
 import dev.distlock.testsupport.RedisServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
@@ -32,6 +33,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * {@link RedisFencedValues} on a real redis-server, with tokens from real leases of the
  * Redis store.
  */
+@Tag("server")
 class RedisFencedValuesTests {
 
 	private static RedisServer server;

@@ -7,6 +7,7 @@ import javax.sql.DataSource;
 import dev.distlock.StaleTokenException;
 import dev.distlock.jdbc.JdbcFence;
 import dev.distlock.testsupport.PostgresServer;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -23,6 +24,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * The JDBC fence's auto-configuration on a real PostgreSQL server, with Boot's own
  * DataSource auto-configuration.
  */
+@Tag("server")
 class DistributedLockJdbcFenceAutoConfigurationTests {
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()

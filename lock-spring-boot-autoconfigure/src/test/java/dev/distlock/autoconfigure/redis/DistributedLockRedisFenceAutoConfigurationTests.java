@@ -8,6 +8,7 @@ import dev.distlock.redis.RedisFencedValues;
 import dev.distlock.testsupport.RedisServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -24,6 +25,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * The Redis fence's auto-configuration against a real {@code redis-server}, with Boot's
  * own Redis auto-configuration.
  */
+@Tag("server")
 class DistributedLockRedisFenceAutoConfigurationTests {
 
 	private static RedisServer redis;
