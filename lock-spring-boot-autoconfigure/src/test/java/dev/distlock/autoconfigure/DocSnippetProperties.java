@@ -13,6 +13,7 @@ import java.util.Map;
 import dev.distlock.autoconfigure.endpoint.DistributedLocksEndpointProperties;
 import dev.distlock.autoconfigure.jdbc.DistributedLockJdbcFenceProperties;
 import dev.distlock.autoconfigure.jdbc.DistributedLockJdbcProperties;
+import dev.distlock.autoconfigure.leader.DistributedLockLeaderProperties;
 import dev.distlock.autoconfigure.redis.DistributedLockRedLockProperties;
 import dev.distlock.autoconfigure.zookeeper.DistributedLockZookeeperProperties;
 
@@ -46,7 +47,7 @@ final class DocSnippetProperties {
 	private static final List<Class<?>> OURS = List.of(DistributedLockProperties.class,
 			DistributedLockJdbcProperties.class, DistributedLockJdbcFenceProperties.class,
 			DistributedLockZookeeperProperties.class, DistributedLockRedLockProperties.class,
-			DistributedLocksEndpointProperties.class);
+			DistributedLocksEndpointProperties.class, DistributedLockLeaderProperties.class);
 
 	private static final ConfigurationPropertyName DISTRIBUTED_LOCK = ConfigurationPropertyName.of("distributed-lock");
 

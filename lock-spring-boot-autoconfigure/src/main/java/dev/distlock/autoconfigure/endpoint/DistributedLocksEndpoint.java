@@ -1,11 +1,15 @@
 package dev.distlock.autoconfigure.endpoint;
 
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeMap;
 
+import dev.distlock.LeaderElection;
+import dev.distlock.LeaderElections;
 import dev.distlock.support.DefaultLockTemplate;
 import org.jspecify.annotations.Nullable;
 
@@ -18,7 +22,8 @@ import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 /**
  * {@code /actuator/distributedlocks}: the locks this JVM's callers hold (name, key,
  * holder threads, fencing token, held for, remaining lease), the threads of this JVM
- * waiting per key, and the last lease losses.
+ * waiting per key, the last lease losses, and the leader elections this instance takes
+ * part in (role, term token, instance id).
  *
  * <p>
  * Read only, on purpose: there is no operation to force a lock free. Deleting a lock
@@ -45,8 +50,19 @@ public class DistributedLocksEndpoint {
 
 	private final Set<String> roles;
 
+	private final @Nullable LeaderElections elections;
+
 	public DistributedLocksEndpoint(DefaultLockTemplate template, RecentLockLosses losses, Show showValues,
 			Set<String> roles) {
+		this(template, losses, showValues, roles, null);
+	}
+
+	/**
+	 * @param elections this instance's leader elections, or null for none
+	 */
+	public DistributedLocksEndpoint(DefaultLockTemplate template, RecentLockLosses losses, Show showValues,
+			Set<String> roles, @Nullable LeaderElections elections) {
+		this.elections = elections;
 		this.template = template;
 		this.losses = losses;
 		this.showValues = showValues;
@@ -73,7 +89,20 @@ public class DistributedLocksEndpoint {
 			lost.add(new LossDescriptor(show ? loss.key() : MASK, loss.fencingToken(), loss.holderThread(),
 					loss.reason(), loss.at().toString()));
 		}
-		return new LocksDescriptor(this.template.storeName(), held, waiting, lost);
+		return new LocksDescriptor(this.template.storeName(), held, waiting, lost, leaders());
+	}
+
+	private List<LeaderDescriptor> leaders() {
+		List<LeaderDescriptor> leaders = new ArrayList<>();
+		if (this.elections != null) {
+			for (LeaderElection election : this.elections.elections()) {
+				OptionalLong token = election.currentToken();
+				leaders.add(new LeaderDescriptor(election.name(), election.instanceId(), token.isPresent(),
+						token.isPresent() ? token.getAsLong() : null));
+			}
+			leaders.sort(Comparator.comparing(LeaderDescriptor::election));
+		}
+		return leaders;
 	}
 
 	/**
@@ -83,9 +112,22 @@ public class DistributedLocksEndpoint {
 	 * @param held the locks held now, longest held first
 	 * @param waitingThreads per key, the threads of this JVM acquiring or waiting
 	 * @param recentLosses the last lease losses, newest first
+	 * @param leaderElections the leader elections this instance takes part in, by name
 	 */
 	public record LocksDescriptor(String store, List<HeldDescriptor> held, Map<String, Integer> waitingThreads,
-			List<LossDescriptor> recentLosses) implements OperationResponseBody {
+			List<LossDescriptor> recentLosses,
+			List<LeaderDescriptor> leaderElections) implements OperationResponseBody {
+	}
+
+	/**
+	 * This instance in one leader election.
+	 *
+	 * @param election the election's name
+	 * @param instanceId this instance's id
+	 * @param leader whether it leads now
+	 * @param termToken the current term's fencing token while it leads, else null
+	 */
+	public record LeaderDescriptor(String election, String instanceId, boolean leader, @Nullable Long termToken) {
 	}
 
 	/**

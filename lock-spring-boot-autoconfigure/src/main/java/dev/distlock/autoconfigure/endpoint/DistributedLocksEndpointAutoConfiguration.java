@@ -1,9 +1,12 @@
 package dev.distlock.autoconfigure.endpoint;
 
+import dev.distlock.LeaderElections;
 import dev.distlock.LockTemplate;
 import dev.distlock.autoconfigure.DistributedLockAutoConfiguration;
+import dev.distlock.autoconfigure.leader.DistributedLockLeaderAutoConfiguration;
 import dev.distlock.support.DefaultLockTemplate;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -18,7 +21,7 @@ import org.springframework.context.annotation.Bean;
  * is on the class path and the endpoint is available (exposed and not disabled, as Boot
  * decides for every endpoint). Without the Actuator this does nothing.
  */
-@AutoConfiguration(after = DistributedLockAutoConfiguration.class)
+@AutoConfiguration(after = { DistributedLockAutoConfiguration.class, DistributedLockLeaderAutoConfiguration.class })
 @ConditionalOnClass({ Endpoint.class, ConditionalOnAvailableEndpoint.class })
 @ConditionalOnBean(LockTemplate.class)
 @ConditionalOnAvailableEndpoint(DistributedLocksEndpoint.class)
@@ -35,8 +38,9 @@ public final class DistributedLocksEndpointAutoConfiguration {
 	@ConditionalOnMissingBean
 	@ConditionalOnBean(DefaultLockTemplate.class)
 	DistributedLocksEndpoint distributedLocksEndpoint(DefaultLockTemplate template, RecentLockLosses losses,
-			DistributedLocksEndpointProperties properties) {
-		return new DistributedLocksEndpoint(template, losses, properties.getShowValues(), properties.getRoles());
+			DistributedLocksEndpointProperties properties, ObjectProvider<LeaderElections> elections) {
+		return new DistributedLocksEndpoint(template, losses, properties.getShowValues(), properties.getRoles(),
+				elections.getIfUnique());
 	}
 
 }
