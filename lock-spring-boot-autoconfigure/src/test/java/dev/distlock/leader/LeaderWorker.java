@@ -1,0 +1,215 @@
+package dev.distlock.leader;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.distlock.LeaderElection;
+import dev.distlock.LeaderElections;
+import dev.distlock.LeaderListener;
+import dev.distlock.LeaderSettings;
+import dev.distlock.LockBackendException;
+import dev.distlock.LockOptions;
+import dev.distlock.StaleTokenException;
+import dev.distlock.jdbc.JdbcFence;
+import dev.distlock.jdbc.JdbcLockProvider;
+import dev.distlock.redis.RedisFencedValues;
+import dev.distlock.redis.RedisLockProvider;
+import dev.distlock.spi.LockProvider;
+import dev.distlock.support.DefaultLockTemplate;
+import dev.distlock.support.RenewalScheduler;
+import dev.distlock.testsupport.WorkerArgs;
+import dev.distlock.zookeeper.ZookeeperLockProvider;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.ExponentialBackoffRetry;
+
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
+import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * One candidate of a cross-JVM leader election, with the default settings of the client,
+ * the store and the election: while it leads, it writes its term's token to one fenced
+ * resource every few milliseconds (a {@link RedisFencedValues} value on Redis, a
+ * {@link JdbcFence} check in a transaction on PostgreSQL, a Redis value for locks in
+ * ZooKeeper), and prints what happened to each write. {@code hold <n>} on its standard
+ * input makes the next write wait a second between the leadership check and the write, as
+ * a leader paused mid-operation would.
+ */
+public final class LeaderWorker {
+
+	/** Setting: {@code redis}, {@code postgres} or {@code zookeeper}. */
+	public static final String STORE = "store";
+
+	static final String RESOURCE = "leader-resource";
+
+	private LeaderWorker() {
+	}
+
+	/** Where the locks and the fenced resource live. */
+	private interface Store {
+
+		LockProvider provider();
+
+		/** Writes {@code value} fenced by {@code token}. */
+		void write(String value, long token);
+
+	}
+
+	public static void main(String[] args) throws Exception {
+		Map<String, String> settings = WorkerArgs.parse(args);
+		String id = WorkerArgs.require(settings, "id");
+		Store store = switch (WorkerArgs.require(settings, STORE)) {
+			case "redis" -> redis(settings);
+			case "zookeeper" -> zookeeper(settings);
+			default -> postgres(settings);
+		};
+		DefaultLockTemplate template = new DefaultLockTemplate(store.provider(), new RenewalScheduler(),
+				LockOptions.builder()
+					.waitTime(Duration.ofSeconds(5))
+					.leaseTime(Duration.ofSeconds(30))
+					.autoRenew(true)
+					.retryInterval(Duration.ofMillis(100))
+					.build());
+		LeaderElections elections = new LeaderElections(template, id);
+		LeaderElection election = elections.add("writer", LeaderSettings.DEFAULTS, new LeaderListener() {
+
+			@Override
+			public void granted(LeaderElection election, long token) {
+				print("GRANTED " + token);
+			}
+
+			@Override
+			public void revoked(LeaderElection election, long token, Reason reason) {
+				print("REVOKED " + token + " " + reason);
+			}
+
+		});
+		AtomicReference<String> hold = new AtomicReference<>();
+		Thread writer = new Thread(() -> write(id, election, store, hold), "writer");
+		writer.setDaemon(true);
+		writer.start();
+		elections.start();
+		print("READY");
+		BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+		for (String line = in.readLine(); line != null; line = in.readLine()) {
+			if (line.startsWith("hold ")) {
+				hold.set(line.substring(5));
+			}
+		}
+		elections.close();
+	}
+
+	private static Store redis(Map<String, String> settings) {
+		LettuceConnectionFactory connections = new LettuceConnectionFactory(
+				new RedisStandaloneConfiguration("127.0.0.1", (int) WorkerArgs.number(settings, "redis.port")));
+		connections.afterPropertiesSet();
+		connections.start();
+		RedisLockProvider provider = new RedisLockProvider(connections, "lock:", false);
+		RedisFencedValues values = new RedisFencedValues(connections);
+		return new Store() {
+
+			@Override
+			public LockProvider provider() {
+				return provider;
+			}
+
+			@Override
+			public void write(String value, long token) {
+				values.set(RESOURCE, value, token);
+			}
+
+		};
+	}
+
+	/**
+	 * Locks in ZooKeeper, the fenced value in Redis: tokens of any store fence any
+	 * resource.
+	 */
+	private static Store zookeeper(Map<String, String> settings) {
+		CuratorFramework client = CuratorFrameworkFactory.newClient(WorkerArgs.require(settings, "zookeeper.connect"),
+				new ExponentialBackoffRetry(100, 5));
+		client.start();
+		ZookeeperLockProvider provider = new ZookeeperLockProvider(client);
+		Store values = redis(settings);
+		return new Store() {
+
+			@Override
+			public LockProvider provider() {
+				return provider;
+			}
+
+			@Override
+			public void write(String value, long token) {
+				values.write(value, token);
+			}
+
+		};
+	}
+
+	private static Store postgres(Map<String, String> settings) {
+		HikariConfig config = new HikariConfig();
+		config.setJdbcUrl(WorkerArgs.require(settings, "jdbc.url"));
+		config.setUsername(WorkerArgs.require(settings, "jdbc.user"));
+		config.setPassword(WorkerArgs.require(settings, "jdbc.password"));
+		HikariDataSource dataSource = new HikariDataSource(config);
+		JdbcLockProvider provider = JdbcLockProvider.builder(dataSource).build();
+		provider.createTableIfMissing();
+		JdbcFence fence = new JdbcFence(dataSource);
+		fence.createTableIfMissing();
+		TransactionTemplate transactions = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
+		return new Store() {
+
+			@Override
+			public LockProvider provider() {
+				return provider;
+			}
+
+			@Override
+			public void write(String value, long token) {
+				transactions.executeWithoutResult((status) -> fence.check(RESOURCE, token));
+			}
+
+		};
+	}
+
+	private static void write(String id, LeaderElection election, Store store, AtomicReference<String> hold) {
+		while (true) {
+			OptionalLong term = election.currentToken();
+			if (term.isPresent()) {
+				long token = term.getAsLong();
+				String held = hold.getAndSet(null);
+				if (held != null) {
+					print("HOLDING " + held + " " + token);
+					LockSupport.parkNanos(1_000_000_000L);
+				}
+				try {
+					store.write(id + ":" + token, token);
+					print("WROTE " + token);
+				}
+				catch (StaleTokenException ex) {
+					print("REFUSED " + token);
+				}
+				catch (LockBackendException ex) {
+					print("FAILED " + token);
+				}
+			}
+			LockSupport.parkNanos(20_000_000L);
+		}
+	}
+
+	private static void print(String line) {
+		System.out.println(line);
+		System.out.flush();
+	}
+
+}
