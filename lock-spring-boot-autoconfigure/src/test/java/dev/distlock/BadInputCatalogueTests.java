@@ -10,7 +10,6 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-
 import javax.tools.JavaCompiler;
 import javax.tools.ToolProvider;
 
@@ -18,6 +17,8 @@ import dev.distlock.autoconfigure.DistributedLockAutoConfiguration;
 import dev.distlock.autoconfigure.redis.DistributedLockRedisAutoConfiguration;
 import dev.distlock.redis.RedisLockProvider;
 import dev.distlock.redis.TestRedis;
+import dev.distlock.spi.LockAttempt;
+import dev.distlock.spi.LockRequest;
 import dev.distlock.support.DefaultLockTemplate;
 import dev.distlock.support.RenewalScheduler;
 import dev.distlock.testsupport.Conditions;
@@ -175,7 +176,7 @@ class BadInputCatalogueTests {
 				assertThat(context).hasNotFailed();
 				String key = "long-retry-" + UUID.randomUUID();
 				try (RedisLockProvider crashed = new RedisLockProvider(redis.getConnectionFactory(), "bad:", false)) {
-					assertThat(crashed.tryLock(key, Duration.ofSeconds(1)))
+					assertThat(LockAttempt.join(crashed.tryLock(LockRequest.exclusive(key, Duration.ofSeconds(1)))))
 						.isInstanceOf(dev.distlock.spi.LockAttempt.Acquired.class);
 				}
 				long start = System.nanoTime();
@@ -185,7 +186,7 @@ class BadInputCatalogueTests {
 				assertThat(Duration.ofNanos(System.nanoTime() - start)).as("taken once the 1s lease ran out")
 					.isLessThan(Duration.ofSeconds(5));
 				try (RedisLockProvider other = new RedisLockProvider(redis.getConnectionFactory(), "bad:", false)) {
-					other.tryLock(key + "-busy", Duration.ofSeconds(30));
+					LockAttempt.join(other.tryLock(LockRequest.exclusive(key + "-busy", Duration.ofSeconds(30))));
 				}
 				long waitStart = System.nanoTime();
 				assertThatExceptionOfType(LockAcquisitionException.class)
@@ -322,7 +323,7 @@ class BadInputCatalogueTests {
 			Lease lease = context.getBean(LockTemplate.class).acquire(key, LockOptions.defaults());
 			lease.release();
 			try (RedisLockProvider elsewhere = new RedisLockProvider(redis.getConnectionFactory(), "bad:", false)) {
-				assertThat(elsewhere.tryLock(key, Duration.ofSeconds(30)))
+				assertThat(LockAttempt.join(elsewhere.tryLock(LockRequest.exclusive(key, Duration.ofSeconds(30)))))
 					.isInstanceOf(dev.distlock.spi.LockAttempt.Acquired.class);
 				lease.release();
 				lease.close();
@@ -415,7 +416,8 @@ class BadInputCatalogueTests {
 		try (RedisServer server = RedisServer.start()) {
 			LettuceConnectionFactory elsewhere = TestRedis.connectionFactory(server, Duration.ofSeconds(1));
 			try (RedisLockProvider holder = new RedisLockProvider(elsewhere, "bad:", false)) {
-				assertThat(holder.tryLock("wait-killed", Duration.ofSeconds(30)))
+				assertThat(
+						LockAttempt.join(holder.tryLock(LockRequest.exclusive("wait-killed", Duration.ofSeconds(30)))))
 					.isInstanceOf(dev.distlock.spi.LockAttempt.Acquired.class);
 				this.runner.withPropertyValues("spring.data.redis.port=" + server.port()).run((context) -> {
 					CompletableFuture<Lease> waiter = CompletableFuture.supplyAsync(
@@ -467,7 +469,8 @@ class BadInputCatalogueTests {
 			LettuceConnectionFactory factory = TestRedis.connectionFactory(replica);
 			try (RedisLockProvider provider = new RedisLockProvider(factory, "bad:", false)) {
 				assertThatExceptionOfType(LockBackendException.class)
-					.isThrownBy(() -> provider.tryLock("on-replica", Duration.ofSeconds(5)))
+					.isThrownBy(() -> LockAttempt
+						.join(provider.tryLock(LockRequest.exclusive("on-replica", Duration.ofSeconds(5)))))
 					.withMessageContaining("on-replica")
 					.withMessageContaining("READONLY");
 			}
@@ -491,7 +494,8 @@ class BadInputCatalogueTests {
 			factory.start();
 			try (RedisLockProvider provider = new RedisLockProvider(factory, "bad:", false)) {
 				assertThatExceptionOfType(LockBackendException.class)
-					.isThrownBy(() -> provider.tryLock("no-scripts", Duration.ofSeconds(5)))
+					.isThrownBy(() -> LockAttempt
+						.join(provider.tryLock(LockRequest.exclusive("no-scripts", Duration.ofSeconds(5)))))
 					.withMessageContaining("no-scripts")
 					.withMessageContaining("NOPERM");
 				assertThat(server.command("EXISTS", "bad:no-scripts")).isEqualTo(":0");

@@ -8,7 +8,7 @@ import java.util.concurrent.CopyOnWriteArraySet;
 import java.util.concurrent.atomic.AtomicLong;
 
 import dev.distlock.DistributedLatch;
-import dev.distlock.spi.Latches;
+import dev.distlock.spi.LatchStore;
 import dev.distlock.spi.ReleaseSignals;
 import org.jspecify.annotations.Nullable;
 
@@ -16,7 +16,7 @@ import org.jspecify.annotations.Nullable;
  * The in-memory store's countdown latches: one entry per latch, changed only inside a
  * {@code compute} on its key, expiring on the monotonic clock when untouched.
  */
-final class InMemoryLatches {
+final class InMemoryLatches implements LatchStore {
 
 	/** Generations rise across every latch and across expiry, as on Redis. */
 	private final AtomicLong generations = new AtomicLong();
@@ -25,7 +25,7 @@ final class InMemoryLatches {
 
 	private final ConcurrentHashMap<String, Set<Runnable>> subscribers = new ConcurrentHashMap<>();
 
-	final ReleaseSignals signals = new ReleaseSignals() {
+	private final ReleaseSignals signals = new ReleaseSignals() {
 
 		@Override
 		public Subscription subscribe(String key, Runnable onChange) {
@@ -43,7 +43,13 @@ final class InMemoryLatches {
 
 	};
 
-	Latches.LatchState join(String key, int count, Duration expiry) {
+	@Override
+	public ReleaseSignals signals() {
+		return this.signals;
+	}
+
+	@Override
+	public LatchState join(String key, int count, Duration expiry) {
 		long ttl = positive(expiry);
 		return state(this.latches.compute(key, (k, latch) -> {
 			Latch current = live(latch);
@@ -55,7 +61,8 @@ final class InMemoryLatches {
 		}));
 	}
 
-	DistributedLatch.CountDown countDown(String key, long generation, String participant, Duration expiry) {
+	@Override
+	public DistributedLatch.CountDown countDown(String key, long generation, String participant, Duration expiry) {
 		long ttl = positive(expiry);
 		DistributedLatch.CountDown[] outcome = { DistributedLatch.CountDown.STALE };
 		this.latches.compute(key, (k, latch) -> {
@@ -82,12 +89,14 @@ final class InMemoryLatches {
 		return outcome[0];
 	}
 
-	Latches.@Nullable LatchState state(String key) {
+	@Override
+	public @Nullable LatchState state(String key) {
 		Latch latch = this.latches.computeIfPresent(key, (k, current) -> live(current));
 		return (latch != null) ? state(latch) : null;
 	}
 
-	Latches.LatchState rearm(String key, long generation, int count, Duration expiry) {
+	@Override
+	public LatchState rearm(String key, long generation, int count, Duration expiry) {
 		long ttl = positive(expiry);
 		Latch rearmed = this.latches.compute(key, (k, latch) -> {
 			Latch current = live(latch);
@@ -116,8 +125,8 @@ final class InMemoryLatches {
 		return (latch != null && System.nanoTime() - latch.expiresAt < 0) ? latch : null;
 	}
 
-	private static Latches.LatchState state(Latch latch) {
-		return new Latches.LatchState(latch.generation, latch.count, Math.max(0, latch.count - latch.counted.size()),
+	private static LatchState state(Latch latch) {
+		return new LatchState(latch.generation, latch.count, Math.max(0, latch.count - latch.counted.size()),
 				latch.previousGeneration, latch.previousOpened);
 	}
 

@@ -2,29 +2,32 @@ package dev.distlock.inmemory;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiFunction;
 import java.util.function.Supplier;
 
-import dev.distlock.PermitCountMismatchException;
-
 import dev.distlock.DistributedLatch;
-import dev.distlock.spi.FairLocking;
-import dev.distlock.spi.Latches;
+import dev.distlock.PermitCountMismatchException;
+import dev.distlock.spi.LatchStore;
 import dev.distlock.spi.LocalHandover;
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockHandle;
-import dev.distlock.spi.MultiLocking;
-import dev.distlock.spi.PermitLocking;
+import dev.distlock.spi.LockKind;
+import dev.distlock.spi.LockRequest;
 import dev.distlock.spi.ReleaseSignalling;
 import dev.distlock.spi.ReleaseSignals;
-import dev.distlock.spi.SharedLocking;
 import dev.distlock.spi.TokenBlock;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -39,18 +42,17 @@ import org.jspecify.annotations.Nullable;
  * It keeps the contract of a networked store: every attempt is a fresh owner, so a handle
  * whose lease ran out can neither renew nor delete the lock of the next owner; a lock not
  * renewed expires after its lease on the monotonic clock; fencing tokens only rise. It
- * signals releases to waiters ({@link ReleaseSignalling}) and queues fair waiters
- * ({@link FairLocking}). It takes multi-key locks ({@link MultiLocking}: the sorted keys
- * one by one, each atomically, and those taken given back at once when one is busy, so a
+ * signals releases to waiters ({@link ReleaseSignalling}) and offers every
+ * {@link LockKind}: it queues fair waiters. It takes multi-key locks (the sorted keys one
+ * by one, each atomically, and those taken given back at once when one is busy, so a
  * plain attempt may find a key busy for that instant, as on a Redis cluster whose keys
- * span slots) keeps countdown latches ({@link Latches}) and reserves blocks of fencing
+ * span slots) keeps countdown latches ({@link LatchStore}) and reserves blocks of fencing
  * tokens for local hand-over ({@link LocalHandover}; each template on one instance counts
  * as its own JVM, and a waiter marks the key as another JVM's would in Redis). It has
- * read-write locks ({@link SharedLocking}: readers share a key, a plain lock is the
- * writer's side, a waiting writer's intent holds new readers back) and semaphores
- * ({@link PermitLocking}: a key space of their own, each permit a lease with its own
- * token, freed permits signalled to every waiter). Nothing here waits: every call returns
- * at once, whatever other threads hold.
+ * read-write locks (readers share a key, a plain lock is the writer's side, a waiting
+ * writer's intent holds new readers back) and semaphores (a key space of their own, each
+ * permit a lease with its own token, freed permits signalled to every waiter). Nothing
+ * here waits: every call returns at once, whatever other threads hold.
  *
  * <p>
  * An expired lock is found out when its key is next used (no timer thread): its waiters
@@ -59,8 +61,9 @@ import org.jspecify.annotations.Nullable;
  * released keys go at once, expired ones at the latest when the store has doubled in size
  * since it last swept.
  */
-public final class InMemoryLockProvider
-		implements ReleaseSignalling, FairLocking, LocalHandover, MultiLocking, Latches, SharedLocking, PermitLocking {
+public final class InMemoryLockProvider implements ReleaseSignalling, LocalHandover {
+
+	private static final Set<LockKind> KINDS = Collections.unmodifiableSet(EnumSet.allOf(LockKind.class));
 
 	private static final Log logger = LogFactory.getLog(InMemoryLockProvider.class);
 
@@ -131,36 +134,63 @@ public final class InMemoryLockProvider
 
 	}
 
-	/**
-	 * {@inheritDoc}
-	 * <p>
-	 * Every release is signalled to every subscriber of its key, so {@code waiting} needs
-	 * no mark here.
-	 */
+	/** Every kind: plain, fair, read and multi-key locks, and semaphores. */
 	@Override
-	public LockAttempt tryLock(String key, Duration leaseTime, boolean waiting) {
-		return tryLockBlock(key, leaseTime, waiting, 1);
+	public Set<LockKind> kinds() {
+		return KINDS;
 	}
 
 	/**
 	 * {@inheritDoc}
 	 * <p>
-	 * A busy attempt with {@code waiting} marks the key, and the holder's release reports
-	 * the mark ({@link TokenBlock#releasedToWaiters()}).
+	 * Answers on the calling thread, at once.
 	 */
 	@Override
-	public LockAttempt tryLockBlock(String key, Duration leaseTime, boolean waiting, int tokens) {
+	public CompletionStage<LockAttempt> tryLock(LockRequest request) {
+		return LockAttempt.of(() -> take(request));
+	}
+
+	private LockAttempt take(LockRequest request) {
+		String key = request.key();
+		Duration leaseTime = request.leaseTime();
+		String waiterId = request.waiterId();
+		return switch (request.kind()) {
+			case EXCLUSIVE -> (waiterId == null) ? tryLockBlock(key, leaseTime, request.waiting(), request.tokens())
+					: (request.tokens() > 1 && !request.intentRecorded())
+							? tryLockBlock(key, leaseTime, request.tokens(), waiterId, request.queueTimeout())
+							: tryLockExclusive(key, leaseTime, waiterId, request.queueTimeout(), request.tokens());
+			case FAIR -> tryLockFair(key, leaseTime, Objects.requireNonNull(waiterId), request.queueTimeout());
+			case SHARED -> tryLockShared(key, leaseTime);
+			case PERMITS -> tryAcquirePermit(key, request.permits(), leaseTime);
+			case MULTI -> tryLockAll(request.keys(), leaseTime);
+		};
+	}
+
+	@Override
+	public void withdraw(LockRequest request) {
+		String waiterId = Objects.requireNonNull(request.waiterId());
+		if (request.kind() == LockKind.FAIR) {
+			leaveQueue(request.key(), waiterId);
+		}
+		else {
+			withdrawIntent(request.key(), waiterId);
+		}
+	}
+
+	/**
+	 * A busy attempt with {@code waiting} marks the key, and the holder's release reports
+	 * the mark ({@link TokenBlock#releasedToWaiters()}). Every release is signalled to
+	 * every subscriber of its key, whether marked or not.
+	 */
+	private LockAttempt tryLockBlock(String key, Duration leaseTime, boolean waiting, int tokens) {
 		return tryLockBlock(key, leaseTime, waiting, tokens, null, 0);
 	}
 
 	/**
-	 * {@inheritDoc}
-	 * <p>
-	 * Busy behind readers, the intent is recorded as {@link #tryLockExclusive} records
-	 * it.
+	 * A waiting writer's first attempt: busy behind readers, the intent is recorded as
+	 * {@link #tryLockExclusive} records it.
 	 */
-	@Override
-	public LockAttempt tryLockBlock(String key, Duration leaseTime, int tokens, String waiterId,
+	private LockAttempt tryLockBlock(String key, Duration leaseTime, int tokens, String waiterId,
 			Duration intentTimeout) {
 		return tryLockBlock(key, leaseTime, true, tokens, waiterId, positive(intentTimeout));
 	}
@@ -189,12 +219,9 @@ public final class InMemoryLockProvider
 	}
 
 	/**
-	 * {@inheritDoc}
-	 * <p>
 	 * Granted while no writer holds the key and no writer's intent is recorded.
 	 */
-	@Override
-	public LockAttempt tryLockShared(String key, Duration leaseTime, boolean waiting) {
+	private LockAttempt tryLockShared(String key, Duration leaseTime) {
 		long lease = positive(leaseTime);
 		sweepIfGrown();
 		return update(key, true, (entry, now) -> {
@@ -207,14 +234,12 @@ public final class InMemoryLockProvider
 		});
 	}
 
-	@Override
-	public LockAttempt tryLockExclusive(String key, Duration leaseTime, String waiterId, Duration intentTimeout) {
-		return tryLockExclusive(key, leaseTime, waiterId, intentTimeout, true, 1);
-	}
-
-	@Override
-	public LockAttempt tryLockExclusive(String key, Duration leaseTime, String waiterId, Duration intentTimeout,
-			boolean intentRecorded, int tokens) {
+	/**
+	 * A waiting writer's attempt: the same waiter asking again while it holds the lock
+	 * gets that acquisition back; behind readers, its intent is recorded.
+	 */
+	private LockAttempt tryLockExclusive(String key, Duration leaseTime, String waiterId, Duration intentTimeout,
+			int tokens) {
 		if (tokens < 1) {
 			throw new IllegalArgumentException("A token block holds at least one token but was " + tokens);
 		}
@@ -239,8 +264,7 @@ public final class InMemoryLockProvider
 		});
 	}
 
-	@Override
-	public void withdrawIntent(String key, String waiterId) {
+	private void withdrawIntent(String key, String waiterId) {
 		update(key, false, (entry, now) -> {
 			if (entry.intents.remove(waiterId) != null && entry.intents.isEmpty() && entry.holder == null) {
 				entry.freed = true;
@@ -250,13 +274,10 @@ public final class InMemoryLockProvider
 	}
 
 	/**
-	 * {@inheritDoc}
-	 * <p>
 	 * The count is kept while any permit is held, and taken from the next attempt once
 	 * none is.
 	 */
-	@Override
-	public LockAttempt tryAcquirePermit(String key, int permits, Duration leaseTime, boolean waiting) {
+	private LockAttempt tryAcquirePermit(String key, int permits, Duration leaseTime) {
 		if (permits <= 0) {
 			throw new IllegalArgumentException("permits must be positive but was " + permits);
 		}
@@ -284,14 +305,11 @@ public final class InMemoryLockProvider
 	}
 
 	/**
-	 * {@inheritDoc}
-	 * <p>
 	 * The same waiter asking again while the lock is held by the acquisition it made gets
 	 * that acquisition back, as a re-sent command would from Redis. A place in the queue
 	 * that was not refreshed in time is dropped by the next call on the key.
 	 */
-	@Override
-	public LockAttempt tryLockFair(String key, Duration leaseTime, String waiterId, Duration queueTimeout) {
+	private LockAttempt tryLockFair(String key, Duration leaseTime, String waiterId, Duration queueTimeout) {
 		long lease = positive(leaseTime);
 		long keepPlace = positive(queueTimeout);
 		sweepIfGrown();
@@ -316,13 +334,9 @@ public final class InMemoryLockProvider
 	}
 
 	/**
-	 * {@inheritDoc}
-	 * <p>
-	 * Each key is taken as {@link #tryLock(String, Duration, boolean)} takes it, with a
-	 * token from the same counter.
+	 * Each key is taken as a plain lock is, with a token from the same counter.
 	 */
-	@Override
-	public MultiAttempt tryLockAll(List<String> keys, Duration leaseTime, boolean waiting) {
+	private LockAttempt tryLockAll(List<String> keys, Duration leaseTime) {
 		long lease = positive(leaseTime);
 		sweepIfGrown();
 		List<LockHandle> taken = new ArrayList<>(keys.size());
@@ -334,39 +348,18 @@ public final class InMemoryLockProvider
 			}
 			else {
 				taken.forEach(LockHandle::release);
-				return new MultiAttempt.Busy(key, ((LockAttempt.Busy) attempt).remaining());
+				return new LockAttempt.Busy(((LockAttempt.Busy) attempt).remaining(), key);
 			}
 		}
-		return new MultiAttempt.Acquired(taken);
+		return new LockAttempt.AcquiredAll(taken);
 	}
 
 	@Override
-	public LatchState joinLatch(String key, int count, Duration expiry) {
-		return this.latches.join(key, count, expiry);
+	public Optional<LatchStore> latches() {
+		return Optional.of(this.latches);
 	}
 
-	@Override
-	public DistributedLatch.CountDown countDown(String key, long generation, String participant, Duration expiry) {
-		return this.latches.countDown(key, generation, participant, expiry);
-	}
-
-	@Override
-	public @Nullable LatchState latchState(String key) {
-		return this.latches.state(key);
-	}
-
-	@Override
-	public LatchState rearm(String key, long generation, int count, Duration expiry) {
-		return this.latches.rearm(key, generation, count, expiry);
-	}
-
-	@Override
-	public ReleaseSignals latchSignals() {
-		return this.latches.signals;
-	}
-
-	@Override
-	public void leaveQueue(String key, String waiterId) {
+	private void leaveQueue(String key, String waiterId) {
 		update(key, false, (entry, now) -> {
 			// The next waiter may be the one whose turn it is now.
 			if (entry.queue.remove(waiterId) != null && entry.holder == null && !entry.queue.isEmpty()) {

@@ -1,12 +1,14 @@
 package dev.distlock.spi;
 
+import java.util.Optional;
+
 import dev.distlock.LockMode;
 import dev.distlock.LockOptions;
-import org.jspecify.annotations.Nullable;
 
 /**
- * What a store can do of a lock's options, as the startup checks ask it: one answer for
- * the auto-configuration and for {@code @EnableDistributedLocks}.
+ * What a store can do of a lock's options, as the checks at startup (the
+ * auto-configuration, {@code @EnableDistributedLocks}) and at the call ask it: the one
+ * place that turns a missing {@link LockKind} into the reason given.
  */
 public final class Capabilities {
 
@@ -14,66 +16,68 @@ public final class Capabilities {
 	}
 
 	/**
+	 * The kind of hold {@code options} ask for: a read hold, a permit, a fair lock or a
+	 * plain one. Fair read locks and fair semaphores are no kind ({@link #refusal}).
+	 */
+	public static LockKind kindOf(LockOptions options) {
+		if (options.mode() == LockMode.READ) {
+			return LockKind.SHARED;
+		}
+		if (options.permits() != null && options.permits() > 0) {
+			return LockKind.PERMITS;
+		}
+		return Boolean.TRUE.equals(options.fair()) ? LockKind.FAIR : LockKind.EXCLUSIVE;
+	}
+
+	/**
 	 * Why {@code provider} cannot honour {@code options}, as a sentence naming the store
-	 * and what it lacks, or null if it can.
+	 * and what it lacks; empty if it can.
 	 */
-	public static @Nullable String unsupported(LockOptions options, LockProvider provider) {
-		boolean read = options.mode() == LockMode.READ;
-		boolean semaphore = options.permits() != null && options.permits() > 0;
-		if (Boolean.TRUE.equals(options.fair()) && (read || semaphore)) {
-			return "Fair " + (read ? "read locks" : "semaphores")
+	public static Optional<String> refusal(LockOptions options, LockProvider provider) {
+		LockKind kind = kindOf(options);
+		if (Boolean.TRUE.equals(options.fair()) && kind != LockKind.FAIR) {
+			return Optional.of("Fair " + ((kind == LockKind.SHARED) ? "read locks" : "semaphores")
 					+ " are not offered: fair applies to plain (write) locks; readers never starve a waiting"
-					+ " writer, and freed permits wake as many waiters";
+					+ " writer, and freed permits wake as many waiters");
 		}
-		if (read) {
-			return noCapability(provider, SharedLocking.class, "Read locks");
-		}
-		if (semaphore) {
-			return noCapability(provider, PermitLocking.class, "Semaphores (permits)");
-		}
-		return Boolean.TRUE.equals(options.fair()) ? noFairLocks(provider) : null;
+		return refusal(provider, kind);
 	}
 
 	/**
-	 * Why {@code provider} cannot offer what {@code capability} adds, or null if it
-	 * implements it.
+	 * Why {@code provider} does not offer {@code kind}, naming the store and the kind;
+	 * empty if it does.
 	 */
-	public static @Nullable String noCapability(LockProvider provider, Class<? extends LockProvider> capability,
-			String what) {
-		if (capability.isInstance(provider)) {
-			return null;
-		}
-		return what + " need a store that offers them, and the " + provider.storeName()
-				+ " store does not (it lacks the capability " + capability.getSimpleName() + ").";
-	}
-
-	/** Why {@code provider} cannot take fair locks, or null if it can. */
-	public static @Nullable String noFairLocks(LockProvider provider) {
-		if (provider instanceof FairLocking fair) {
-			return fair.fairLocksUnavailable();
-		}
-		return "Fair locks need a store that queues waiters, and the " + provider.storeName()
-				+ " store does not (it lacks the capability " + FairLocking.class.getSimpleName() + ").";
+	public static Optional<String> refusal(LockProvider provider, LockKind kind) {
+		return provider.kinds().contains(kind) ? Optional.empty() : Optional.of(provider.unsupportedReason(kind));
 	}
 
 	/**
-	 * Why {@code provider} cannot take multi-key (or segmented) locks, or null if it can.
+	 * Fails a request for {@code key} of a kind {@code provider} does not offer, naming
+	 * the key, the store and the kind.
+	 * @throws UnsupportedOperationException if the store does not offer {@code kind}
 	 */
-	public static @Nullable String noMultiKeyLocks(LockProvider provider) {
-		if (provider instanceof MultiLocking multi) {
-			return multi.multiKeyLocksUnavailable();
+	public static void check(LockProvider provider, LockKind kind, String key) {
+		if (!provider.kinds().contains(kind)) {
+			throw unsupported(provider, kind, key);
 		}
-		return "Multi-key locks need a store that takes several locks in one attempt, and the " + provider.storeName()
-				+ " store does not (it lacks the capability " + MultiLocking.class.getSimpleName() + ").";
 	}
 
-	/** Why {@code provider} cannot keep countdown latches, or null if it can. */
-	public static @Nullable String noLatches(LockProvider provider) {
-		if (provider instanceof Latches) {
-			return null;
-		}
+	/**
+	 * The refusal of a request for {@code key} of a kind {@code provider} does not offer,
+	 * naming the key, the store and the kind; for a store to throw when it is asked all
+	 * the same.
+	 */
+	public static UnsupportedOperationException unsupported(LockProvider provider, LockKind kind, String key) {
+		return new UnsupportedOperationException("Lock '" + key + "': " + provider.unsupportedReason(kind));
+	}
+
+	/**
+	 * Why {@code provider} keeps no countdown latches, naming the store; asked only for a
+	 * store whose {@link LockProvider#latches()} is empty.
+	 */
+	public static String noLatches(LockProvider provider) {
 		return "Countdown latches need a store that keeps them, and the " + provider.storeName()
-				+ " store does not (it lacks the capability " + Latches.class.getSimpleName() + ").";
+				+ " store does not (it has no " + LatchStore.class.getSimpleName() + ").";
 	}
 
 }

@@ -1,19 +1,26 @@
 package dev.distlock.spi;
 
 import java.time.Duration;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletionStage;
 
 /**
- * A lock store, at its smallest: one attempt at a lock, which returns a
- * {@link LockHandle} that renews and releases it. It never waits, and knows nothing of
- * Spring, threads or reentrancy; waiting, renewal scheduling, re-entry and loss detection
- * are built on top of it in {@code dev.distlock.support}.
+ * A lock store, at its smallest: one attempt at a lock, described by a
+ * {@link LockRequest}, which returns a {@link LockHandle} that renews and releases it. It
+ * never waits for the lock, and knows nothing of Spring, threads or reentrancy; waiting,
+ * renewal scheduling, re-entry and loss detection are built on top of it in
+ * {@code dev.distlock.support}.
  *
  * <p>
- * What a store can do beyond that, it says by implementing a capability interface:
+ * A store says which kinds of hold it offers as data ({@link #kinds()}); a request of
+ * another kind is refused before it reaches the store, and an option that needs one fails
+ * at startup, with {@link #unsupportedReason} naming the store and the kind. What a store
+ * can do beyond taking locks, it says by implementing a small capability interface:
  * {@link ReleaseSignalling} (waiters are woken by releases instead of polling),
- * {@link FairLocking} (waiters queue in the store), {@link BatchRenewal} (many leases
- * renewed per round trip). An option that needs a capability the configured store lacks
- * fails at startup, naming the store and what is missing.
+ * {@link BatchRenewal} (many leases renewed per round trip), {@link BatchRelease},
+ * {@link LocalHandover} (token blocks). A store that keeps countdown latches gives them
+ * as a {@link LatchStore} ({@link #latches()}).
  *
  * <p>
  * Implementations must be thread-safe, give every attempt a fresh owner identity (so that
@@ -24,11 +31,56 @@ import java.time.Duration;
 public interface LockProvider {
 
 	/**
-	 * Tries once to take the lock on {@code key} for {@code leaseTime}.
-	 * @return {@link LockAttempt.Acquired} with a handle, or {@link LockAttempt.Busy}
-	 * with the holder's remaining lease as a hint for when to retry
+	 * Tries once to take what {@code request} asks for. Never waits for the lock: a busy
+	 * lock is an answer. The answer may come later than the call returns (a store whose
+	 * client is asynchronous completes it from the client's thread); a store failure
+	 * fails it with {@link dev.distlock.LockBackendException}, within
+	 * {@link #callTimeout()}, and a request of a kind missing from {@link #kinds()} with
+	 * {@link UnsupportedOperationException} ({@link Capabilities#unsupported}). A store
+	 * that answers on the calling thread may also throw either instead.
+	 *
+	 * <p>
+	 * For a waiting writer or a fair waiter ({@link LockRequest#waiterId()}), running the
+	 * same attempt twice (a client that re-sends a command whose reply was lost) must not
+	 * lose the lock it took.
+	 * @return {@link LockAttempt.Acquired} with a handle ({@link LockAttempt.AcquiredAll}
+	 * with one per key for {@link LockKind#MULTI}), or {@link LockAttempt.Busy} with the
+	 * holder's remaining lease as a hint for when to retry
 	 */
-	LockAttempt tryLock(String key, Duration leaseTime);
+	CompletionStage<LockAttempt> tryLock(LockRequest request);
+
+	/**
+	 * The kinds of hold this store offers, as it is configured. The default, for the
+	 * smallest store: exclusive locks only.
+	 */
+	default Set<LockKind> kinds() {
+		return LockKind.EXCLUSIVE_ONLY;
+	}
+
+	/**
+	 * Why this store does not offer {@code kind}, as a sentence naming the store and what
+	 * it lacks (a setting, say); asked only for a kind missing from {@link #kinds()}.
+	 */
+	default String unsupportedReason(LockKind kind) {
+		return kind.missingFrom(storeName());
+	}
+
+	/**
+	 * The countdown latches this store keeps, if it keeps any.
+	 */
+	default Optional<LatchStore> latches() {
+		return Optional.empty();
+	}
+
+	/**
+	 * The waiter that made {@code request} gives up: a fair waiter leaves the queue at
+	 * once, waking the next one; a waiting writer's intent ends at once, and readers held
+	 * back by it only are signalled. Asked only for a request that
+	 * {@link LockRequest#keepsPlace() keeps a place}; a place not given up lapses after
+	 * the request's queue timeout anyway.
+	 */
+	default void withdraw(LockRequest request) {
+	}
 
 	/**
 	 * The longest any one call of this provider (or of its handles) may take: every

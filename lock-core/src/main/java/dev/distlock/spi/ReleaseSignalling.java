@@ -1,25 +1,24 @@
 package dev.distlock.spi;
 
-import java.time.Duration;
-
 /**
  * A store that tells waiters when a lock may have become free, so that they need not
- * poll.
+ * poll. A request's {@link LockRequest#waiting()} tells such a store that the caller will
+ * wait, so that the release must be signalled.
  */
 public interface ReleaseSignalling extends LockProvider {
 
-	/** How waiters learn of releases. */
+	/** How waiters learn of releases of locks, read holds and multi-key locks. */
 	ReleaseSignals releaseSignals();
 
 	/**
-	 * As {@link #tryLock(String, Duration)}; {@code waiting} tells the store that the
-	 * caller will wait for this lock, so that its release must be signalled.
+	 * How waiters learn that permits of a semaphore ({@link LockKind#PERMITS}) may have
+	 * been freed: every freed permit must wake a waiter, so that N freed permits wake N
+	 * waiters (at least one per JVM that waits, whose local line then lets them in one
+	 * after another). The keys subscribed to are semaphore keys. Without signals, waiters
+	 * poll at their retry interval.
 	 */
-	LockAttempt tryLock(String key, Duration leaseTime, boolean waiting);
-
-	@Override
-	default LockAttempt tryLock(String key, Duration leaseTime) {
-		return tryLock(key, leaseTime, false);
+	default ReleaseSignals permitSignals() {
+		return ReleaseSignals.NONE;
 	}
 
 }

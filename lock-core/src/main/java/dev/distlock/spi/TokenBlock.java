@@ -2,9 +2,9 @@ package dev.distlock.spi;
 
 /**
  * The handle of an acquisition that reserved a block of fencing tokens
- * ({@link LocalHandover#tryLockBlock}): its own token ({@link #fencingToken()}) is the
- * first of the block, and no acquisition the store grants later gets a token at or below
- * {@link #lastToken()}.
+ * ({@link LockRequest#tokens()}, {@link LocalHandover}): its own token
+ * ({@link #fencingToken()}) is the first of the block, and no acquisition the store
+ * grants later gets a token at or below {@link #lastToken()}.
  */
 public interface TokenBlock extends LockHandle {
 

@@ -1,13 +1,12 @@
 package dev.distlock.support;
 
-import java.time.Duration;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
 import dev.distlock.spi.LocalHandover;
-import dev.distlock.spi.LockAttempt;
+import dev.distlock.spi.LockKind;
 import dev.distlock.spi.LockProvider;
 import dev.distlock.spi.TokenBlock;
 import org.jspecify.annotations.Nullable;
@@ -29,7 +28,8 @@ final class Cohort {
 
 	private final HandoverSettings settings;
 
-	private final @Nullable LocalHandover store;
+	/** Whether locks are handed over: on, and the store reserves token blocks. */
+	private final boolean active;
 
 	private final AtomicLong handovers = new AtomicLong();
 
@@ -50,37 +50,20 @@ final class Cohort {
 	Cohort(HandoverSettings settings, LockProvider provider, Executor background) {
 		this.settings = settings;
 		this.background = background;
-		this.store = (settings.active() && provider instanceof LocalHandover handover) ? handover : null;
+		this.active = settings.active() && provider instanceof LocalHandover;
 	}
 
-	/** Whether a lock taken with {@code lock} may be handed over in this JVM. */
-	boolean applies(LockSettings lock) {
-		return this.store != null && !lock.fair() && !lock.read() && !lock.semaphore();
+	/** Whether a lock of {@code kind} may be handed over in this JVM. */
+	boolean applies(LockKind kind) {
+		return this.active && kind == LockKind.EXCLUSIVE;
 	}
 
 	/**
-	 * One store attempt that reserves a token block; only where {@link #applies} holds.
-	 * @param writerId a waiting writer on a store with read locks, whose busy attempt
-	 * behind readers records its intent
-	 * ({@link LocalHandover#tryLockBlock(String, Duration, int, String, Duration)}); null
-	 * for any other caller
-	 * @param intentTimeout how long that intent lasts
+	 * How many fencing tokens a store acquisition of {@code kind} reserves: a block where
+	 * the lock may be handed over, else its own token only.
 	 */
-	LockAttempt attempt(String key, LockSettings lock, boolean waiting, @Nullable String writerId,
-			Duration intentTimeout) {
-		LocalHandover handover = this.store;
-		if (handover == null) {
-			throw new IllegalStateException("Local hand-over is off");
-		}
-		if (writerId != null) {
-			return handover.tryLockBlock(key, lock.leaseTime(), this.settings.blockSize(), writerId, intentTimeout);
-		}
-		return handover.tryLockBlock(key, lock.leaseTime(), waiting, this.settings.blockSize());
-	}
-
-	/** The size of the token block a store acquisition that may hand over reserves. */
-	int blockSize() {
-		return this.settings.blockSize();
+	int tokens(LockKind kind) {
+		return applies(kind) ? this.settings.blockSize() : 1;
 	}
 
 	/**
@@ -91,7 +74,7 @@ final class Cohort {
 	 * @return whether it was left for the line (then nothing is released in the store)
 	 */
 	boolean handOver(ManagedLease lease, ConcurrentMap<String, LocalQueue> queues) {
-		if (!(lease.handle() instanceof TokenBlock block) || !applies(lease.settings())) {
+		if (!(lease.handle() instanceof TokenBlock block) || !applies(lease.settings().kind())) {
 			return false;
 		}
 		HandoverRun run = lease.run();
@@ -142,7 +125,7 @@ final class Cohort {
 			seam.accept(left.key());
 		}
 		HandoverRun run = left.run();
-		if (run == null || run.lost() || !applies(lock) || !compatible(left.settings(), lock)
+		if (run == null || run.lost() || !applies(lock.kind()) || !compatible(left.settings(), lock)
 				|| left.nanosToDeadline() <= 0) {
 			return null;
 		}
@@ -186,7 +169,7 @@ final class Cohort {
 	 * waiter of this JVM may have made the mark itself ({@link LocalQueue#selfMarked}).
 	 */
 	void releasedToOthers(ManagedLease lease, @Nullable LocalQueue queue) {
-		if (queue != null && this.store != null && !queue.selfMarked) {
+		if (queue != null && this.active && !queue.selfMarked) {
 			queue.standBackUntil = System.nanoTime()
 					+ Math.min(this.settings.maxTime().toNanos() / 4, lease.settings().retryInterval().toNanos());
 		}

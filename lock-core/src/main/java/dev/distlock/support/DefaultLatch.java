@@ -4,7 +4,7 @@ import java.time.Duration;
 
 import dev.distlock.DistributedLatch;
 import dev.distlock.LockBackendException;
-import dev.distlock.spi.Latches;
+import dev.distlock.spi.LatchStore;
 import dev.distlock.spi.ReleaseSignals;
 import org.jspecify.annotations.Nullable;
 
@@ -15,7 +15,7 @@ import org.jspecify.annotations.Nullable;
  */
 final class DefaultLatch implements DistributedLatch {
 
-	private final Latches latches;
+	private final LatchStore latches;
 
 	private final String key;
 
@@ -27,7 +27,8 @@ final class DefaultLatch implements DistributedLatch {
 
 	private final Duration recheck;
 
-	private DefaultLatch(Latches latches, String key, Latches.LatchState state, Duration expiry, Duration recheck) {
+	private DefaultLatch(LatchStore latches, String key, LatchStore.LatchState state, Duration expiry,
+			Duration recheck) {
 		this.latches = latches;
 		this.key = key;
 		this.generation = state.generation();
@@ -41,7 +42,8 @@ final class DefaultLatch implements DistributedLatch {
 	 * @param recheck the longest {@link #await} trusts the store's signal before asking
 	 * again
 	 */
-	static DistributedLatch join(Latches latches, String key, int count, Duration expiry, @Nullable Duration recheck) {
+	static DistributedLatch join(LatchStore latches, String key, int count, Duration expiry,
+			@Nullable Duration recheck) {
 		if (count < 1) {
 			throw new IllegalArgumentException("Latch '" + key + "' needs a count of at least 1 but was " + count);
 		}
@@ -49,10 +51,10 @@ final class DefaultLatch implements DistributedLatch {
 			throw new IllegalArgumentException("Latch '" + key + "' needs a positive expiry but was " + expiry);
 		}
 		Duration interval = (recheck != null) ? recheck : Duration.ofMillis(100);
-		return checked(latches, key, latches.joinLatch(key, count, expiry), count, expiry, interval);
+		return checked(latches, key, latches.join(key, count, expiry), count, expiry, interval);
 	}
 
-	private static DefaultLatch checked(Latches latches, String key, Latches.LatchState state, int count,
+	private static DefaultLatch checked(LatchStore latches, String key, LatchStore.LatchState state, int count,
 			Duration expiry, Duration recheck) {
 		if (state.count() != count) {
 			throw new IllegalStateException(
@@ -88,7 +90,7 @@ final class DefaultLatch implements DistributedLatch {
 
 	@Override
 	public int getCount() {
-		Latches.LatchState state = this.latches.latchState(this.key);
+		LatchStore.LatchState state = this.latches.state(this.key);
 		if (state != null && state.generation() == this.generation) {
 			return state.remaining();
 		}
@@ -101,7 +103,7 @@ final class DefaultLatch implements DistributedLatch {
 		long deadline = System.nanoTime() + Math.max(0, timeout.toNanos());
 		LocalQueue wakeup = new LocalQueue();
 		wakeup.waiter = Thread.currentThread();
-		ReleaseSignals.Subscription subscription = this.latches.latchSignals().subscribe(this.key, wakeup::signal);
+		ReleaseSignals.Subscription subscription = this.latches.signals().subscribe(this.key, wakeup::signal);
 		try {
 			while (true) {
 				wakeup.signalled = false;
@@ -143,7 +145,7 @@ final class DefaultLatch implements DistributedLatch {
 	}
 
 	private boolean isOpen() {
-		Latches.LatchState state = this.latches.latchState(this.key);
+		LatchStore.LatchState state = this.latches.state(this.key);
 		if (state != null && state.generation() == this.generation) {
 			return state.remaining() == 0;
 		}
@@ -155,7 +157,7 @@ final class DefaultLatch implements DistributedLatch {
 	 * @throws IllegalStateException if it ended without opening, or nothing is known of
 	 * it
 	 */
-	private boolean opened(Latches.@Nullable LatchState state) {
+	private boolean opened(LatchStore.@Nullable LatchState state) {
 		if (state == null) {
 			throw new IllegalStateException("Latch '" + this.key + "' (generation " + this.generation
 					+ ") is gone: it expired, untouched for " + this.expiry.toMillis() + "ms");

@@ -29,12 +29,10 @@ import dev.distlock.PermitCountMismatchException;
 import dev.distlock.SegmentedLock;
 import dev.distlock.spi.Capabilities;
 import dev.distlock.spi.Interrupts;
-import dev.distlock.spi.Latches;
-import dev.distlock.spi.PermitLocking;
-import dev.distlock.spi.SharedLocking;
+import dev.distlock.spi.LatchStore;
 import dev.distlock.spi.LockHandle;
+import dev.distlock.spi.LockKind;
 import dev.distlock.spi.LockProvider;
-import dev.distlock.spi.MultiLocking;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -110,13 +108,15 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 
 	private final Cohort cohort;
 
+	private final LockRequests requests;
+
 	/** Releases that failed as the store could not be reached, being tried again. */
 	private final PendingReleases pendingReleases;
 
-	/** Multi-key acquirers waiting for keys held here; null without multi-key locks. */
+	/** Multi-key acquirers waiting for keys held here. */
 	private final KeyWaiters keyWaiters = new KeyWaiters();
 
-	private final @Nullable MultiKeyAcquirer multiKey;
+	private final MultiKeyAcquirer multiKey;
 
 	/** Clean-up calls whose outcome no caller waits for. */
 	private final ExecutorService cleanup = new ThreadPoolExecutor(0, 2, 10, TimeUnit.SECONDS,
@@ -179,13 +179,13 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 		this.lossListener = (observer == LockObserver.NONE) ? lossListener : new ObservedLoss(lossListener, observer);
 		this.releaseAfterCommit = releaseAfterCommit;
 		this.cohort = new Cohort(handover, provider, this.cleanup);
+		this.requests = new LockRequests(provider, this.cohort);
 		this.pendingReleases = new PendingReleases(scheduler, this.cleanup, this.events::freed,
 				defaults.retryInterval());
 		this.waitLoop = new WaitLoop(provider, this.held, this::hold, this::background, this.cohort,
 				this.pendingReleases);
-		this.multiKey = (provider instanceof MultiLocking multi)
-				? new MultiKeyAcquirer(multi, this.held, this::hold, this::background, this::reentrant, this.keyWaiters)
-				: null;
+		this.multiKey = new MultiKeyAcquirer(provider, this.held, this::hold, this::background, this::reentrant,
+				this.keyWaiters);
 	}
 
 	@Override
@@ -256,9 +256,8 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 	@Override
 	public DistributedLatch latch(String key, int count, java.time.Duration expiry) {
 		checkKey(key);
-		if (!(this.provider instanceof Latches latches)) {
-			throw new UnsupportedOperationException(Capabilities.noLatches(this.provider));
-		}
+		LatchStore latches = this.provider.latches()
+			.orElseThrow(() -> new UnsupportedOperationException(Capabilities.noLatches(this.provider)));
 		return DefaultLatch.join(latches, key, count, expiry, this.defaults.retryInterval());
 	}
 
@@ -270,12 +269,10 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 	}
 
 	private MultiKeyAcquirer multiKey() {
-		MultiKeyAcquirer acquirer = this.multiKey;
-		String unavailable = Capabilities.noMultiKeyLocks(this.provider);
-		if (acquirer == null || unavailable != null) {
-			throw new UnsupportedOperationException(unavailable);
-		}
-		return acquirer;
+		Capabilities.refusal(this.provider, LockKind.MULTI).ifPresent((reason) -> {
+			throw new UnsupportedOperationException(reason);
+		});
+		return this.multiKey;
 	}
 
 	private LockSettings checked(List<String> keys, LockSettings settings) {
@@ -309,10 +306,19 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 	 */
 	private @Nullable Lease observed(String key, LockSettings settings, boolean tryOnly) {
 		checkKey(key);
-		checkCapability(key, settings);
+		// A kind the store lacks fails at the call, naming the store and the kind (the
+		// advisor checks annotated methods at startup); a fair lock only orders the
+		// store's queue, so a held scope re-enters it as it would a plain lock.
+		boolean fair = settings.kind() == LockKind.FAIR;
+		if (!fair) {
+			Capabilities.check(this.provider, settings.kind(), key);
+		}
 		ManagedLease scoped = reentrant(key, settings);
 		if (scoped != null) {
 			return scoped.enter();
+		}
+		if (fair) {
+			Capabilities.check(this.provider, LockKind.FAIR, key);
 		}
 		LockObserver.Acquisition acquisition = this.observer.acquiring(key, settings.name(), settings.fair());
 		ManagedLease lease;
@@ -349,7 +355,7 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 				return null;
 			}
 			try {
-				return this.waitLoop.run(key, settings, queue, deadline, start);
+				return this.waitLoop.run(this.requests.of(key, settings), settings, queue, deadline, start);
 			}
 			finally {
 				queue.gate.release();
@@ -361,20 +367,11 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 	}
 
 	private static String line(String key, LockSettings settings) {
-		return settings.semaphore() ? key + PERMIT_LINE : settings.read() ? key + READ_LINE : key;
-	}
-
-	/**
-	 * A read lock or a semaphore on a store that lacks them fails at the call, naming the
-	 * store and what it lacks (the advisor checks annotated methods at startup).
-	 */
-	private void checkCapability(String key, LockSettings settings) {
-		String missing = settings.semaphore()
-				? Capabilities.noCapability(this.provider, PermitLocking.class, "Semaphores (permits)")
-				: settings.read() ? Capabilities.noCapability(this.provider, SharedLocking.class, "Read locks") : null;
-		if (missing != null) {
-			throw new UnsupportedOperationException("Lock '" + key + "': " + missing);
-		}
+		return switch (settings.kind()) {
+			case PERMITS -> key + PERMIT_LINE;
+			case SHARED -> key + READ_LINE;
+			default -> key;
+		};
 	}
 
 	/**
@@ -412,13 +409,15 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 	 * once would wait for each other forever.
 	 */
 	private static boolean reentersAs(LockSettings outer, LockSettings inner, String key) {
-		if (outer.semaphore() || inner.semaphore()) {
-			if (outer.semaphore() && inner.semaphore() && outer.permits() != inner.permits()) {
+		boolean outerPermit = outer.kind() == LockKind.PERMITS;
+		boolean innerPermit = inner.kind() == LockKind.PERMITS;
+		if (outerPermit || innerPermit) {
+			if (outerPermit && innerPermit && outer.permits() != inner.permits()) {
 				throw new PermitCountMismatchException(key, outer.permits(), inner.permits());
 			}
-			return outer.semaphore() && inner.semaphore();
+			return outerPermit && innerPermit;
 		}
-		if (outer.read() && !inner.read()) {
+		if (outer.kind() == LockKind.SHARED && inner.kind() != LockKind.SHARED) {
 			throw new IllegalStateException("Lock '" + key + "': this thread holds the read lock and asks for the"
 					+ " write lock; upgrading is not supported, since two readers upgrading at once would wait for each"
 					+ " other forever. Release the read lock first, or take the write lock from the start");
@@ -526,7 +525,7 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 	private ManagedLease hold(LockHandle handle, LockSettings settings, long sentAtNanos) {
 		ManagedLease lease = new ManagedLease(this, this.provider, handle, settings, sentAtNanos, this.scheduler,
 				this.events, this.lossListener, this.releaseAfterCommit);
-		if (settings.read() || settings.semaphore()) {
+		if (settings.kind() == LockKind.SHARED || settings.kind() == LockKind.PERMITS) {
 			this.shared.add(lease);
 		}
 		else {

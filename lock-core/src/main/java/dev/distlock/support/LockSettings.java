@@ -5,6 +5,7 @@ import java.time.Duration;
 import dev.distlock.LockMode;
 import dev.distlock.LockOptions;
 import dev.distlock.OnLeaseLost;
+import dev.distlock.spi.LockKind;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -35,14 +36,15 @@ record LockSettings(Duration waitTime, Duration leaseTime, boolean autoRenew, Du
 				mode, permits);
 	}
 
-	/** Whether this acquisition is a read hold. */
-	boolean read() {
-		return this.mode == LockMode.READ;
-	}
-
-	/** Whether this acquisition is one permit of a semaphore. */
-	boolean semaphore() {
-		return this.permits > 0;
+	/** The kind of hold this acquisition asks the store for. */
+	LockKind kind() {
+		if (this.permits > 0) {
+			return LockKind.PERMITS;
+		}
+		if (this.mode == LockMode.READ) {
+			return LockKind.SHARED;
+		}
+		return this.fair ? LockKind.FAIR : LockKind.EXCLUSIVE;
 	}
 
 }

@@ -11,16 +11,19 @@ import java.util.function.Function;
 import dev.distlock.Lease;
 import dev.distlock.LockAcquisitionException;
 import dev.distlock.LockBackendException;
+import dev.distlock.spi.BatchRelease;
+import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockHandle;
-import dev.distlock.spi.MultiLocking;
+import dev.distlock.spi.LockProvider;
+import dev.distlock.spi.LockRequest;
 import dev.distlock.spi.ReleaseSignalling;
 import dev.distlock.spi.ReleaseSignals;
 import org.jspecify.annotations.Nullable;
 
 /**
  * The wait for a multi-key lock: the keys deduplicated and sorted, those the thread holds
- * in a scope re-entered, the rest taken by {@link MultiLocking#tryLockAll} in one attempt
- * per round, all or none, until they are all taken or the one wait time runs out.
+ * in a scope re-entered, the rest taken by one {@link dev.distlock.spi.LockKind#MULTI}
+ * attempt per round, all or none, until they are all taken or the one wait time runs out.
  *
  * <p>
  * Between attempts the caller sleeps until the key that was found busy is released (the
@@ -32,7 +35,7 @@ import org.jspecify.annotations.Nullable;
  */
 final class MultiKeyAcquirer {
 
-	private final MultiLocking provider;
+	private final LockProvider provider;
 
 	private final Map<String, ManagedLease> held;
 
@@ -44,7 +47,7 @@ final class MultiKeyAcquirer {
 
 	private final KeyWaiters localReleases;
 
-	MultiKeyAcquirer(MultiLocking provider, Map<String, ManagedLease> held, WaitLoop.Holder holder,
+	MultiKeyAcquirer(LockProvider provider, Map<String, ManagedLease> held, WaitLoop.Holder holder,
 			WaitLoop.Background background, Function<String, @Nullable ManagedLease> reentrant,
 			KeyWaiters localReleases) {
 		this.provider = provider;
@@ -111,6 +114,7 @@ final class MultiKeyAcquirer {
 
 	private @Nullable List<ManagedLease> takeAll(List<String> keys, LockSettings settings, long deadline) {
 		boolean waiting = !settings.waitTime().isZero();
+		LockRequest request = LockRequest.all(keys, settings.leaseTime()).withWaiting(waiting);
 		ReleaseSignals signals = (waiting && this.provider instanceof ReleaseSignalling signalling)
 				? signalling.releaseSignals() : ReleaseSignals.NONE;
 		LocalQueue wakeup = new LocalQueue();
@@ -136,36 +140,22 @@ final class MultiKeyAcquirer {
 					continue;
 				}
 				long sent = System.nanoTime();
-				MultiLocking.MultiAttempt attempt = attempt(keys, settings, waiting);
-				if (attempt instanceof MultiLocking.MultiAttempt.Acquired acquired) {
-					if (System.nanoTime() - sent < ManagedLease.validityNanos(settings.leaseTime())) {
-						List<ManagedLease> leases = new ArrayList<>(keys.size());
-						for (LockHandle handle : acquired.handles()) {
-							leases.add(this.holder.hold(handle, settings, sent));
-						}
+				LockAttempt attempt = attempt(request, settings);
+				if (attempt instanceof LockAttempt.AcquiredAll acquired) {
+					List<ManagedLease> leases = held(acquired, settings, sent, keys);
+					if (leases != null) {
 						return leases;
 					}
-					List<LockHandle> late = acquired.handles();
-					this.background.run(() -> this.provider.releaseAll(late),
-							"Could not clean up the late multi-key lock " + keys);
 				}
 				long remainingWait = deadline - System.nanoTime();
 				if (remainingWait <= 0) {
 					return null;
 				}
 				long pause = backoff.nextPauseNanos();
-				if (attempt instanceof MultiLocking.MultiAttempt.Busy busy) {
-					if (signals != ReleaseSignals.NONE && !subscriptions.containsKey(busy.key())) {
-						subscriptions.put(busy.key(), signals.subscribe(busy.key(), wakeup::signal));
-						// A release between the attempt and the subscription would go
-						// unheard: look again at once, now listening.
+				if (attempt instanceof LockAttempt.Busy busy) {
+					pause = busyPause(busy, pause, keys.get(0), signals, subscriptions, wakeup, settings);
+					if (pause < 0) {
 						continue;
-					}
-					if (signals != ReleaseSignals.NONE && signals.isListening(busy.key())) {
-						pause = settings.retryInterval().toNanos();
-					}
-					if (!busy.remaining().isZero()) {
-						pause = Math.min(pause, busy.remaining().toNanos());
 					}
 				}
 				pause(wakeup, Math.min(pause, remainingWait), keys, settings);
@@ -178,15 +168,67 @@ final class MultiKeyAcquirer {
 		}
 	}
 
-	private MultiLocking.MultiAttempt attempt(List<String> keys, LockSettings settings, boolean waiting) {
+	/**
+	 * The leases of an attempt that took every key in time; null for one whose answer
+	 * came too late to count, whose locks are released in the background.
+	 */
+	private @Nullable List<ManagedLease> held(LockAttempt.AcquiredAll acquired, LockSettings settings, long sent,
+			List<String> keys) {
+		if (System.nanoTime() - sent < ManagedLease.validityNanos(settings.leaseTime())) {
+			List<ManagedLease> leases = new ArrayList<>(keys.size());
+			for (LockHandle handle : acquired.handles()) {
+				leases.add(this.holder.hold(handle, settings, sent));
+			}
+			return leases;
+		}
+		List<LockHandle> late = acquired.handles();
+		this.background.run(() -> releaseAll(late), "Could not clean up the late multi-key lock " + keys);
+		return null;
+	}
+
+	/**
+	 * The pause after an attempt that found a key busy, or -1 to look again at once: the
+	 * first time a key is found busy, its release signals are subscribed to, and a
+	 * release between the attempt and the subscription would go unheard. With signals
+	 * heard, the retry interval is only the fallback for a lost one; never past the busy
+	 * key's remaining lease.
+	 * @param pause the backoff's pause, for a store whose signals are not heard
+	 * @param firstKey the key to wait on if the store did not name the busy one
+	 */
+	private long busyPause(LockAttempt.Busy busy, long pause, String firstKey, ReleaseSignals signals,
+			Map<String, ReleaseSignals.Subscription> subscriptions, LocalQueue wakeup, LockSettings settings) {
+		String busyKey = (busy.key() != null) ? busy.key() : firstKey;
+		if (signals != ReleaseSignals.NONE && !subscriptions.containsKey(busyKey)) {
+			subscriptions.put(busyKey, signals.subscribe(busyKey, wakeup::signal));
+			return -1;
+		}
+		long next = (signals != ReleaseSignals.NONE && signals.isListening(busyKey))
+				? settings.retryInterval().toNanos() : pause;
+		return busy.remaining().isZero() ? next : Math.min(next, busy.remaining().toNanos());
+	}
+
+	private LockAttempt attempt(LockRequest request, LockSettings settings) {
 		try {
-			return this.provider.tryLockAll(keys, settings.leaseTime(), waiting);
+			return LockAttempt.join(this.provider.tryLock(request));
 		}
 		catch (LockBackendException ex) {
 			if (Thread.currentThread().isInterrupted()) {
-				throw interrupted(keys, settings, ex);
+				throw interrupted(request.keys(), settings, ex);
 			}
 			throw ex;
+		}
+	}
+
+	/**
+	 * Releases the handles of one multi-key acquisition, in as few round trips as the
+	 * store allows.
+	 */
+	private void releaseAll(List<LockHandle> handles) {
+		if (this.provider instanceof BatchRelease batch) {
+			batch.releaseAll(handles);
+		}
+		else {
+			handles.forEach(LockHandle::release);
 		}
 	}
 

@@ -1,19 +1,15 @@
 package dev.distlock.support;
 
-import java.time.Duration;
-import java.util.UUID;
 import java.util.concurrent.ConcurrentMap;
-import java.util.concurrent.atomic.AtomicLong;
 
 import dev.distlock.Lease;
 import dev.distlock.LockAcquisitionException;
 import dev.distlock.LockBackendException;
-import dev.distlock.spi.FairLocking;
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockHandle;
+import dev.distlock.spi.LockKind;
 import dev.distlock.spi.LockProvider;
-import dev.distlock.spi.PermitLocking;
-import dev.distlock.spi.SharedLocking;
+import dev.distlock.spi.LockRequest;
 import dev.distlock.spi.ReleaseSignalling;
 import dev.distlock.spi.ReleaseSignals;
 import org.apache.commons.logging.Log;
@@ -27,13 +23,7 @@ import org.jspecify.annotations.Nullable;
  */
 final class WaitLoop {
 
-	private static final String WAITER_PREFIX = UUID.randomUUID() + ":";
-
-	private static final AtomicLong WAITER_SEQUENCE = new AtomicLong();
-
 	private static final Log logger = LogFactory.getLog(WaitLoop.class);
-
-	private static final Duration MIN_QUEUE_TIMEOUT = Duration.ofSeconds(1);
 
 	/** Turns an acquired handle into the caller's lease. */
 	@FunctionalInterface
@@ -78,34 +68,22 @@ final class WaitLoop {
 	 * deadline: one store call, then a pause until a release signal, the holder's lease
 	 * deadline, the busy answer's remaining lease or the retry interval, whichever comes
 	 * first; again until acquired or out of time.
+	 * @param first the request of the first attempt; each later one follows from the
+	 * answer before it ({@link LockRequest#afterAttempt})
 	 * @param askedNanos when the caller asked for the lock: a lock left for the line is
 	 * taken over only as {@link Cohort#takeOver} allows for that moment
 	 * @return the lease, or null when the wait ran out
 	 */
-	@Nullable ManagedLease run(String key, LockSettings settings, LocalQueue queue, long deadline, long askedNanos) {
-		boolean waiting = !settings.waitTime().isZero();
-		ReleaseSignals signals = settings.semaphore()
-				? ((this.provider instanceof PermitLocking permitLocking) ? permitLocking.permitSignals()
-						: ReleaseSignals.NONE)
-				: (this.provider instanceof ReleaseSignalling signalling) ? signalling.releaseSignals()
-						: ReleaseSignals.NONE;
-		boolean signalled = waiting && signals != ReleaseSignals.NONE;
+	@Nullable ManagedLease run(LockRequest first, LockSettings settings, LocalQueue queue, long deadline, long askedNanos) {
+		String key = first.key();
+		ReleaseSignals signals = first.waiting() ? signals(first.kind()) : ReleaseSignals.NONE;
 		Backoff backoff = new Backoff(settings.retryInterval().toNanos());
 		queue.waiter = Thread.currentThread();
 		// Subscribed before the first attempt, so that no release after it goes unheard.
-		ReleaseSignals.Subscription subscription = signalled ? signals.subscribe(key, queue::signal) : null;
-		boolean fair = settings.fair();
-		// A plain or write waiter on a store with read locks records its intent with
-		// every busy attempt, so that new readers stop coming in (see SharedLocking):
-		// readers that kept overlapping would never leave a release to signal.
-		boolean writer = waiting && !fair && !settings.read() && !settings.semaphore()
-				&& this.provider instanceof SharedLocking;
-		String waiterId = (fair || writer) ? newWaiterId() : "";
-		boolean queued = fair;
-		boolean cohort = this.cohort.applies(settings);
-		boolean firstAttempt = true;
-		// Whether an intent of this writer may be recorded in the store.
-		boolean intent = false;
+		ReleaseSignals.Subscription subscription = (signals != ReleaseSignals.NONE)
+				? signals.subscribe(key, queue::signal) : null;
+		LockRequest request = first;
+		boolean acquired = false;
 		try {
 			while (true) {
 				if (Thread.currentThread().isInterrupted()) {
@@ -116,77 +94,26 @@ final class WaitLoop {
 				if (handed != null) {
 					return handed;
 				}
-				ManagedLease local = (fair || settings.semaphore()) ? null : this.held.get(key);
-				if (local != null && local.heldNow()) {
-					// Held by another thread of this JVM: its release or loss signals
-					// here
-					// directly, so asking the store would only cost a round trip. (A fair
-					// waiter must ask, to keep its place in the queue.)
-					long remainingWait = deadline - System.nanoTime();
-					if (remainingWait <= 0) {
-						return taken(queue, settings, askedNanos, deadline);
+				long pause = localPause(request, settings, queue);
+				LockAttempt attempt = null;
+				if (pause < 0) {
+					long sent = System.nanoTime();
+					attempt = attemptOnce(request, settings, queue);
+					ManagedLease lease = outcome(request, attempt, settings, queue, sent);
+					if (lease != null) {
+						acquired = true;
+						return lease;
 					}
-					// Never past the holder's deadline: a lease that runs out unrenewed
-					// frees the key then, whether or not its holder notices.
-					long pause = Math.min(settings.retryInterval().toNanos(), remainingWait);
-					pause(queue, Math.max(0, Math.min(pause, local.nanosToDeadline())), key, settings);
-					continue;
-				}
-				long standBack = cohort ? queue.standBackUntil - System.nanoTime() : 0;
-				if (standBack > 0) {
-					// The lock went back to the store for another JVM's waiter: let it go
-					// first.
-					long remainingWait = deadline - System.nanoTime();
-					if (remainingWait <= 0) {
-						return taken(queue, settings, askedNanos, deadline);
-					}
-					pause(queue, Math.min(standBack, remainingWait), key, settings);
-					continue;
-				}
-				long sent = System.nanoTime();
-				// With local hand-over, the first attempt reserves a token block and,
-				// for a writer that finds readers holding the key, records its intent
-				// in the same call; later ones, after the key was found busy, go as a
-				// writer that refreshes it, so readers cannot starve it.
-				LockAttempt attempt = attemptOnce(key, settings, queue, fair, waiting, waiterId,
-						writer && !(cohort && firstAttempt), intent);
-				firstAttempt = false;
-				if (attempt instanceof LockAttempt.Acquired acquired) {
-					// Taking the key ended the intent in the store.
-					intent = false;
-					if (System.nanoTime() - sent < ManagedLease.validityNanos(settings.leaseTime())) {
-						queued = false;
-						queue.selfMarked = false;
-						return this.holder.hold(acquired.handle(), settings, sent);
-					}
-					discardLate(acquired.handle());
-				}
-				else if (writer) {
-					// The busy attempt recorded the intent (or refreshed it), the
-					// block-reserving first one included.
-					intent = true;
-				}
-				if (cohort && waiting) {
-					// A lease of this JVM, held or being released: the mark just made is
-					// this JVM's own.
-					if (this.held.containsKey(key)) {
-						queue.selfMarked = true;
-					}
+					request = request.afterAttempt(attempt instanceof LockAttempt.Busy);
 				}
 				long remainingWait = deadline - System.nanoTime();
 				if (remainingWait <= 0) {
 					return taken(queue, settings, askedNanos, deadline);
 				}
-				// With signals, the retry interval is only the fallback for a lost
-				// signal.
-				// Until the subscription is up, and without signals, waiters poll with
-				// backoff.
-				long pause = Math.min((signalled && signals.isListening(key)) ? settings.retryInterval().toNanos()
-						: backoff.nextPauseNanos(), remainingWait);
-				if (attempt instanceof LockAttempt.Busy busy && !busy.remaining().isZero()) {
-					pause = Math.min(pause, busy.remaining().toNanos());
+				if (attempt != null) {
+					pause = storePause(attempt, signals, key, settings, backoff);
 				}
-				pause(queue, pause, key, settings);
+				pause(queue, Math.min(pause, remainingWait), key, settings);
 			}
 		}
 		finally {
@@ -194,57 +121,88 @@ final class WaitLoop {
 			if (subscription != null) {
 				subscription.close();
 			}
-			if (queued) {
-				leaveQueue(key, waiterId);
-			}
-			if (intent) {
-				withdrawIntent(key, waiterId);
+			if (!acquired && request.keepsPlace()) {
+				withdraw(request);
 			}
 		}
+	}
+
+	/** How waiters of {@code kind} learn of releases. */
+	private ReleaseSignals signals(LockKind kind) {
+		if (!(this.provider instanceof ReleaseSignalling signalling)) {
+			return ReleaseSignals.NONE;
+		}
+		return (kind == LockKind.PERMITS) ? signalling.permitSignals() : signalling.releaseSignals();
+	}
+
+	/**
+	 * How long to wait without asking the store, or -1 to ask it. A key held by another
+	 * thread of this JVM signals its release or loss here directly, so asking the store
+	 * would only cost a round trip; never past the holder's deadline, since a lease that
+	 * runs out unrenewed frees the key then, whether or not its holder notices. (A fair
+	 * waiter must ask, to keep its place in the queue; a semaphore's permits are not kept
+	 * in this JVM's map.) After the lock went back to the store for another JVM's waiter,
+	 * this JVM's waiters let it go first ({@link Cohort#releasedToOthers}).
+	 */
+	private long localPause(LockRequest request, LockSettings settings, LocalQueue queue) {
+		LockKind kind = request.kind();
+		ManagedLease local = (kind == LockKind.FAIR || kind == LockKind.PERMITS) ? null : this.held.get(request.key());
+		if (local != null && local.heldNow()) {
+			return Math.max(0, Math.min(settings.retryInterval().toNanos(), local.nanosToDeadline()));
+		}
+		long standBack = this.cohort.applies(kind) ? queue.standBackUntil - System.nanoTime() : 0;
+		return (standBack > 0) ? standBack : -1;
+	}
+
+	/**
+	 * The lease of an attempt that took the lock in time; null for a busy answer or one
+	 * that came too late to count, whose lock is released in the background.
+	 */
+	private @Nullable ManagedLease outcome(LockRequest request, LockAttempt attempt, LockSettings settings,
+			LocalQueue queue, long sent) {
+		if (attempt instanceof LockAttempt.Acquired acquired) {
+			if (System.nanoTime() - sent < ManagedLease.validityNanos(settings.leaseTime())) {
+				queue.selfMarked = false;
+				return this.holder.hold(acquired.handle(), settings, sent);
+			}
+			discardLate(acquired.handle());
+		}
+		// A lease of this JVM, held or being released: the mark a waiting attempt just
+		// made on the key is this JVM's own.
+		if (request.waiting() && this.cohort.applies(request.kind()) && this.held.containsKey(request.key())) {
+			queue.selfMarked = true;
+		}
+		return null;
+	}
+
+	/**
+	 * The pause after an attempt at the store that did not take the lock. With signals,
+	 * the retry interval is only the fallback for a lost signal; until the subscription
+	 * is up, and without signals, waiters poll with backoff. Never past the busy answer's
+	 * remaining lease.
+	 */
+	private long storePause(LockAttempt attempt, ReleaseSignals signals, String key, LockSettings settings,
+			Backoff backoff) {
+		long pause = signals.isListening(key) ? settings.retryInterval().toNanos() : backoff.nextPauseNanos();
+		if (attempt instanceof LockAttempt.Busy busy && !busy.remaining().isZero()) {
+			pause = Math.min(pause, busy.remaining().toNanos());
+		}
+		return pause;
 	}
 
 	/**
 	 * One store call; its failure is the answer for the callers in line behind this one
 	 * too.
 	 */
-	private LockAttempt attemptOnce(String key, LockSettings settings, LocalQueue queue, boolean fair, boolean waiting,
-			String waiterId, boolean writer, boolean intent) {
+	private LockAttempt attemptOnce(LockRequest request, LockSettings settings, LocalQueue queue) {
 		LockBackendException failure = null;
 		queue.callStarted();
 		try {
-			if (settings.semaphore()) {
-				return ((PermitLocking) this.provider).tryAcquirePermit(key, settings.permits(), settings.leaseTime(),
-						waiting);
-			}
-			if (settings.read()) {
-				return ((SharedLocking) this.provider).tryLockShared(key, settings.leaseTime(), waiting);
-			}
-			if (writer) {
-				// A writer's attempt takes a single token even with local hand-over, so a
-				// lock taken after waiting goes back to the store at its first release
-				// and the other JVM gets its turn. A block here (SharedLocking's tokens
-				// overload can reserve one) took the smaller JVM's share of a hot key
-				// from about 40% to 25-29%, and a block only after waiting on this JVM's
-				// own holder to 29-39% (benchmark S4).
-				return ((SharedLocking) this.provider).tryLockExclusive(key, settings.leaseTime(), waiterId,
-						queueTimeout(settings), intent, 1);
-			}
-			if (fair) {
-				return fairLocking(key).tryLockFair(key, settings.leaseTime(), waiterId, queueTimeout(settings));
-			}
-			if (this.cohort.applies(settings)) {
-				// A waiter id here is a waiting writer's: fair locks are never
-				// handed over.
-				return this.cohort.attempt(key, settings, waiting, waiterId.isEmpty() ? null : waiterId,
-						queueTimeout(settings));
-			}
-			return (this.provider instanceof ReleaseSignalling signalling)
-					? signalling.tryLock(key, settings.leaseTime(), waiting)
-					: this.provider.tryLock(key, settings.leaseTime());
+			return LockAttempt.join(this.provider.tryLock(request));
 		}
 		catch (LockBackendException ex) {
 			if (Thread.currentThread().isInterrupted()) {
-				throw interrupted(key, settings, ex);
+				throw interrupted(request.key(), settings, ex);
 			}
 			failure = ex;
 			throw ex;
@@ -255,48 +213,16 @@ final class WaitLoop {
 	}
 
 	/**
-	 * A fair waiter attempts at least once per retry interval, each attempt keeping its
-	 * place for this long; a waiter that dies is out of the queue after it.
+	 * Gives up a place in a fair queue, or a writer's intent, so that the next waiter (or
+	 * the readers it held back) need not wait it out. Sent in the background: the caller
+	 * has its answer, and a store that does not answer must not add another call's bound
+	 * to its wait.
 	 */
-	private static Duration queueTimeout(LockSettings settings) {
-		Duration threeRetries = settings.retryInterval().multipliedBy(3);
-		return (threeRetries.compareTo(MIN_QUEUE_TIMEOUT) < 0) ? MIN_QUEUE_TIMEOUT : threeRetries;
-	}
-
-	/**
-	 * Gives up a place in a fair queue, so the next waiter need not wait it out. Sent in
-	 * the background: the caller has its answer, and a store that does not answer must
-	 * not add another call's bound to its wait.
-	 */
-	/**
-	 * A waiter's id, unique across JVMs: this JVM's random prefix and a counter. A
-	 * {@code UUID.randomUUID()} per waiter took a lock on the JVM's shared
-	 * {@code SecureRandom} at every plain acquire (16 threads blocked on it).
-	 */
-	private static String newWaiterId() {
-		return WAITER_PREFIX + Long.toString(WAITER_SEQUENCE.incrementAndGet(), 36);
-	}
-
-	private void leaveQueue(String key, String waiterId) {
-		this.background.run(() -> fairLocking(key).leaveQueue(key, waiterId),
-				"Could not leave the queue of lock '" + key + "'; the place expires by itself");
-	}
-
-	/**
-	 * A waiting writer gives up: its intent ends at once, so that readers it held back
-	 * need not wait for it to lapse. In the background, as {@link #leaveQueue}.
-	 */
-	private void withdrawIntent(String key, String waiterId) {
-		this.background.run(() -> ((SharedLocking) this.provider).withdrawIntent(key, waiterId),
-				"Could not withdraw the writer's intent on lock '" + key + "'; it lapses by itself");
-	}
-
-	private FairLocking fairLocking(String key) {
-		if (this.provider instanceof FairLocking fairLocking) {
-			return fairLocking;
-		}
-		throw new IllegalStateException("Lock '" + key + "' asks for a fair lock, but the " + this.provider.storeName()
-				+ " store has no fair locks (it does not implement " + FairLocking.class.getName() + ")");
+	private void withdraw(LockRequest request) {
+		String failure = (request.kind() == LockKind.FAIR)
+				? "Could not leave the queue of lock '" + request.key() + "'; the place expires by itself"
+				: "Could not withdraw the writer's intent on lock '" + request.key() + "'; it lapses by itself";
+		this.background.run(() -> this.provider.withdraw(request), failure);
 	}
 
 	private static void pause(LocalQueue queue, long pauseNanos, String key, LockSettings settings) {

@@ -6,6 +6,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockHandle;
+import dev.distlock.spi.LockRequest;
 import dev.distlock.spi.ReleaseSignals;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -27,7 +28,7 @@ class InMemoryLockProviderTests {
 
 	@Test
 	void aReleasedKeyWithNobodyWaitingLeavesNothingBehind() {
-		LockHandle handle = acquired(this.store.tryLock("k", LEASE));
+		LockHandle handle = acquired(LockAttempt.join(this.store.tryLock(LockRequest.exclusive("k", LEASE))));
 		ReleaseSignals.Subscription subscription = this.store.releaseSignals().subscribe("k", () -> {
 		});
 		assertThat(handle.release()).isTrue();
@@ -41,14 +42,14 @@ class InMemoryLockProviderTests {
 	@Test
 	void expiredKeysDoNotAccumulate() {
 		for (int i = 0; i < 20_000; i++) {
-			acquired(this.store.tryLock("expiring-" + i, Duration.ofNanos(1)));
+			acquired(LockAttempt.join(this.store.tryLock(LockRequest.exclusive("expiring-" + i, Duration.ofNanos(1)))));
 		}
 		assertThat(this.store.storedKeys()).as("keys left of 20,000 expired locks").isLessThan(1000);
 	}
 
 	@Test
 	void expireEndsTheLeaseAtOnceAndSignalsWaiters() {
-		LockHandle handle = acquired(this.store.tryLock("k", LEASE));
+		LockHandle handle = acquired(LockAttempt.join(this.store.tryLock(LockRequest.exclusive("k", LEASE))));
 		AtomicInteger signals = new AtomicInteger();
 		try (ReleaseSignals.Subscription subscription = this.store.releaseSignals()
 			.subscribe("k", signals::incrementAndGet)) {
@@ -58,7 +59,7 @@ class InMemoryLockProviderTests {
 		}
 		assertThat(handle.renew(LEASE)).isFalse();
 		assertThat(handle.release()).isFalse();
-		LockHandle next = acquired(this.store.tryLock("k", LEASE));
+		LockHandle next = acquired(LockAttempt.join(this.store.tryLock(LockRequest.exclusive("k", LEASE))));
 		assertThat(next.fencingToken()).isGreaterThan(handle.fencingToken());
 		assertThat(next.release()).isTrue();
 		assertThat(this.store.storedKeys()).isZero();
@@ -70,27 +71,31 @@ class InMemoryLockProviderTests {
 	 */
 	@Test
 	void aFairAttemptAskedTwiceKeepsTheLockItTook() {
-		LockHandle first = acquired(this.store.tryLockFair("k", LEASE, "waiter", LEASE));
-		LockHandle again = acquired(this.store.tryLockFair("k", LEASE, "waiter", LEASE));
+		LockHandle first = acquired(
+				LockAttempt.join(this.store.tryLock(LockRequest.fair("k", LEASE, "waiter", LEASE))));
+		LockHandle again = acquired(
+				LockAttempt.join(this.store.tryLock(LockRequest.fair("k", LEASE, "waiter", LEASE))));
 		assertThat(again.fencingToken()).isEqualTo(first.fencingToken());
 		assertThat(this.store.queueLength("k")).isZero();
-		assertThat(this.store.tryLockFair("k", LEASE, "another", LEASE)).isInstanceOf(LockAttempt.Busy.class);
+		assertThat(LockAttempt.join(this.store.tryLock(LockRequest.fair("k", LEASE, "another", LEASE))))
+			.isInstanceOf(LockAttempt.Busy.class);
 		assertThat(first.release()).isTrue();
-		this.store.leaveQueue("k", "another");
+		this.store.withdraw(LockRequest.fair("k", LEASE, "another", LEASE));
 		assertThat(this.store.storedKeys()).isZero();
 	}
 
 	@Test
 	void aBusyAnswerCarriesTheRemainingLease() {
-		acquired(this.store.tryLock("k", LEASE));
-		LockAttempt busy = this.store.tryLock("k", LEASE);
+		acquired(LockAttempt.join(this.store.tryLock(LockRequest.exclusive("k", LEASE))));
+		LockAttempt busy = LockAttempt.join(this.store.tryLock(LockRequest.exclusive("k", LEASE)));
 		assertThat(busy).isInstanceOfSatisfying(LockAttempt.Busy.class,
 				(b) -> assertThat(b.remaining()).isPositive().isLessThanOrEqualTo(LEASE));
 	}
 
 	@Test
 	void leasesMustBePositive() {
-		assertThatIllegalArgumentException().isThrownBy(() -> this.store.tryLock("k", Duration.ZERO));
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> LockAttempt.join(this.store.tryLock(LockRequest.exclusive("k", Duration.ZERO))));
 		assertThat(this.store.storeName()).isEqualTo("in-memory");
 	}
 

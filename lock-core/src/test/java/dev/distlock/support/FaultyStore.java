@@ -1,6 +1,7 @@
 package dev.distlock.support;
 
 import java.time.Duration;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
@@ -8,6 +9,7 @@ import dev.distlock.LockBackendException;
 import dev.distlock.inmemory.InMemoryLockProvider;
 import dev.distlock.spi.LocalHandover;
 import dev.distlock.spi.LockAttempt;
+import dev.distlock.spi.LockRequest;
 import dev.distlock.spi.ReleaseSignalling;
 import dev.distlock.spi.ReleaseSignals;
 import dev.distlock.spi.TokenBlock;
@@ -49,13 +51,8 @@ final class FaultyStore implements LocalHandover, ReleaseSignalling {
 	}
 
 	@Override
-	public LockAttempt tryLock(String key, Duration leaseTime, boolean waiting) {
-		return faulty(this.store.tryLock(key, leaseTime, waiting));
-	}
-
-	@Override
-	public LockAttempt tryLockBlock(String key, Duration leaseTime, boolean waiting, int tokens) {
-		return faulty(this.store.tryLockBlock(key, leaseTime, waiting, tokens));
+	public CompletionStage<LockAttempt> tryLock(LockRequest request) {
+		return LockAttempt.of(() -> faulty(LockAttempt.join(this.store.tryLock(request))));
 	}
 
 	@Override

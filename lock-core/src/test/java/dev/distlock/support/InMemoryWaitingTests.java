@@ -14,6 +14,7 @@ import dev.distlock.LockAcquisitionException;
 import dev.distlock.LockOptions;
 import dev.distlock.inmemory.InMemoryLockProvider;
 import dev.distlock.spi.LockAttempt;
+import dev.distlock.spi.LockRequest;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -241,7 +242,8 @@ class InMemoryWaitingTests {
 		String key = key();
 		Lease held = this.template.acquire(key, fair());
 		// A waiter that queued once and died: nobody refreshes its place.
-		assertThat(this.store.tryLockFair(key, Duration.ofSeconds(30), "ghost", Duration.ofSeconds(1)))
+		assertThat(LockAttempt
+			.join(this.store.tryLock(LockRequest.fair(key, Duration.ofSeconds(30), "ghost", Duration.ofSeconds(1)))))
 			.isInstanceOf(LockAttempt.Busy.class);
 		Waiter<Long> waiter = Waiter.start("live-waiter", () -> {
 			try (Lease lease = this.other.acquire(key, fair())) {

@@ -18,6 +18,7 @@ import dev.distlock.LeaseLostException;
 import dev.distlock.LockOptions;
 import dev.distlock.inmemory.InMemoryLockProvider;
 import dev.distlock.spi.LockAttempt;
+import dev.distlock.spi.LockRequest;
 import dev.distlock.spi.TokenBlock;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -103,12 +104,13 @@ class LocalHandoverTests {
 
 	@Test
 	void theStoreReservesABlockOfTokens() {
-		LockAttempt.Acquired first = (LockAttempt.Acquired) this.store.tryLockBlock("block", Duration.ofMinutes(1),
-				false, 10);
+		LockAttempt.Acquired first = (LockAttempt.Acquired) LockAttempt
+			.join(this.store.tryLock(LockRequest.exclusive("block", Duration.ofMinutes(1)).withTokens(10)));
 		TokenBlock block = (TokenBlock) first.handle();
 		assertThat(block.lastToken()).isEqualTo(block.fencingToken() + 9);
 		assertThat(block.release()).isTrue();
-		LockAttempt.Acquired next = (LockAttempt.Acquired) this.store.tryLock("block", Duration.ofMinutes(1));
+		LockAttempt.Acquired next = (LockAttempt.Acquired) LockAttempt
+			.join(this.store.tryLock(LockRequest.exclusive("block", Duration.ofMinutes(1))));
 		assertThat(next.handle().fencingToken()).isGreaterThan(block.lastToken());
 	}
 

@@ -1,6 +1,7 @@
 package dev.distlock.support;
 
 import java.time.Duration;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 
@@ -8,6 +9,7 @@ import dev.distlock.inmemory.InMemoryLockProvider;
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockHandle;
 import dev.distlock.spi.LockProvider;
+import dev.distlock.spi.LockRequest;
 
 /**
  * The in-memory store seen through the bare SPI (no signals, no fair queue), counting
@@ -27,9 +29,13 @@ final class ObservedProvider implements LockProvider {
 	volatile long lateToken;
 
 	@Override
-	public LockAttempt tryLock(String key, Duration leaseTime) {
+	public CompletionStage<LockAttempt> tryLock(LockRequest request) {
+		return LockAttempt.of(() -> tryLock(request.key(), request.leaseTime()));
+	}
+
+	private LockAttempt tryLock(String key, Duration leaseTime) {
 		long sent = System.nanoTime();
-		LockAttempt attempt = this.store.tryLock(key, leaseTime);
+		LockAttempt attempt = LockAttempt.join(this.store.tryLock(LockRequest.exclusive(key, leaseTime)));
 		if (!(attempt instanceof LockAttempt.Acquired acquired)) {
 			return attempt;
 		}

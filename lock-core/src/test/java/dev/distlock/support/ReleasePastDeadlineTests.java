@@ -13,6 +13,7 @@ import dev.distlock.inmemory.InMemoryLockProvider;
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockHandle;
 import dev.distlock.spi.LockProvider;
+import dev.distlock.spi.LockRequest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -34,8 +35,9 @@ class ReleasePastDeadlineTests {
 	private final AtomicBoolean failReleases = new AtomicBoolean();
 
 	/** The in-memory store, whose releases fail once {@link #failReleases} is set. */
-	private final LockProvider failing = (key, leaseTime) -> {
-		LockAttempt attempt = this.store.tryLock(key, leaseTime);
+	private final LockProvider failing = (request) -> LockAttempt.of(() -> {
+		String key = request.key();
+		LockAttempt attempt = LockAttempt.join(this.store.tryLock(request));
 		if (!(attempt instanceof LockAttempt.Acquired acquired)) {
 			return attempt;
 		}
@@ -66,7 +68,7 @@ class ReleasePastDeadlineTests {
 			}
 
 		});
-	};
+	});
 
 	@Test
 	void aReleaseThatFailsAfterTheDeadlineReportsTheLoss() throws Exception {
@@ -92,8 +94,11 @@ class ReleasePastDeadlineTests {
 							.retryInterval(Duration.ofMillis(100))
 							.build(),
 						stall, false, LockObserver.NONE, HandoverSettings.OFF)) {
-			long acquired = System.nanoTime();
 			Lease held = template.acquire("held", LockOptions.builder().leaseTime(Duration.ofMillis(300)).build());
+			// After the acquire returned, so after it was sent: the lease's deadline runs
+			// from the send, and the wait below must end past it however long the call
+			// took to go out.
+			long acquired = System.nanoTime();
 			template.acquire("stalls-the-watch", LockOptions.builder().leaseTime(Duration.ofMillis(50)).build());
 			assertThat(stalled.await(10, TimeUnit.SECONDS)).isTrue();
 			long deadline = acquired + Duration.ofMillis(300).toNanos();

@@ -2,6 +2,7 @@ package dev.distlock.support;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -12,6 +13,7 @@ import dev.distlock.inmemory.InMemoryLockProvider;
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockHandle;
 import dev.distlock.spi.LockProvider;
+import dev.distlock.spi.LockRequest;
 import dev.distlock.spi.LossReporting;
 import org.jspecify.annotations.Nullable;
 
@@ -32,8 +34,12 @@ final class ReportingProvider implements LockProvider, AutoCloseable {
 	volatile @Nullable String lostOnAcquire;
 
 	@Override
-	public LockAttempt tryLock(String key, Duration leaseTime) {
-		LockAttempt attempt = this.store.tryLock(key, leaseTime);
+	public CompletionStage<LockAttempt> tryLock(LockRequest request) {
+		return LockAttempt.of(() -> tryLock(request.key(), request.leaseTime()));
+	}
+
+	private LockAttempt tryLock(String key, Duration leaseTime) {
+		LockAttempt attempt = LockAttempt.join(this.store.tryLock(LockRequest.exclusive(key, leaseTime)));
 		if (!(attempt instanceof LockAttempt.Acquired acquired)) {
 			return attempt;
 		}

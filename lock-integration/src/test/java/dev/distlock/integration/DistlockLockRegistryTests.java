@@ -12,6 +12,8 @@ import java.util.concurrent.locks.LockSupport;
 import dev.distlock.LockBackendException;
 import dev.distlock.LockOptions;
 import dev.distlock.redis.RedisLockProvider;
+import dev.distlock.spi.LockAttempt;
+import dev.distlock.spi.LockRequest;
 import dev.distlock.support.DefaultLockTemplate;
 import dev.distlock.support.RenewalScheduler;
 import dev.distlock.testsupport.Conditions;
@@ -84,7 +86,8 @@ class DistlockLockRegistryTests {
 		// A cold connection on a loaded machine can take longer than one store timeout.
 		Conditions.await("Redis answers", Duration.ofSeconds(30), () -> {
 			try {
-				store.tryLock("warm-up-" + UUID.randomUUID(), Duration.ofMillis(1));
+				LockAttempt
+					.join(store.tryLock(LockRequest.exclusive("warm-up-" + UUID.randomUUID(), Duration.ofMillis(1))));
 				return true;
 			}
 			catch (LockBackendException ex) {

@@ -15,20 +15,23 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Pattern;
-
 import javax.sql.DataSource;
 
 import dev.distlock.LockBackendException;
 import dev.distlock.jdbc.dialect.JdbcLockDialect;
 import dev.distlock.spi.BatchRenewal;
+import dev.distlock.spi.Capabilities;
 import dev.distlock.spi.LocalHandover;
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockHandle;
+import dev.distlock.spi.LockKind;
+import dev.distlock.spi.LockRequest;
 import dev.distlock.spi.ReleaseSignalling;
 import dev.distlock.spi.ReleaseSignals;
 import dev.distlock.spi.TokenBlock;
@@ -229,34 +232,33 @@ public final class JdbcLockProvider implements ReleaseSignalling, BatchRenewal, 
 		return (current != null) ? current.subscribedKeys() : 0;
 	}
 
-	@Override
-	public LockAttempt tryLock(String key, Duration leaseTime) {
-		return tryLock(key, leaseTime, false);
-	}
-
 	/**
 	 * {@inheritDoc}
 	 * <p>
+	 * Plain locks only ({@link LockKind#EXCLUSIVE}); answers on the calling thread,
+	 * within the store timeout.
+	 */
+	@Override
+	public CompletionStage<LockAttempt> tryLock(LockRequest request) {
+		return LockAttempt.of(() -> {
+			if (request.kind() != LockKind.EXCLUSIVE) {
+				throw Capabilities.unsupported(this, request.kind(), request.key());
+			}
+			return tryLockBlock(request.key(), request.leaseTime(), request.waiting(), request.tokens());
+		});
+	}
+
+	/**
 	 * One statement takes a free or expired row (an update and then an insert for a key's
 	 * first acquisition on MariaDB and MySQL); a busy answer costs one more, which reads
 	 * the holder's remaining lease and, when {@code waiting}, marks the row so that its
 	 * release is signalled.
-	 */
-	@Override
-	public LockAttempt tryLock(String key, Duration leaseTime, boolean waiting) {
-		return tryLockBlock(key, leaseTime, waiting, 1);
-	}
-
-	/**
-	 * {@inheritDoc}
 	 * <p>
-	 * The same statements as {@link #tryLock(String, Duration, boolean)}: the acquire
-	 * moves the row's fence to the block's last token ({@code max(fence + 1, clock) +
-	 * tokens - 1}), so a block costs no extra statement. The handle's renewals and
-	 * release check that last token.
+	 * The acquire moves the row's fence to the block's last token ({@code max(fence + 1,
+	 * clock) + tokens - 1}), so a block costs no extra statement. The handle's renewals
+	 * and release check that last token.
 	 */
-	@Override
-	public LockAttempt tryLockBlock(String key, Duration leaseTime, boolean waiting, int tokens) {
+	private LockAttempt tryLockBlock(String key, Duration leaseTime, boolean waiting, int tokens) {
 		if (tokens < 1) {
 			throw new IllegalArgumentException("A token block holds at least one token but was " + tokens);
 		}

@@ -6,6 +6,7 @@ import java.util.UUID;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockProvider;
+import dev.distlock.spi.LockRequest;
 import dev.distlock.testsupport.AbstractLockProviderContractTests;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -41,7 +42,8 @@ abstract class AbstractJdbcContractTests extends AbstractLockProviderContractTes
 		this.other = new JdbcLockProvider(this.otherDataSource, "contract_lock");
 		// Pools filled and threads started, so that no test's first call pays for them.
 		for (JdbcLockProvider warm : new JdbcLockProvider[] { this.provider, this.other }) {
-			LockAttempt attempt = warm.tryLock("contract-warm-up-" + UUID.randomUUID(), Duration.ofSeconds(5));
+			LockAttempt attempt = LockAttempt.join(warm
+				.tryLock(LockRequest.exclusive("contract-warm-up-" + UUID.randomUUID(), Duration.ofSeconds(5))));
 			((LockAttempt.Acquired) attempt).handle().release();
 		}
 	}

@@ -12,6 +12,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.distlock.Lease;
 import dev.distlock.LockOptions;
 import dev.distlock.spi.LockAttempt;
+import dev.distlock.spi.LockRequest;
 import dev.distlock.spi.TokenBlock;
 import dev.distlock.support.DefaultLockTemplate;
 import dev.distlock.support.HandoverSettings;
@@ -111,7 +112,7 @@ abstract class AbstractJdbcHandoverTests extends AbstractLocalHandoverTests {
 		JdbcLockProvider provider = provider();
 		JdbcLockProvider other = provider();
 		String key = key();
-		acquired(provider.tryLock(key, Duration.ofSeconds(30))).release();
+		acquired(LockAttempt.join(provider.tryLock(LockRequest.exclusive(key, Duration.ofSeconds(30))))).release();
 		long ahead;
 		try (Connection connection = server().dataSource().getConnection()) {
 			// Eleven days ahead of the clock in microseconds.
@@ -123,14 +124,18 @@ abstract class AbstractJdbcHandoverTests extends AbstractLocalHandoverTests {
 				assertThat(statement.executeUpdate()).isOne();
 			}
 		}
-		TokenBlock block = (TokenBlock) acquired(provider.tryLockBlock(key, Duration.ofSeconds(30), false, 33));
+		TokenBlock block = (TokenBlock) acquired(
+				LockAttempt.join(provider.tryLock(LockRequest.exclusive(key, Duration.ofSeconds(30)).withTokens(33))));
 		assertThat(block.fencingToken()).isEqualTo(ahead + 1);
 		assertThat(block.lastToken()).isEqualTo(ahead + 33);
-		assertThat(other.tryLockBlock(key, Duration.ofSeconds(30), true, 33)).isInstanceOf(LockAttempt.Busy.class);
+		assertThat(LockAttempt
+			.join(other.tryLock(LockRequest.exclusive(key, Duration.ofSeconds(30)).withWaiting(true).withTokens(33))))
+			.isInstanceOf(LockAttempt.Busy.class);
 		assertThat(block.renew(Duration.ofSeconds(30))).isTrue();
 		assertThat(block.release()).isTrue();
 		assertThat(block.releasedToWaiters()).as("the other provider's waiting attempt marked the row").isTrue();
-		TokenBlock next = (TokenBlock) acquired(other.tryLock(key, Duration.ofSeconds(30)));
+		TokenBlock next = (TokenBlock) acquired(
+				LockAttempt.join(other.tryLock(LockRequest.exclusive(key, Duration.ofSeconds(30)))));
 		assertThat(next.fencingToken()).isEqualTo(block.lastToken() + 1);
 		assertThat(next.release()).isTrue();
 		assertThat(next.releasedToWaiters()).as("nobody waited").isFalse();
@@ -182,7 +187,8 @@ abstract class AbstractJdbcHandoverTests extends AbstractLocalHandoverTests {
 			long until = System.nanoTime() + Duration.ofMillis(3200).toNanos();
 			int attempts = 0;
 			while (System.nanoTime() < until) {
-				assertThat(other.tryLock(key, Duration.ofSeconds(30))).as("attempt %d of another provider", attempts)
+				assertThat(LockAttempt.join(other.tryLock(LockRequest.exclusive(key, Duration.ofSeconds(30)))))
+					.as("attempt %d of another provider", attempts)
 					.isInstanceOf(LockAttempt.Busy.class);
 				attempts++;
 			}

@@ -11,6 +11,7 @@ import dev.distlock.LockBackendException;
 import dev.distlock.spi.BatchRenewal;
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockHandle;
+import dev.distlock.spi.LockRequest;
 import dev.distlock.spi.TokenBlock;
 import dev.distlock.testsupport.Conditions;
 import dev.distlock.testsupport.DatabaseServer;
@@ -94,17 +95,18 @@ abstract class AbstractJdbcServerTests {
 	@Test
 	void statementsPerCycleAndPerRenewalTick() {
 		String key = key();
-		acquired(this.provider.tryLock(key, LONG)).release();
+		acquired(LockAttempt.join(this.provider.tryLock(LockRequest.exclusive(key, LONG)))).release();
 		int cycles = 50;
 		this.server.resetStatements();
 		for (int i = 0; i < cycles; i++) {
-			assertThat(acquired(this.provider.tryLock(key, LONG)).release()).isTrue();
+			assertThat(acquired(LockAttempt.join(this.provider.tryLock(LockRequest.exclusive(key, LONG)))).release())
+				.isTrue();
 		}
 		assertThat(this.server.statementCount(TABLE)).as("statements for %d uncontended cycles", cycles)
 			.isEqualTo(2L * cycles);
 		List<LockHandle> held = new ArrayList<>();
 		for (int i = 0; i < 20; i++) {
-			held.add(acquired(this.provider.tryLock(key(), LONG)));
+			held.add(acquired(LockAttempt.join(this.provider.tryLock(LockRequest.exclusive(key(), LONG)))));
 		}
 		this.server.resetStatements();
 		boolean[] renewed = new boolean[held.size()];
@@ -137,7 +139,7 @@ abstract class AbstractJdbcServerTests {
 	@Test
 	void aHungServerFailsCallsWithinTheStoreTimeout() {
 		String key = key();
-		LockHandle held = acquired(this.provider.tryLock(key, LONG));
+		LockHandle held = acquired(LockAttempt.join(this.provider.tryLock(LockRequest.exclusive(key, LONG))));
 		// Its calls run on the caller's thread from here on: its statement to the hung
 		// server is aborted by the watchdog.
 		JdbcLockProvider direct = JdbcLockProvider.builder(this.otherDataSource)
@@ -149,7 +151,8 @@ abstract class AbstractJdbcServerTests {
 		try {
 			for (JdbcLockProvider provider : List.of(direct, this.other, this.other)) {
 				long start = System.nanoTime();
-				assertThatExceptionOfType(LockBackendException.class).isThrownBy(() -> provider.tryLock(key(), LONG))
+				assertThatExceptionOfType(LockBackendException.class)
+					.isThrownBy(() -> LockAttempt.join(provider.tryLock(LockRequest.exclusive(key(), LONG))))
 					.withMessageContaining("did not answer within 3000ms");
 				assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
 			}
@@ -163,7 +166,8 @@ abstract class AbstractJdbcServerTests {
 		}
 		Conditions.await("the store answers again", Duration.ofSeconds(30),
 				() -> whileStoreFails(() -> held.renew(LONG)));
-		assertThat(this.other.tryLock(key, LONG)).isInstanceOf(LockAttempt.Busy.class);
+		assertThat(LockAttempt.join(this.other.tryLock(LockRequest.exclusive(key, LONG))))
+			.isInstanceOf(LockAttempt.Busy.class);
 		assertThat(held.release()).isTrue();
 	}
 
@@ -183,15 +187,17 @@ abstract class AbstractJdbcServerTests {
 	 */
 	static void assertLocksSurviveARestart(DatabaseServer server, JdbcLockProvider provider, JdbcLockProvider other) {
 		String key = key();
-		TokenBlock held = (TokenBlock) acquired(provider.tryLockBlock(key, RESTART_LEASE, false, 33));
+		TokenBlock held = (TokenBlock) acquired(
+				LockAttempt.join(provider.tryLock(LockRequest.exclusive(key, RESTART_LEASE).withTokens(33))));
 		server.stop();
 		server.restart();
 		Conditions.await("the other provider sees the lock held after the restart", Duration.ofSeconds(30),
-				() -> whileStoreFails(() -> other.tryLock(key, LONG) instanceof LockAttempt.Busy));
+				() -> whileStoreFails(() -> LockAttempt
+					.join(other.tryLock(LockRequest.exclusive(key, LONG))) instanceof LockAttempt.Busy));
 		Conditions.await("the holder renews after the restart", Duration.ofSeconds(30),
 				() -> whileStoreFails(() -> held.renew(LONG)));
 		assertThat(held.release()).isTrue();
-		LockHandle next = acquired(other.tryLock(key, LONG));
+		LockHandle next = acquired(LockAttempt.join(other.tryLock(LockRequest.exclusive(key, LONG))));
 		assertThat(next.fencingToken()).isGreaterThan(held.lastToken());
 		assertThat(next.release()).isTrue();
 	}
@@ -200,12 +206,14 @@ abstract class AbstractJdbcServerTests {
 	@Test
 	void locksSurviveAKilledServer() {
 		String key = key();
-		LockHandle held = acquired(this.provider.tryLock(key, RESTART_LEASE));
+		LockHandle held = acquired(LockAttempt.join(this.provider.tryLock(LockRequest.exclusive(key, RESTART_LEASE))));
 		this.server.kill();
-		assertThatExceptionOfType(LockBackendException.class).isThrownBy(() -> this.other.tryLock(key, LONG));
+		assertThatExceptionOfType(LockBackendException.class)
+			.isThrownBy(() -> LockAttempt.join(this.other.tryLock(LockRequest.exclusive(key, LONG))));
 		this.server.restart();
 		Conditions.await("the other provider sees the lock held", Duration.ofSeconds(30),
-				() -> whileStoreFails(() -> this.other.tryLock(key, LONG) instanceof LockAttempt.Busy));
+				() -> whileStoreFails(() -> LockAttempt
+					.join(this.other.tryLock(LockRequest.exclusive(key, LONG))) instanceof LockAttempt.Busy));
 		assertThat(held.release()).isTrue();
 	}
 

@@ -14,7 +14,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
-
 import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariDataSource;
@@ -24,6 +23,7 @@ import dev.distlock.LockOptions;
 import dev.distlock.spi.BatchRenewal;
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockHandle;
+import dev.distlock.spi.LockRequest;
 import dev.distlock.support.DefaultLockTemplate;
 import dev.distlock.support.RenewalScheduler;
 import dev.distlock.testsupport.Conditions;
@@ -113,16 +113,19 @@ abstract class AbstractJdbcStoreTests {
 				LockHandle handle = transaction.execute((status) -> {
 					// The transaction holds a connection of the pool from here on.
 					jdbc.queryForObject("SELECT 1", Integer.class);
-					LockHandle inside = acquired(inTransaction.tryLock(key, LONG));
-					assertThat(this.other.tryLock(key, LONG)).as("seen by others before the commit")
+					LockHandle inside = acquired(
+							LockAttempt.join(inTransaction.tryLock(LockRequest.exclusive(key, LONG))));
+					assertThat(LockAttempt.join(this.other.tryLock(LockRequest.exclusive(key, LONG))))
+						.as("seen by others before the commit")
 						.isInstanceOf(LockAttempt.Busy.class);
 					status.setRollbackOnly();
 					return inside;
 				});
-				assertThat(this.other.tryLock(key, LONG)).as("still held after the rollback")
+				assertThat(LockAttempt.join(this.other.tryLock(LockRequest.exclusive(key, LONG))))
+					.as("still held after the rollback")
 					.isInstanceOf(LockAttempt.Busy.class);
 				assertThat(handle.release()).isTrue();
-				acquired(this.other.tryLock(key, LONG)).release();
+				acquired(LockAttempt.join(this.other.tryLock(LockRequest.exclusive(key, LONG)))).release();
 			}
 		}
 	}
@@ -146,7 +149,7 @@ abstract class AbstractJdbcStoreTests {
 					}
 					long start = System.nanoTime();
 					assertThatExceptionOfType(LockBackendException.class)
-						.isThrownBy(() -> provider.tryLock(key(), LONG))
+						.isThrownBy(() -> LockAttempt.join(provider.tryLock(LockRequest.exclusive(key(), LONG))))
 						.withMessageContaining("did not answer within 3000ms");
 					assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
 					assertThat(Thread.interrupted()).as("no interrupt left behind").isFalse();
@@ -158,7 +161,8 @@ abstract class AbstractJdbcStoreTests {
 				}
 				String key = key();
 				Conditions.await("the store works again once connections are back", Duration.ofSeconds(40),
-						() -> whileStoreFails(() -> provider.tryLock(key, LONG) instanceof LockAttempt.Acquired));
+						() -> whileStoreFails(() -> LockAttempt
+							.join(provider.tryLock(LockRequest.exclusive(key, LONG))) instanceof LockAttempt.Acquired));
 			}
 		}
 	}
@@ -188,9 +192,9 @@ abstract class AbstractJdbcStoreTests {
 	@Test
 	void fencingTokensKeepRisingAcrossASweep() {
 		String key = key();
-		LockHandle first = acquired(this.provider.tryLock(key, LONG));
+		LockHandle first = acquired(LockAttempt.join(this.provider.tryLock(LockRequest.exclusive(key, LONG))));
 		assertThat(first.release()).isTrue();
-		LockHandle second = acquired(this.other.tryLock(key, LONG));
+		LockHandle second = acquired(LockAttempt.join(this.other.tryLock(LockRequest.exclusive(key, LONG))));
 		assertThat(second.fencingToken()).isGreaterThan(first.fencingToken());
 		assertThat(second.release()).isTrue();
 		new JdbcTemplate(this.dataSource).update(ageAllRowsSql());
@@ -198,7 +202,7 @@ abstract class AbstractJdbcStoreTests {
 		assertThat(new JdbcTemplate(this.dataSource).queryForObject("SELECT COUNT(*) FROM " + TABLE + " WHERE name = ?",
 				Integer.class, key))
 			.isZero();
-		LockHandle third = acquired(this.provider.tryLock(key, LONG));
+		LockHandle third = acquired(LockAttempt.join(this.provider.tryLock(LockRequest.exclusive(key, LONG))));
 		assertThat(third.fencingToken()).isGreaterThan(second.fencingToken());
 		assertThat(third.release()).isTrue();
 	}
@@ -207,11 +211,12 @@ abstract class AbstractJdbcStoreTests {
 	@Test
 	void aSweepDeletesOnlyRowsIdleForLong() {
 		String key = key();
-		LockHandle held = acquired(this.provider.tryLock(key, LONG));
+		LockHandle held = acquired(LockAttempt.join(this.provider.tryLock(LockRequest.exclusive(key, LONG))));
 		String released = key();
-		acquired(this.provider.tryLock(released, LONG)).release();
+		acquired(LockAttempt.join(this.provider.tryLock(LockRequest.exclusive(released, LONG)))).release();
 		this.provider.sweep();
-		assertThat(this.other.tryLock(key, LONG)).isInstanceOf(LockAttempt.Busy.class);
+		assertThat(LockAttempt.join(this.other.tryLock(LockRequest.exclusive(key, LONG))))
+			.isInstanceOf(LockAttempt.Busy.class);
 		assertThat(new JdbcTemplate(this.dataSource).queryForObject("SELECT COUNT(*) FROM " + TABLE + " WHERE name = ?",
 				Integer.class, released))
 			.isOne();
@@ -226,11 +231,11 @@ abstract class AbstractJdbcStoreTests {
 	void batchRenewalReportsEachLease() {
 		Duration shortLease = Duration.ofMillis(500);
 		String lost = key();
-		LockHandle a = acquired(this.provider.tryLock(key(), LONG));
-		LockHandle b = acquired(this.provider.tryLock(lost, shortLease));
-		LockHandle c = acquired(this.provider.tryLock(key(), LONG));
-		Conditions.await("the lease of b runs out and another owner takes it", Duration.ofSeconds(10),
-				() -> this.other.tryLock(lost, LONG) instanceof LockAttempt.Acquired);
+		LockHandle a = acquired(LockAttempt.join(this.provider.tryLock(LockRequest.exclusive(key(), LONG))));
+		LockHandle b = acquired(LockAttempt.join(this.provider.tryLock(LockRequest.exclusive(lost, shortLease))));
+		LockHandle c = acquired(LockAttempt.join(this.provider.tryLock(LockRequest.exclusive(key(), LONG))));
+		Conditions.await("the lease of b runs out and another owner takes it", Duration.ofSeconds(10), () -> LockAttempt
+			.join(this.other.tryLock(LockRequest.exclusive(lost, LONG))) instanceof LockAttempt.Acquired);
 		Boolean[] outcome = new Boolean[3];
 		this.provider.renewAll(List.of(a, b, c), List.of(LONG, LONG, LONG), new BatchRenewal.RenewalResults() {
 
@@ -246,8 +251,10 @@ abstract class AbstractJdbcStoreTests {
 
 		});
 		assertThat(outcome).containsExactly(true, false, true);
-		assertThat(this.other.tryLock(a.key(), LONG)).isInstanceOf(LockAttempt.Busy.class);
-		assertThat(this.other.tryLock(c.key(), LONG)).isInstanceOf(LockAttempt.Busy.class);
+		assertThat(LockAttempt.join(this.other.tryLock(LockRequest.exclusive(a.key(), LONG))))
+			.isInstanceOf(LockAttempt.Busy.class);
+		assertThat(LockAttempt.join(this.other.tryLock(LockRequest.exclusive(c.key(), LONG))))
+			.isInstanceOf(LockAttempt.Busy.class);
 		assertThat(a.release()).isTrue();
 		assertThat(c.release()).isTrue();
 	}
@@ -260,7 +267,7 @@ abstract class AbstractJdbcStoreTests {
 	@Test
 	void manyWaitersBorrowAFewConnections() throws Exception {
 		String key = key();
-		LockHandle held = acquired(this.other.tryLock(key, LONG));
+		LockHandle held = acquired(LockAttempt.join(this.other.tryLock(LockRequest.exclusive(key, LONG))));
 		RenewalScheduler scheduler = new RenewalScheduler();
 		DefaultLockTemplate template = new DefaultLockTemplate(this.provider, scheduler,
 				LockOptions.builder()
@@ -330,13 +337,14 @@ abstract class AbstractJdbcStoreTests {
 	@Test
 	void aConnectionKilledByTheServerLosesNoLock() {
 		String key = key();
-		LockHandle held = acquired(this.provider.tryLock(key, LONG));
+		LockHandle held = acquired(LockAttempt.join(this.provider.tryLock(LockRequest.exclusive(key, LONG))));
 		terminateOtherConnections(new JdbcTemplate(adminDataSource()));
 		Conditions.await("the holder renews on a fresh connection", Duration.ofSeconds(20),
 				() -> whileStoreFails(() -> held.renew(LONG)));
-		assertThat(this.other.tryLock(key, LONG)).isInstanceOf(LockAttempt.Busy.class);
+		assertThat(LockAttempt.join(this.other.tryLock(LockRequest.exclusive(key, LONG))))
+			.isInstanceOf(LockAttempt.Busy.class);
 		assertThat(held.release()).isTrue();
-		acquired(this.other.tryLock(key, LONG)).release();
+		acquired(LockAttempt.join(this.other.tryLock(LockRequest.exclusive(key, LONG)))).release();
 	}
 
 	private HikariDataSource admin;
@@ -368,12 +376,14 @@ abstract class AbstractJdbcStoreTests {
 			String key = key();
 			// a lease long enough for the busy check on a loaded machine (a CI run took
 			// more than 300 ms between the two calls)
-			acquired(this.provider.tryLock(key, Duration.ofSeconds(3)));
-			assertThat(this.other.tryLock(key, LONG)).isInstanceOf(LockAttempt.Busy.class);
+			acquired(LockAttempt.join(this.provider.tryLock(LockRequest.exclusive(key, Duration.ofSeconds(3)))));
+			assertThat(LockAttempt.join(this.other.tryLock(LockRequest.exclusive(key, LONG))))
+				.isInstanceOf(LockAttempt.Busy.class);
 			TimeZone.setDefault(TimeZone.getTimeZone("America/Adak"));
 			AtomicReference<LockHandle> next = new AtomicReference<>();
 			Conditions.await("the lease runs out on the database's clock", Duration.ofSeconds(20), () -> {
-				if (this.other.tryLock(key, LONG) instanceof LockAttempt.Acquired acquired) {
+				if (LockAttempt.join(this.other
+					.tryLock(LockRequest.exclusive(key, LONG))) instanceof LockAttempt.Acquired acquired) {
 					next.set(acquired.handle());
 				}
 				return next.get() != null;

@@ -7,6 +7,8 @@ import java.util.concurrent.TimeUnit;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.distlock.LockBackendException;
+import dev.distlock.spi.LockAttempt;
+import dev.distlock.spi.LockRequest;
 import dev.distlock.testsupport.DatabaseServer;
 import dev.distlock.testsupport.MariaDbServer;
 import dev.distlock.testsupport.PostgresServer;
@@ -90,11 +92,13 @@ class JdbcFailureMessageTests {
 	void aStoppedServerIsReportedAsARefusedConnection() {
 		JdbcLockProvider running = provider(stoppable, stoppable.password());
 		running.createTableIfMissing();
-		assertThat(acquired(running.tryLock("before-the-stop", LONG)).release()).isTrue();
+		assertThat(
+				acquired(LockAttempt.join(running.tryLock(LockRequest.exclusive("before-the-stop", LONG)))).release())
+			.isTrue();
 		stoppable.stop();
 		try {
 			assertThatExceptionOfType(LockBackendException.class)
-				.isThrownBy(() -> running.tryLock("during-the-stop", LONG))
+				.isThrownBy(() -> LockAttempt.join(running.tryLock(LockRequest.exclusive("during-the-stop", LONG))))
 				.satisfies((ex) -> assertThat(ex.getMessage()).containsIgnoringCase("connection refused")
 					.contains("lock 'during-the-stop'")
 					.contains("PostgreSQL"));
@@ -134,7 +138,8 @@ class JdbcFailureMessageTests {
 			.satisfies((ex) -> assertThat(ex.getMessage()).contains("authentication failed")
 				.contains("lock table '" + TABLE + "'")
 				.doesNotContain("(none)"));
-		assertThatExceptionOfType(LockBackendException.class).isThrownBy(() -> provider.tryLock("k", LONG))
+		assertThatExceptionOfType(LockBackendException.class)
+			.isThrownBy(() -> LockAttempt.join(provider.tryLock(LockRequest.exclusive("k", LONG))))
 			.satisfies((ex) -> assertThat(ex.getMessage()).contains("authentication failed"));
 	}
 

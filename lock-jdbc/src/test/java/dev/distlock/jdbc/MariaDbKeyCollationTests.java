@@ -7,7 +7,9 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockHandle;
+import dev.distlock.spi.LockRequest;
 import dev.distlock.testsupport.MariaDbServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
@@ -63,7 +65,7 @@ class MariaDbKeyCollationTests {
 		String base = "order-" + UUID.randomUUID() + "-";
 		List<LockHandle> held = new ArrayList<>();
 		for (String key : List.of(base + "A", base + "a", base + "é", base + "e", base + "e ")) {
-			held.add(acquired(provider.tryLock(key, LONG)));
+			held.add(acquired(LockAttempt.join(provider.tryLock(LockRequest.exclusive(key, LONG)))));
 		}
 		for (LockHandle handle : held) {
 			assertThat(handle.release()).isTrue();

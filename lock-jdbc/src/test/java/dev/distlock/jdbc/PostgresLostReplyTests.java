@@ -10,6 +10,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.distlock.LockBackendException;
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockHandle;
+import dev.distlock.spi.LockRequest;
 import dev.distlock.testsupport.Conditions;
 import dev.distlock.testsupport.PostgresServer;
 import org.jspecify.annotations.Nullable;
@@ -88,13 +89,14 @@ class PostgresLostReplyTests {
 	void anAcquireThatTookTheLockButLostItsReplyIsUndoneOnceTheServerAnswers() {
 		String key = key();
 		this.faulty.loseNextReply("INSERT INTO " + TABLE, true);
-		assertThatExceptionOfType(LockBackendException.class).isThrownBy(() -> this.provider.tryLock(key, LONG))
+		assertThatExceptionOfType(LockBackendException.class)
+			.isThrownBy(() -> LockAttempt.join(this.provider.tryLock(LockRequest.exclusive(key, LONG))))
 			.withMessageContaining("refused");
 		assertThat(this.faulty.repliesLost()).isOne();
 		assertThat(owner(key)).as("the owner the lost acquire wrote").isNotNull();
 		this.faulty.heal();
 		Conditions.await("the lost acquisition undone", Duration.ofSeconds(3), () -> owner(key) == null);
-		LockHandle next = acquired(this.other.tryLock(key, LONG));
+		LockHandle next = acquired(LockAttempt.join(this.other.tryLock(LockRequest.exclusive(key, LONG))));
 		assertThat(next.release()).isTrue();
 	}
 
@@ -106,11 +108,11 @@ class PostgresLostReplyTests {
 	@Test
 	void aReleaseWhoseReplyWasLostIsNotALoss() {
 		String key = key();
-		LockHandle held = acquired(this.provider.tryLock(key, LONG));
+		LockHandle held = acquired(LockAttempt.join(this.provider.tryLock(LockRequest.exclusive(key, LONG))));
 		this.faulty.loseNextReply("UPDATE " + TABLE + " SET owner = NULL", false);
 		assertThat(held.release()).as("released").isTrue();
 		assertThat(this.faulty.repliesLost()).isOne();
-		LockHandle next = acquired(this.other.tryLock(key, LONG));
+		LockHandle next = acquired(LockAttempt.join(this.other.tryLock(LockRequest.exclusive(key, LONG))));
 		assertThat(next.fencingToken()).isGreaterThan(held.fencingToken());
 		assertThat(next.release()).isTrue();
 	}
@@ -122,11 +124,12 @@ class PostgresLostReplyTests {
 	@Test
 	void aReleaseThatFindsItsRowFreedByOthersAtItsFirstRunIsALoss() {
 		String key = key();
-		LockHandle held = acquired(this.provider.tryLock(key, LONG));
+		LockHandle held = acquired(LockAttempt.join(this.provider.tryLock(LockRequest.exclusive(key, LONG))));
 		assertThat(new JdbcTemplate(PostgresServer.shared().dataSource())
 			.update("UPDATE " + TABLE + " SET owner = NULL WHERE name = ?", key)).isOne();
 		assertThat(held.release()).as("released").isFalse();
-		assertThat(this.other.tryLock(key, LONG)).isInstanceOf(LockAttempt.Acquired.class);
+		assertThat(LockAttempt.join(this.other.tryLock(LockRequest.exclusive(key, LONG))))
+			.isInstanceOf(LockAttempt.Acquired.class);
 	}
 
 }

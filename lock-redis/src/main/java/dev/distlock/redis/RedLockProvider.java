@@ -6,15 +6,19 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
 import java.util.function.LongPredicate;
 
 import dev.distlock.LockBackendException;
+import dev.distlock.spi.Capabilities;
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockHandle;
+import dev.distlock.spi.LockKind;
 import dev.distlock.spi.LockProvider;
+import dev.distlock.spi.LockRequest;
 import io.lettuce.core.RedisURI;
 import org.jspecify.annotations.Nullable;
 
@@ -207,8 +211,23 @@ public final class RedLockProvider implements LockProvider, AutoCloseable {
 		return "redlock";
 	}
 
+	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * Plain locks only ({@link LockKind#EXCLUSIVE}); answers on the calling thread,
+	 * within the store timeout.
+	 */
 	@Override
-	public LockAttempt tryLock(String key, Duration leaseTime) {
+	public CompletionStage<LockAttempt> tryLock(LockRequest request) {
+		return LockAttempt.of(() -> {
+			if (request.kind() != LockKind.EXCLUSIVE) {
+				throw Capabilities.unsupported(this, request.kind(), request.key());
+			}
+			return tryLock(request.key(), request.leaseTime());
+		});
+	}
+
+	private LockAttempt tryLock(String key, Duration leaseTime) {
 		String lockKey = this.keyPrefix + key;
 		String owner = this.instanceId + ":" + this.sequence.incrementAndGet();
 		String lease = millis(leaseTime);

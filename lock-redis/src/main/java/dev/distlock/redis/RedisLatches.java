@@ -5,7 +5,7 @@ import java.util.List;
 
 import dev.distlock.DistributedLatch;
 import dev.distlock.LockBackendException;
-import dev.distlock.spi.Latches.LatchState;
+import dev.distlock.spi.LatchStore;
 import dev.distlock.spi.ReleaseSignals;
 import io.lettuce.core.ScriptOutputType;
 import org.jspecify.annotations.Nullable;
@@ -17,7 +17,7 @@ import org.jspecify.annotations.Nullable;
  * re-arms are published on the release channel of the latch's slot, so waiters share the
  * lock's subscription.
  */
-final class RedisLatches {
+final class RedisLatches implements LatchStore {
 
 	private static final DistributedLatch.CountDown[] OUTCOMES = { DistributedLatch.CountDown.COUNTED,
 			DistributedLatch.CountDown.ALREADY_COUNTED, DistributedLatch.CountDown.ALREADY_OPEN,
@@ -55,7 +55,8 @@ final class RedisLatches {
 		};
 	}
 
-	ReleaseSignals signals() {
+	@Override
+	public ReleaseSignals signals() {
 		return this.signals;
 	}
 
@@ -63,18 +64,21 @@ final class RedisLatches {
 		return this.keys.latchKey(this.keys.lockKey(key));
 	}
 
-	LatchState join(String key, int count, Duration expiry) {
+	@Override
+	public LatchState join(String key, int count, Duration expiry) {
 		String latch = latchKey(key);
 		return state(key, call(key, "join", FamilyScripts.LATCH_JOIN, RedisCalls.args(latch, this.keys.fenceKey(latch)),
 				Integer.toString(count), millis(expiry)));
 	}
 
-	@Nullable LatchState state(String key) {
+	@Override
+	public @Nullable LatchState state(String key) {
 		List<Object> reply = call(key, "read", FamilyScripts.LATCH_STATE, RedisCalls.args(latchKey(key)));
 		return reply.isEmpty() ? null : state(key, reply);
 	}
 
-	DistributedLatch.CountDown countDown(String key, long generation, String participant, Duration expiry) {
+	@Override
+	public DistributedLatch.CountDown countDown(String key, long generation, String participant, Duration expiry) {
 		String latch = latchKey(key);
 		String[] publish = this.provider.publishArgs(latch);
 		Long outcome = this.calls.call(key, "count down", FamilyScripts.LATCH_COUNT_DOWN, ScriptOutputType.INTEGER,
@@ -87,7 +91,8 @@ final class RedisLatches {
 		return OUTCOMES[outcome.intValue()];
 	}
 
-	LatchState rearm(String key, long generation, int count, Duration expiry) {
+	@Override
+	public LatchState rearm(String key, long generation, int count, Duration expiry) {
 		String latch = latchKey(key);
 		String[] publish = this.provider.publishArgs(latch);
 		return state(key,

@@ -1,22 +1,28 @@
 package dev.distlock.redis;
 
 import java.time.Duration;
+import java.util.Collections;
+import java.util.EnumSet;
 import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 import dev.distlock.DistributedLatch;
 import dev.distlock.LockBackendException;
+import dev.distlock.spi.BatchRelease;
+import dev.distlock.spi.BatchRenewal;
+import dev.distlock.spi.Capabilities;
+import dev.distlock.spi.LatchStore;
+import dev.distlock.spi.LocalHandover;
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockHandle;
-import dev.distlock.spi.BatchRenewal;
-import dev.distlock.spi.FairLocking;
-import dev.distlock.spi.Latches;
-import dev.distlock.spi.LocalHandover;
-import dev.distlock.spi.MultiLocking;
-import dev.distlock.spi.PermitLocking;
-import dev.distlock.spi.SharedLocking;
+import dev.distlock.spi.LockKind;
+import dev.distlock.spi.LockRequest;
 import dev.distlock.spi.ReleaseSignalling;
 import dev.distlock.spi.ReleaseSignals;
 import dev.distlock.spi.TokenBlock;
@@ -42,12 +48,19 @@ import org.springframework.data.redis.core.script.RedisScript;
  * renew and release are one script call (one round trip) each.
  *
  * <p>
- * Multi-key locks ({@link MultiLocking}) take their keys in one script call per cluster
- * slot ({@link RedisMultiLocks}); countdown latches ({@link Latches}) are hashes of their
- * own ({@link RedisLatches}).
+ * Multi-key locks ({@link LockKind#MULTI}) take their keys in one script call per cluster
+ * slot ({@link RedisMultiLocks}); countdown latches ({@link LatchStore}) are hashes of
+ * their own ({@link RedisLatches}).
  */
-public final class RedisLockProvider implements ReleaseSignalling, FairLocking, BatchRenewal, LocalHandover,
-		MultiLocking, Latches, SharedLocking, PermitLocking, AutoCloseable {
+public final class RedisLockProvider
+		implements ReleaseSignalling, BatchRenewal, BatchRelease, LocalHandover, AutoCloseable {
+
+	private static final Set<LockKind> KINDS = Collections.unmodifiableSet(EnumSet.allOf(LockKind.class));
+
+	/**
+	 * What the replica guard leaves: plain locks, whose acquire script its WAIT covers.
+	 */
+	private static final Set<LockKind> GUARDED_KINDS = Set.of(LockKind.EXCLUSIVE);
 
 	private static final Log logger = LogFactory.getLog(RedisLockProvider.class);
 
@@ -210,38 +223,20 @@ public final class RedisLockProvider implements ReleaseSignalling, FairLocking, 
 	}
 
 	/**
-	 * {@inheritDoc}
-	 * <p>
 	 * Readers are a hash at the lock key, so the mutex's {@code SET NX} fails while they
 	 * hold it; see {@link FamilyScripts}. Not offered with the replica guard
 	 * ({@code distributed-lock.redis.wait-for-replicas}), whose {@code WAIT} covers the
 	 * mutex's scripts only.
 	 */
-	@Override
-	public LockAttempt tryLockShared(String key, Duration leaseTime, boolean waiting) {
-		noReplicaGuard(key, "Read locks");
+	private LockAttempt tryLockShared(String key, Duration leaseTime, boolean waiting) {
 		return this.family.tryLockShared(key, leaseTime, waiting);
 	}
 
 	/**
-	 * {@inheritDoc}
-	 * <p>
-	 * With the replica guard on, the guarded acquire, without an intent: read locks are
-	 * refused then, so no reader can starve a writer.
-	 */
-	@Override
-	public LockAttempt tryLockExclusive(String key, Duration leaseTime, String waiterId, Duration intentTimeout) {
-		return tryLockExclusive(key, leaseTime, waiterId, intentTimeout, true);
-	}
-
-	/**
-	 * {@inheritDoc}
-	 * <p>
 	 * Without an intent recorded, a free key costs what {@link #tryLock} costs:
 	 * {@code INCR} and {@code SET NX} inside the script.
 	 */
-	@Override
-	public LockAttempt tryLockExclusive(String key, Duration leaseTime, String waiterId, Duration intentTimeout,
+	private LockAttempt tryLockExclusive(String key, Duration leaseTime, String waiterId, Duration intentTimeout,
 			boolean intentRecorded) {
 		if (this.waitForReplicas > 0) {
 			return tryLock(key, leaseTime, true);
@@ -251,14 +246,11 @@ public final class RedisLockProvider implements ReleaseSignalling, FairLocking, 
 	}
 
 	/**
-	 * {@inheritDoc}
-	 * <p>
 	 * The write-lock script reserves the block as the acquire script does (the counter
 	 * left at the block's last token in the same {@code SET ... GET}, put back by a busy
 	 * attempt). With the replica guard on, a single token, as {@link #tryLockBlock}.
 	 */
-	@Override
-	public LockAttempt tryLockExclusive(String key, Duration leaseTime, String waiterId, Duration intentTimeout,
+	private LockAttempt tryLockExclusive(String key, Duration leaseTime, String waiterId, Duration intentTimeout,
 			boolean intentRecorded, int tokens) {
 		if (tokens < 1) {
 			throw new IllegalArgumentException("A token block holds at least one token but was " + tokens);
@@ -270,22 +262,17 @@ public final class RedisLockProvider implements ReleaseSignalling, FairLocking, 
 				RedisLockHandle::new);
 	}
 
-	@Override
-	public void withdrawIntent(String key, String waiterId) {
+	private void withdrawIntent(String key, String waiterId) {
 		if (this.waitForReplicas == 0) {
 			this.family.withdrawIntent(key, waiterId);
 		}
 	}
 
 	/**
-	 * {@inheritDoc}
-	 * <p>
 	 * A semaphore is a sorted set of permits scored by their expiry on the server's clock
 	 * (see {@link FamilyScripts}). Not offered with the replica guard.
 	 */
-	@Override
-	public LockAttempt tryAcquirePermit(String key, int permits, Duration leaseTime, boolean waiting) {
-		noReplicaGuard(key, "Semaphores");
+	private LockAttempt tryAcquirePermit(String key, int permits, Duration leaseTime, boolean waiting) {
 		return this.family.tryAcquirePermit(key, permits, leaseTime, waiting);
 	}
 
@@ -293,14 +280,6 @@ public final class RedisLockProvider implements ReleaseSignalling, FairLocking, 
 	@Override
 	public ReleaseSignals permitSignals() {
 		return this.family.permitSignals();
-	}
-
-	private void noReplicaGuard(String key, String what) {
-		if (this.waitForReplicas > 0) {
-			throw new UnsupportedOperationException(what + " are not offered with the replica guard"
-					+ " (distributed-lock.redis.wait-for-replicas), whose WAIT covers plain locks only (lock '" + key
-					+ "')");
-		}
 	}
 
 	/** Every call returns within the store timeout. */
@@ -322,11 +301,68 @@ public final class RedisLockProvider implements ReleaseSignalling, FairLocking, 
 		return "redis";
 	}
 
+	/**
+	 * Every kind; with the replica guard
+	 * ({@code distributed-lock.redis.wait-for-replicas}) plain locks only, since the
+	 * guard's {@code WAIT} covers the mutex's acquire script only.
+	 */
 	@Override
-	public @Nullable String fairLocksUnavailable() {
-		return (this.waitForReplicas > 0) ? "Fair locks cannot be combined with the replica guard"
-				+ " (distributed-lock.redis.wait-for-replicas): the guard's WAIT needs a connection of its own per"
-				+ " acquire, which the fair queue's scripts do not use." : null;
+	public Set<LockKind> kinds() {
+		return (this.waitForReplicas > 0) ? GUARDED_KINDS : KINDS;
+	}
+
+	@Override
+	public String unsupportedReason(LockKind kind) {
+		String guard = " cannot be combined with the redis store's replica guard"
+				+ " (distributed-lock.redis.wait-for-replicas): ";
+		return switch (kind) {
+			case FAIR -> "Fair locks" + guard + "the guard's WAIT needs a connection of its own per acquire, which"
+					+ " the fair queue's scripts do not use.";
+			case MULTI -> "Multi-key locks" + guard + "the guard's WAIT covers one acquire script per connection, and"
+					+ " a multi-key acquire may run one per cluster slot.";
+			default -> kind.description() + guard + "the guard's WAIT covers plain locks only.";
+		};
+	}
+
+	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * Answers on the calling thread, within the store timeout.
+	 */
+	@Override
+	public CompletionStage<LockAttempt> tryLock(LockRequest request) {
+		return LockAttempt.of(() -> take(request));
+	}
+
+	private LockAttempt take(LockRequest request) {
+		if (!kinds().contains(request.kind())) {
+			throw Capabilities.unsupported(this, request.kind(), request.key());
+		}
+		String key = request.key();
+		Duration leaseTime = request.leaseTime();
+		String waiterId = request.waiterId();
+		return switch (request.kind()) {
+			case EXCLUSIVE -> (waiterId == null) ? tryLockBlock(key, leaseTime, request.waiting(), request.tokens())
+					: (request.tokens() > 1 && !request.intentRecorded())
+							? tryLockBlock(key, leaseTime, request.tokens(), waiterId, request.queueTimeout())
+							: tryLockExclusive(key, leaseTime, waiterId, request.queueTimeout(),
+									request.intentRecorded(), request.tokens());
+			case FAIR -> tryLockFair(key, leaseTime, Objects.requireNonNull(waiterId), request.queueTimeout());
+			case SHARED -> tryLockShared(key, leaseTime, request.waiting());
+			case PERMITS -> tryAcquirePermit(key, request.permits(), leaseTime, request.waiting());
+			case MULTI -> this.multiLocks.tryLockAll(request.keys(), leaseTime, request.waiting());
+		};
+	}
+
+	@Override
+	public void withdraw(LockRequest request) {
+		String waiterId = Objects.requireNonNull(request.waiterId());
+		if (request.kind() == LockKind.FAIR) {
+			leaveQueue(request.key(), waiterId);
+		}
+		else {
+			withdrawIntent(request.key(), waiterId);
+		}
 	}
 
 	/** Stops the release subscription and gives the connection back. */
@@ -370,25 +406,6 @@ public final class RedisLockProvider implements ReleaseSignalling, FairLocking, 
 		return this.signals.signalMode() == SignalMode.SHARDED;
 	}
 
-	@Override
-	public LockAttempt tryLock(String key, Duration leaseTime) {
-		return tryLock(key, leaseTime, false);
-	}
-
-	/**
-	 * {@inheritDoc}
-	 * <p>
-	 * One script call per cluster slot the keys fall in (one on a standalone server); see
-	 * {@link RedisMultiLocks}.
-	 */
-	@Override
-	public MultiAttempt tryLockAll(List<String> keys, Duration leaseTime, boolean waiting) {
-		if (this.waitForReplicas > 0) {
-			throw new UnsupportedOperationException(multiKeyLocksUnavailable());
-		}
-		return this.multiLocks.tryLockAll(keys, leaseTime, waiting);
-	}
-
 	/** One script call per cluster slot and owner. */
 	@Override
 	public List<Boolean> releaseAll(List<LockHandle> handles) {
@@ -396,35 +413,8 @@ public final class RedisLockProvider implements ReleaseSignalling, FairLocking, 
 	}
 
 	@Override
-	public @Nullable String multiKeyLocksUnavailable() {
-		return (this.waitForReplicas > 0) ? "Multi-key locks cannot be combined with the replica guard"
-				+ " (distributed-lock.redis.wait-for-replicas): the guard's WAIT covers one acquire script per"
-				+ " connection, and a multi-key acquire may run one per cluster slot." : null;
-	}
-
-	@Override
-	public LatchState joinLatch(String key, int count, Duration expiry) {
-		return this.latches.join(key, count, expiry);
-	}
-
-	@Override
-	public DistributedLatch.CountDown countDown(String key, long generation, String participant, Duration expiry) {
-		return this.latches.countDown(key, generation, participant, expiry);
-	}
-
-	@Override
-	public @Nullable LatchState latchState(String key) {
-		return this.latches.state(key);
-	}
-
-	@Override
-	public LatchState rearm(String key, long generation, int count, Duration expiry) {
-		return this.latches.rearm(key, generation, count, expiry);
-	}
-
-	@Override
-	public ReleaseSignals latchSignals() {
-		return this.latches.signals();
+	public Optional<LatchStore> latches() {
+		return Optional.of(this.latches);
 	}
 
 	/** A fresh owner token: unique to this provider instance and this acquisition. */
@@ -444,21 +434,17 @@ public final class RedisLockProvider implements ReleaseSignalling, FairLocking, 
 		return this.signals.publishArgs(redisKey);
 	}
 
-	@Override
-	public LockAttempt tryLock(String key, Duration leaseTime, boolean waiting) {
+	private LockAttempt tryLock(String key, Duration leaseTime, boolean waiting) {
 		return tryLockBlock(key, leaseTime, waiting, 1);
 	}
 
 	/**
-	 * {@inheritDoc}
-	 * <p>
 	 * The acquire script moves the slot's fencing counter past the block ({@code INCRBY})
 	 * in the same call, one more command than a plain acquire. With the failover guard on
 	 * ({@code wait-for-replicas}), the block is a single token, so such a lock is never
 	 * handed over locally.
 	 */
-	@Override
-	public LockAttempt tryLockBlock(String key, Duration leaseTime, boolean waiting, int tokens) {
+	private LockAttempt tryLockBlock(String key, Duration leaseTime, boolean waiting, int tokens) {
 		if (tokens < 1) {
 			throw new IllegalArgumentException("A token block holds at least one token but was " + tokens);
 		}
@@ -479,16 +465,13 @@ public final class RedisLockProvider implements ReleaseSignalling, FairLocking, 
 	}
 
 	/**
-	 * {@inheritDoc}
-	 * <p>
 	 * The same acquire script as {@link #tryLockBlock(String, Duration, boolean, int)},
 	 * given the intents' key and the writer: behind readers it records the intent with
 	 * the commands {@link #tryLockExclusive} uses, so a free key or a key held by another
 	 * writer costs no command more. With the replica guard on, the guarded acquire
 	 * without an intent, as {@link #tryLockExclusive}.
 	 */
-	@Override
-	public LockAttempt tryLockBlock(String key, Duration leaseTime, int tokens, String waiterId,
+	private LockAttempt tryLockBlock(String key, Duration leaseTime, int tokens, String waiterId,
 			Duration intentTimeout) {
 		if (tokens < 1) {
 			throw new IllegalArgumentException("A token block holds at least one token but was " + tokens);
@@ -503,12 +486,7 @@ public final class RedisLockProvider implements ReleaseSignalling, FairLocking, 
 				false);
 	}
 
-	@Override
-	public LockAttempt tryLockFair(String key, Duration leaseTime, String waiterId, Duration queueTimeout) {
-		if (this.waitForReplicas > 0) {
-			throw new UnsupportedOperationException(
-					"Fair locks are not available with distributed-lock.redis.wait-for-replicas (lock '" + key + "')");
-		}
+	private LockAttempt tryLockFair(String key, Duration leaseTime, String waiterId, Duration queueTimeout) {
 		String lockKey = this.keys.lockKey(key);
 		FairGrants.Wait wait = this.grants.waitFor(waiterId, lockKey, this::newOwner);
 		long granted = wait.freshToken(leaseTime.toNanos() / 2);
@@ -600,8 +578,7 @@ public final class RedisLockProvider implements ReleaseSignalling, FairLocking, 
 
 	}
 
-	@Override
-	public void leaveQueue(String key, String waiterId) {
+	private void leaveQueue(String key, String waiterId) {
 		String lockKey = this.keys.lockKey(key);
 		FairGrants.Wait wait = this.grants.current(waiterId);
 		this.grants.done(waiterId);

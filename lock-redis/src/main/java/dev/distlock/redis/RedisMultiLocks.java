@@ -9,8 +9,8 @@ import java.util.concurrent.CompletableFuture;
 
 import dev.distlock.LockBackendException;
 import dev.distlock.spi.Interrupts;
+import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockHandle;
-import dev.distlock.spi.MultiLocking.MultiAttempt;
 import io.lettuce.core.ScriptOutputType;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -54,7 +54,7 @@ final class RedisMultiLocks {
 	 * One attempt, bounded as a whole by one store timeout: every slot's call and the
 	 * give-back after a busy or failed slot share one deadline.
 	 */
-	MultiAttempt tryLockAll(List<String> userKeys, Duration leaseTime, boolean waiting) {
+	LockAttempt tryLockAll(List<String> userKeys, Duration leaseTime, boolean waiting) {
 		String owner = this.provider.newOwner();
 		long deadline = this.calls.deadline();
 		List<List<String>> taken = new ArrayList<>();
@@ -81,7 +81,7 @@ final class RedisMultiLocks {
 				giveBack(what, taken, owner, deadline);
 				long remaining = ((Number) reply.get(1)).longValue();
 				int index = ((Number) reply.get(2)).intValue() - 1;
-				return new MultiAttempt.Busy(group.get(index), Duration.ofMillis(remaining));
+				return new LockAttempt.Busy(Duration.ofMillis(remaining), group.get(index));
 			}
 			taken.add(group);
 			for (int i = 0; i < group.size(); i++) {
@@ -93,7 +93,7 @@ final class RedisMultiLocks {
 		// Handles in the caller's (sorted) order, whatever the slot order.
 		List<LockHandle> ordered = new ArrayList<>(handles);
 		ordered.sort((a, b) -> Integer.compare(userKeys.indexOf(a.key()), userKeys.indexOf(b.key())));
-		return new MultiAttempt.Acquired(ordered);
+		return new LockAttempt.AcquiredAll(ordered);
 	}
 
 	/** Sorted keys by slot, slots in ascending order. */

@@ -10,6 +10,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockHandle;
+import dev.distlock.spi.LockRequest;
 import dev.distlock.spi.ReleaseSignals;
 import dev.distlock.testsupport.Conditions;
 import dev.distlock.testsupport.RedisServer;
@@ -62,7 +63,8 @@ class FairGrantTests {
 		// Script calls are counted: every script is in Redis' cache from here on, so none
 		// is sent twice (NOSCRIPT, then EVAL).
 		RedisLockProvider warm = new RedisLockProvider(factory, TestRedis.PREFIX, false);
-		LockHandle handle = acquired(warm.tryLockFair("warm", LEASE, "warm", QUEUE_TIMEOUT));
+		LockHandle handle = acquired(
+				LockAttempt.join(warm.tryLock(LockRequest.fair("warm", LEASE, "warm", QUEUE_TIMEOUT))));
 		assertThat(handle.renew(LEASE)).isTrue();
 		assertThat(handle.release()).isTrue();
 		warm.close();
@@ -95,16 +97,20 @@ class FairGrantTests {
 		for (RedisLockProvider waiter : waiters) {
 			woken.add(listen(waiter, key));
 		}
-		LockHandle holder = acquired(holderProvider.tryLockFair(key, LEASE, "holder", QUEUE_TIMEOUT));
+		LockHandle holder = acquired(
+				LockAttempt.join(holderProvider.tryLock(LockRequest.fair(key, LEASE, "holder", QUEUE_TIMEOUT))));
 		for (int i = 0; i < waiters.size(); i++) {
-			assertThat(waiters.get(i).tryLockFair(key, LEASE, "waiter-" + i, QUEUE_TIMEOUT)).as("waiter %d queues", i)
+			assertThat(LockAttempt
+				.join(waiters.get(i).tryLock(LockRequest.fair(key, LEASE, "waiter-" + i, QUEUE_TIMEOUT))))
+				.as("waiter %d queues", i)
 				.isInstanceOf(LockAttempt.Busy.class);
 		}
 		for (int i = 0; i < waiters.size(); i++) {
 			long scriptsBefore = TestRedis.scriptCalls(redis);
 			assertThat(holder.release()).isTrue();
 			await(woken.get(i), "waiter " + i + " is told of its grant");
-			LockHandle next = acquired(waiters.get(i).tryLockFair(key, LEASE, "waiter-" + i, QUEUE_TIMEOUT));
+			LockHandle next = acquired(LockAttempt
+				.join(waiters.get(i).tryLock(LockRequest.fair(key, LEASE, "waiter-" + i, QUEUE_TIMEOUT))));
 			assertScriptCalls(scriptsBefore, 2, "the release, and the grant's extension to the lease");
 			assertThat(next.fencingToken()).as("token of waiter %d", i).isGreaterThan(holder.fencingToken());
 			assertThat(TestRedis.mutexFence(redis, TestRedis.PREFIX + key))
@@ -131,11 +137,14 @@ class FairGrantTests {
 		RedisLockProvider waiter = provider();
 		Wakes woken = listen(waiter, key);
 		Map<String, Long> before = TestRedis.commandCalls(redis);
-		LockHandle holder = acquired(holderProvider.tryLockFair(key, LEASE, "holder", QUEUE_TIMEOUT));
-		assertThat(waiter.tryLockFair(key, LEASE, "waiter", QUEUE_TIMEOUT)).isInstanceOf(LockAttempt.Busy.class);
+		LockHandle holder = acquired(
+				LockAttempt.join(holderProvider.tryLock(LockRequest.fair(key, LEASE, "holder", QUEUE_TIMEOUT))));
+		assertThat(LockAttempt.join(waiter.tryLock(LockRequest.fair(key, LEASE, "waiter", QUEUE_TIMEOUT))))
+			.isInstanceOf(LockAttempt.Busy.class);
 		assertThat(holder.release()).isTrue();
 		await(woken, "the waiter is told of its grant");
-		assertThat(acquired(waiter.tryLockFair(key, LEASE, "waiter", QUEUE_TIMEOUT)).release()).isTrue();
+		assertThat(acquired(LockAttempt.join(waiter.tryLock(LockRequest.fair(key, LEASE, "waiter", QUEUE_TIMEOUT))))
+			.release()).isTrue();
 		Map<String, Long> after = TestRedis.commandCalls(redis);
 		long scripts = after.getOrDefault("evalsha", 0L) - before.getOrDefault("evalsha", 0L);
 		System.out.printf("Fair episode with grant: %d client commands%n", scripts);
@@ -156,11 +165,13 @@ class FairGrantTests {
 		RedisLockProvider next = queue.second();
 		long granted = Long.parseLong(TestRedis.mutexFence(redis, lockKey));
 		Conditions.await("the granted lease runs out", WAIT, () -> !redis.hasKey(lockKey));
-		LockHandle taken = acquired(next.tryLockFair(key, LEASE, "next", QUEUE_TIMEOUT));
+		LockHandle taken = acquired(
+				LockAttempt.join(next.tryLock(LockRequest.fair(key, LEASE, "next", QUEUE_TIMEOUT))));
 		assertThat(taken.fencingToken()).isGreaterThan(granted);
-		assertThat(paused.tryLockFair(key, SHORT_LEASE, "paused", QUEUE_TIMEOUT)).as("the paused waiter's attempt")
+		assertThat(LockAttempt.join(paused.tryLock(LockRequest.fair(key, SHORT_LEASE, "paused", QUEUE_TIMEOUT))))
+			.as("the paused waiter's attempt")
 			.isInstanceOf(LockAttempt.Busy.class);
-		paused.leaveQueue(key, "paused");
+		paused.withdraw(LockRequest.fair(key, LEASE, "paused", QUEUE_TIMEOUT));
 		assertThat(taken.release()).isTrue();
 	}
 
@@ -176,9 +187,11 @@ class FairGrantTests {
 		Queue queue = grantedToAPausedWaiter(key);
 		RedisLockProvider paused = queue.first();
 		RedisLockProvider next = queue.second();
-		LockHandle stale = acquired(paused.tryLockFair(key, SHORT_LEASE, "paused", QUEUE_TIMEOUT));
+		LockHandle stale = acquired(
+				LockAttempt.join(paused.tryLock(LockRequest.fair(key, SHORT_LEASE, "paused", QUEUE_TIMEOUT))));
 		Conditions.await("the granted lease runs out", WAIT, () -> !redis.hasKey(lockKey));
-		LockHandle taken = acquired(next.tryLockFair(key, LEASE, "next", QUEUE_TIMEOUT));
+		LockHandle taken = acquired(
+				LockAttempt.join(next.tryLock(LockRequest.fair(key, LEASE, "next", QUEUE_TIMEOUT))));
 		assertThat(taken.fencingToken()).as("next holder's token").isGreaterThan(stale.fencingToken());
 		assertThat(stale.renew(LEASE)).as("the stale holder renews").isFalse();
 		assertThat(stale.release()).as("the stale holder releases").isFalse();
@@ -199,10 +212,11 @@ class FairGrantTests {
 		RedisLockProvider next = queue.second();
 		assertThat(holder.release()).isTrue();
 		await(queue.firstWoken(), "the leaver is told of its grant");
-		leaver.leaveQueue(key, "leaver");
+		leaver.withdraw(LockRequest.fair(key, LEASE, "leaver", QUEUE_TIMEOUT));
 		await(queue.secondWoken(), "the next waiter is told of its grant");
 		long scriptsBefore = TestRedis.scriptCalls(redis);
-		LockHandle taken = acquired(next.tryLockFair(key, LEASE, "next", QUEUE_TIMEOUT));
+		LockHandle taken = acquired(
+				LockAttempt.join(next.tryLock(LockRequest.fair(key, LEASE, "next", QUEUE_TIMEOUT))));
 		assertScriptCalls(scriptsBefore, 1, "the grant's extension to the lease");
 		assertThat(taken.fencingToken()).isGreaterThan(holder.fencingToken());
 		assertThat(leaver.fairWaits()).isZero();
@@ -220,12 +234,15 @@ class FairGrantTests {
 		String lockKey = TestRedis.PREFIX + key;
 		RedisLockProvider holderProvider = provider();
 		RedisLockProvider deaf = provider();
-		LockHandle holder = acquired(holderProvider.tryLockFair(key, LEASE, "holder", QUEUE_TIMEOUT));
-		assertThat(deaf.tryLockFair(key, LEASE, "deaf", QUEUE_TIMEOUT)).isInstanceOf(LockAttempt.Busy.class);
+		LockHandle holder = acquired(
+				LockAttempt.join(holderProvider.tryLock(LockRequest.fair(key, LEASE, "holder", QUEUE_TIMEOUT))));
+		assertThat(LockAttempt.join(deaf.tryLock(LockRequest.fair(key, LEASE, "deaf", QUEUE_TIMEOUT))))
+			.isInstanceOf(LockAttempt.Busy.class);
 		assertThat(holder.release()).isTrue();
 		String granted = TestRedis.mutexFence(redis, lockKey);
 		assertThat(granted).as("granted on release").isNotNull();
-		LockHandle taken = acquired(deaf.tryLockFair(key, LEASE, "deaf", QUEUE_TIMEOUT));
+		LockHandle taken = acquired(
+				LockAttempt.join(deaf.tryLock(LockRequest.fair(key, LEASE, "deaf", QUEUE_TIMEOUT))));
 		assertThat(Long.toString(taken.fencingToken())).isEqualTo(granted);
 		assertThat(taken.release()).isTrue();
 		assertThat(redis.keys("*" + key + "*")).as("keys left").isEmpty();
@@ -242,10 +259,13 @@ class FairGrantTests {
 		RedisLockProvider secondProvider = provider();
 		Wakes firstWoken = listen(firstProvider, key);
 		Wakes secondWoken = listen(secondProvider, key);
-		LockHandle holder = acquired(holderProvider.tryLockFair(key, LEASE, "holder", QUEUE_TIMEOUT));
-		assertThat(firstProvider.tryLockFair(key, firstLease, first, QUEUE_TIMEOUT)).as(first + " queues")
+		LockHandle holder = acquired(
+				LockAttempt.join(holderProvider.tryLock(LockRequest.fair(key, LEASE, "holder", QUEUE_TIMEOUT))));
+		assertThat(LockAttempt.join(firstProvider.tryLock(LockRequest.fair(key, firstLease, first, QUEUE_TIMEOUT))))
+			.as(first + " queues")
 			.isInstanceOf(LockAttempt.Busy.class);
-		assertThat(secondProvider.tryLockFair(key, LEASE, second, QUEUE_TIMEOUT)).as(second + " queues")
+		assertThat(LockAttempt.join(secondProvider.tryLock(LockRequest.fair(key, LEASE, second, QUEUE_TIMEOUT))))
+			.as(second + " queues")
 			.isInstanceOf(LockAttempt.Busy.class);
 		return new Queue(holder, firstProvider, firstWoken, secondProvider, secondWoken);
 	}

@@ -10,6 +10,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import dev.distlock.spi.LockAttempt;
+import dev.distlock.spi.LockRequest;
 import dev.distlock.testsupport.RedisServer;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -80,7 +81,8 @@ class FencingMemoryTests {
 		long previous = 0;
 		long disordered = 0;
 		for (int i = first; i < KEYS; i += THREADS) {
-			LockAttempt attempt = provider.tryLock("key-" + i, Duration.ofSeconds(30));
+			LockAttempt attempt = LockAttempt
+				.join(provider.tryLock(LockRequest.exclusive("key-" + i, Duration.ofSeconds(30))));
 			if (!(attempt instanceof LockAttempt.Acquired acquired)) {
 				throw new AssertionError("key-" + i + " was not free: " + attempt);
 			}

@@ -7,6 +7,8 @@ import java.util.function.Function;
 import java.util.stream.Stream;
 
 import dev.distlock.LockBackendException;
+import dev.distlock.spi.LockAttempt;
+import dev.distlock.spi.LockRequest;
 import dev.distlock.testsupport.Conditions;
 import dev.distlock.testsupport.RedisServer;
 import org.junit.jupiter.api.AfterEach;
@@ -95,11 +97,14 @@ class LateAcquireUndoTests {
 
 	private void acquire(String primitive, String key) {
 		switch (primitive) {
-			case "mutex" -> this.provider.tryLock(key, LEASE);
-			case "write lock" -> this.provider.tryLockExclusive(key, LEASE, UUID.randomUUID().toString(), LEASE);
-			case "read lock" -> this.provider.tryLockShared(key, LEASE, false);
-			case "permit" -> this.provider.tryAcquirePermit(key, 2, LEASE, false);
-			case "multi-key lock" -> this.provider.tryLockAll(List.of(key + "-a", key + "-b"), LEASE, false);
+			case "mutex" -> LockAttempt.join(this.provider.tryLock(LockRequest.exclusive(key, LEASE)));
+			case "write lock" -> LockAttempt.join(this.provider.tryLock(LockRequest.exclusive(key, LEASE)
+				.withWriter(UUID.randomUUID().toString(), LEASE)
+				.withIntentRecorded(true)));
+			case "read lock" -> LockAttempt.join(this.provider.tryLock(LockRequest.shared(key, LEASE)));
+			case "permit" -> LockAttempt.join(this.provider.tryLock(LockRequest.permit(key, 2, LEASE)));
+			case "multi-key lock" ->
+				LockAttempt.join(this.provider.tryLock(LockRequest.all(List.of(key + "-a", key + "-b"), LEASE)));
 			default -> throw new IllegalArgumentException(primitive);
 		}
 	}

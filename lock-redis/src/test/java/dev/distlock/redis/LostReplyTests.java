@@ -18,6 +18,7 @@ import dev.distlock.LockBackendException;
 import dev.distlock.LockOptions;
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockHandle;
+import dev.distlock.spi.LockRequest;
 import dev.distlock.support.DefaultLockTemplate;
 import dev.distlock.support.RenewalScheduler;
 import dev.distlock.testsupport.Conditions;
@@ -128,7 +129,8 @@ class LostReplyTests {
 		String key = key();
 		Map<String, Long> before = TestRedis.commandCalls(redis);
 		this.proxy.dropNextReply();
-		assertThatExceptionOfType(LockBackendException.class).isThrownBy(() -> provider.tryLock(key, LONG_LEASE))
+		assertThatExceptionOfType(LockBackendException.class)
+			.isThrownBy(() -> LockAttempt.join(provider.tryLock(LockRequest.exclusive(key, LONG_LEASE))))
 			.withMessageContaining(key)
 			.withCauseInstanceOf(RedisCommandTimeoutException.class);
 		assertThat(this.proxy.droppedReplies()).as("replies the proxy dropped").isEqualTo(1);
@@ -176,7 +178,8 @@ class LostReplyTests {
 		String key = key();
 		Map<String, Long> before = TestRedis.commandCalls(redis);
 		this.proxy.delayReplies(Duration.ofMillis(500));
-		assertThatExceptionOfType(LockBackendException.class).isThrownBy(() -> provider.tryLock(key, LONG_LEASE))
+		assertThatExceptionOfType(LockBackendException.class)
+			.isThrownBy(() -> LockAttempt.join(provider.tryLock(LockRequest.exclusive(key, LONG_LEASE))))
 			.withCauseInstanceOf(RedisCommandTimeoutException.class);
 		Conditions.await("the clean-up ran", Duration.ofSeconds(10), () -> !redis.hasKey("lock:" + key));
 		assertThat(callsSince(before)).as("the acquire took the lock in Redis (set), the clean-up deleted it (del)")
@@ -185,7 +188,7 @@ class LostReplyTests {
 		assertThat(redis.hasKey("lock:" + key)).as("lock key left in Redis").isFalse();
 		this.proxy.heal();
 		await("the connection answers again", Duration.ofSeconds(5), () -> answers(factory));
-		acquired(provider.tryLock(key, LONG_LEASE)).release();
+		acquired(LockAttempt.join(provider.tryLock(LockRequest.exclusive(key, LONG_LEASE)))).release();
 	}
 
 	/**
@@ -202,7 +205,7 @@ class LostReplyTests {
 		String key = key();
 		Map<String, Long> before = TestRedis.commandCalls(redis);
 		this.proxy.dropNextReplyAndReset();
-		LockAttempt attempt = provider.tryLock(key, LONG_LEASE);
+		LockAttempt attempt = LockAttempt.join(provider.tryLock(LockRequest.exclusive(key, LONG_LEASE)));
 		assertThat(this.proxy.droppedReplies()).as("replies the proxy dropped").isEqualTo(1);
 		assertThat(callsSince(before)).as("the acquire ran twice: sent, then re-sent after the reset")
 			.containsEntry("evalsha", 2L);
@@ -227,7 +230,8 @@ class LostReplyTests {
 		String waiter = "waiter-" + UUID.randomUUID();
 		Map<String, Long> before = TestRedis.commandCalls(redis);
 		this.proxy.dropNextReplyAndReset();
-		LockAttempt attempt = provider.tryLockFair(key, LONG_LEASE, waiter, QUEUE_TIMEOUT);
+		LockAttempt attempt = LockAttempt
+			.join(provider.tryLock(LockRequest.fair(key, LONG_LEASE, waiter, QUEUE_TIMEOUT)));
 		assertThat(this.proxy.droppedReplies()).as("replies the proxy dropped").isEqualTo(1);
 		assertThat(callsSince(before)).as("the acquire ran twice: sent, then re-sent after the reset")
 			.containsEntry("evalsha", 2L);
@@ -367,7 +371,8 @@ class LostReplyTests {
 			if (lostAt == 0 && !lease.isHeld()) {
 				lostAt = System.nanoTime();
 			}
-			if (otherProvider.tryLock(key, LONG_LEASE) instanceof LockAttempt.Acquired acquired) {
+			if (LockAttempt.join(otherProvider
+				.tryLock(LockRequest.exclusive(key, LONG_LEASE))) instanceof LockAttempt.Acquired acquired) {
 				taken = acquired.handle();
 				assertThat(lease.isHeld()).as("partitioned holder's view while another client holds the lock")
 					.isFalse();
@@ -417,7 +422,8 @@ class LostReplyTests {
 		long end = System.nanoTime() + leaseTime.multipliedBy(3).toNanos();
 		while (System.nanoTime() - end < 0) {
 			assertThat(lease.isHeld()).as("lease while replies take 180ms").isTrue();
-			assertThat(otherProvider.tryLock(key, LONG_LEASE)).as("another client")
+			assertThat(LockAttempt.join(otherProvider.tryLock(LockRequest.exclusive(key, LONG_LEASE))))
+				.as("another client")
 				.isInstanceOf(LockAttempt.Busy.class);
 			LockSupport.parkNanos(leaseTime.toNanos() / 20);
 		}
@@ -451,15 +457,16 @@ class LostReplyTests {
 	 */
 	private static void warmUp(RedisLockProvider provider) {
 		TestRedis.awaitAnswers(provider);
-		LockHandle handle = acquired(provider.tryLock("warm-up-" + UUID.randomUUID(), LONG_LEASE));
+		LockHandle handle = acquired(
+				LockAttempt.join(provider.tryLock(LockRequest.exclusive("warm-up-" + UUID.randomUUID(), LONG_LEASE))));
 		assertThat(handle.renew(LONG_LEASE)).isTrue();
 		assertThat(handle.release()).isTrue();
 	}
 
 	/** As {@link #warmUp}, for the fair acquire script. */
 	private static void warmUpFair(RedisLockProvider provider) {
-		LockHandle handle = acquired(
-				provider.tryLockFair("warm-up-" + UUID.randomUUID(), LONG_LEASE, "warm-up", QUEUE_TIMEOUT));
+		LockHandle handle = acquired(LockAttempt.join(provider
+			.tryLock(LockRequest.fair("warm-up-" + UUID.randomUUID(), LONG_LEASE, "warm-up", QUEUE_TIMEOUT))));
 		assertThat(handle.release()).isTrue();
 	}
 

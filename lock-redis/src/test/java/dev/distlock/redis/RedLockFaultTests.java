@@ -13,6 +13,7 @@ import dev.distlock.LockBackendException;
 import dev.distlock.LockOptions;
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockHandle;
+import dev.distlock.spi.LockRequest;
 import dev.distlock.support.DefaultLockTemplate;
 import dev.distlock.support.RenewalScheduler;
 import dev.distlock.testsupport.Conditions;
@@ -53,21 +54,22 @@ class RedLockFaultTests {
 			RedLockProvider holder = masters.provider();
 			RedLockProvider other = masters.provider();
 			String key = key();
-			LockHandle held = acquired(holder.tryLock(key, LEASE));
+			LockHandle held = acquired(LockAttempt.join(holder.tryLock(LockRequest.exclusive(key, LEASE))));
 			// The acquire returned once a quorum answered; the others' replies follow.
 			Conditions.await("every master holds the lock", Duration.ofSeconds(10),
 					() -> masters.holdersOf(key) == count);
 			for (int i = 0; i < masters.minority(); i++) {
 				masters.kill(i);
 			}
-			assertThat(other.tryLock(key, LEASE)).as("the lock, held on the surviving majority")
+			assertThat(LockAttempt.join(other.tryLock(LockRequest.exclusive(key, LEASE))))
+				.as("the lock, held on the surviving majority")
 				.isInstanceOf(LockAttempt.Busy.class);
 			assertThat(held.renew(LEASE)).isTrue();
 			assertThat(held.release()).isTrue();
-			LockHandle next = acquired(other.tryLock(key, LEASE));
+			LockHandle next = acquired(LockAttempt.join(other.tryLock(LockRequest.exclusive(key, LEASE))));
 			assertThat(next.fencingToken()).isGreaterThan(held.fencingToken());
 			assertThat(next.release()).isTrue();
-			LockHandle fresh = acquired(holder.tryLock(key(), LEASE));
+			LockHandle fresh = acquired(LockAttempt.join(holder.tryLock(LockRequest.exclusive(key(), LEASE))));
 			assertThat(fresh.fencingToken()).isGreaterThan(next.fencingToken());
 			assertThat(fresh.release()).isTrue();
 		}
@@ -87,19 +89,21 @@ class RedLockFaultTests {
 			RedLockProvider holder = masters.provider(storeTimeout);
 			RedLockProvider other = masters.provider(storeTimeout);
 			String key = key();
-			LockHandle held = acquired(holder.tryLock(key, LEASE));
+			LockHandle held = acquired(LockAttempt.join(holder.tryLock(LockRequest.exclusive(key, LEASE))));
 			int majority = count / 2 + 1;
 			for (int i = 0; i < majority; i++) {
 				masters.kill(i);
 			}
 			String killed = ":" + masters.server(0).port();
 			for (int attempt = 0; attempt < 2; attempt++) {
-				assertThatExceptionOfType(LockBackendException.class).isThrownBy(() -> other.tryLock(key, LEASE))
+				assertThatExceptionOfType(LockBackendException.class)
+					.isThrownBy(() -> LockAttempt.join(other.tryLock(LockRequest.exclusive(key, LEASE))))
 					.withMessageContaining("could not reach a quorum")
 					.withMessageContaining(killed)
 					.satisfies((ex) -> assertThat(ex.getCause()).isNotNull());
 			}
-			assertThatExceptionOfType(LockBackendException.class).isThrownBy(() -> other.tryLock(key(), LEASE))
+			assertThatExceptionOfType(LockBackendException.class)
+				.isThrownBy(() -> LockAttempt.join(other.tryLock(LockRequest.exclusive(key(), LEASE))))
 				.withMessageContaining("could not reach a quorum");
 			assertThatExceptionOfType(LockBackendException.class).isThrownBy(() -> held.renew(LEASE))
 				.withMessageContaining("renew");
@@ -130,7 +134,7 @@ class RedLockFaultTests {
 				// Far less than the 60 s store timeout: nobody waits for the paused
 				// masters.
 				assertTimeoutPreemptively(Duration.ofSeconds(20), () -> {
-					LockHandle held = acquired(slow.tryLock(key, LEASE));
+					LockHandle held = acquired(LockAttempt.join(slow.tryLock(LockRequest.exclusive(key, LEASE))));
 					assertThat(held.renew(LEASE)).isTrue();
 					assertThat(held.release()).isTrue();
 				});
@@ -140,7 +144,7 @@ class RedLockFaultTests {
 					.command("HSET", RedLockMasters.PREFIX + contested, "owner", "someone", "fence", "1");
 				masters.server(paused).command("PEXPIRE", RedLockMasters.PREFIX + contested, "60000");
 				LockAttempt undecided = assertTimeoutPreemptively(Duration.ofSeconds(20),
-						() -> bounded.tryLock(contested, LEASE));
+						() -> LockAttempt.join(bounded.tryLock(LockRequest.exclusive(contested, LEASE))));
 				assertThat(undecided).isInstanceOf(LockAttempt.Busy.class);
 			}
 			finally {
@@ -181,7 +185,8 @@ class RedLockFaultTests {
 			}
 			try {
 				assertThatExceptionOfType(LockBackendException.class)
-					.isThrownBy(() -> provider.tryLock(key, Duration.ofMinutes(1)))
+					.isThrownBy(
+							() -> LockAttempt.join(provider.tryLock(LockRequest.exclusive(key, Duration.ofMinutes(1)))))
 					.withMessageContaining("could not reach a quorum");
 			}
 			finally {
@@ -249,7 +254,7 @@ class RedLockFaultTests {
 			masters.server(0).command("SET", RedLockMasters.PREFIX, "4000000000000000");
 			// The first holder's quorum is masters 0 and 1, the second's masters 1 and 2.
 			masters.kill(2);
-			LockHandle earlier = acquired(first.tryLock(key, LEASE));
+			LockHandle earlier = acquired(LockAttempt.join(first.tryLock(LockRequest.exclusive(key, LEASE))));
 			assertThat(earlier.fencingToken()).isGreaterThan(4_000_000_000_000_000L);
 			assertThat(earlier.release()).isTrue();
 			masters.restart(2);
@@ -286,10 +291,11 @@ class RedLockFaultTests {
 			proxies.forEach((proxy) -> proxy.delayReplies(Duration.ofMillis(400)));
 			String key = key();
 			assertThatExceptionOfType(LockBackendException.class)
-				.isThrownBy(() -> provider.tryLock(key, Duration.ofMillis(300)))
+				.isThrownBy(
+						() -> LockAttempt.join(provider.tryLock(LockRequest.exclusive(key, Duration.ofMillis(300)))))
 				.withMessageContaining("validity");
 			proxies.forEach((proxy) -> proxy.delayReplies(Duration.ZERO));
-			LockHandle handle = acquired(provider.tryLock(key(), LEASE));
+			LockHandle handle = acquired(LockAttempt.join(provider.tryLock(LockRequest.exclusive(key(), LEASE))));
 			assertThat(handle.release()).isTrue();
 		}
 		finally {
@@ -308,7 +314,7 @@ class RedLockFaultTests {
 		Object last = "no attempt";
 		while (System.nanoTime() - deadline < 0) {
 			try {
-				LockAttempt attempt = provider.tryLock(key, LEASE);
+				LockAttempt attempt = LockAttempt.join(provider.tryLock(LockRequest.exclusive(key, LEASE)));
 				if (attempt instanceof LockAttempt.Acquired acquired) {
 					return acquired.handle();
 				}

@@ -7,6 +7,7 @@ import java.util.UUID;
 
 import dev.distlock.LockBackendException;
 import dev.distlock.spi.LockAttempt;
+import dev.distlock.spi.LockRequest;
 import dev.distlock.testsupport.Conditions;
 import dev.distlock.testsupport.RedisServer;
 
@@ -77,7 +78,8 @@ final class RedLockMasters implements AutoCloseable {
 		Conditions.await("every master answers", Duration.ofSeconds(30), () -> {
 			String key = "warm-up-" + UUID.randomUUID();
 			try {
-				if (provider.tryLock(key, Duration.ofSeconds(10)) instanceof LockAttempt.Acquired acquired) {
+				if (LockAttempt.join(provider.tryLock(
+						LockRequest.exclusive(key, Duration.ofSeconds(10)))) instanceof LockAttempt.Acquired acquired) {
 					boolean everywhere = holdersOf(key) == count();
 					acquired.handle().release();
 					return everywhere;

@@ -7,7 +7,7 @@ import java.util.UUID;
 
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockProvider;
-import dev.distlock.spi.MultiLocking;
+import dev.distlock.spi.LockRequest;
 import dev.distlock.testsupport.AbstractMultiLockContractTests;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -65,13 +65,14 @@ class RedisClusterMultiLockContractTests extends AbstractMultiLockContractTests 
 			late = "slot-" + UUID.randomUUID();
 		}
 		while (RedisKeys.slotOf(TestRedis.PREFIX + early) >= RedisKeys.slotOf(TestRedis.PREFIX + late));
-		LockAttempt held = otherProvider.tryLock(late, Duration.ofSeconds(30));
+		LockAttempt held = LockAttempt.join(otherProvider.tryLock(LockRequest.exclusive(late, Duration.ofSeconds(30))));
 		assertThat(held).isInstanceOf(LockAttempt.Acquired.class);
-		MultiLocking.MultiAttempt attempt = provider.tryLockAll(List.of(early, late).stream().sorted().toList(),
-				Duration.ofSeconds(30), false);
-		assertThat(attempt).isInstanceOf(MultiLocking.MultiAttempt.Busy.class);
-		assertThat(((MultiLocking.MultiAttempt.Busy) attempt).key()).isEqualTo(late);
-		LockAttempt free = otherProvider.tryLock(early, Duration.ofSeconds(30));
+		LockAttempt attempt = LockAttempt.join(provider
+			.tryLock(LockRequest.all(List.of(early, late).stream().sorted().toList(), Duration.ofSeconds(30))));
+		assertThat(attempt).isInstanceOf(LockAttempt.Busy.class);
+		assertThat(((LockAttempt.Busy) attempt).key()).isEqualTo(late);
+		LockAttempt free = LockAttempt
+			.join(otherProvider.tryLock(LockRequest.exclusive(early, Duration.ofSeconds(30))));
 		assertThat(free).as("the key in the earlier slot").isInstanceOf(LockAttempt.Acquired.class);
 		((LockAttempt.Acquired) free).handle().release();
 		((LockAttempt.Acquired) held).handle().release();

@@ -5,7 +5,8 @@ import java.util.List;
 import java.util.UUID;
 
 import dev.distlock.spi.LockAttempt;
-import dev.distlock.spi.SharedLocking;
+import dev.distlock.spi.LockProvider;
+import dev.distlock.spi.LockRequest;
 import dev.distlock.testsupport.AbstractReadWriteLockContractTests;
 import dev.distlock.testsupport.Conditions;
 import org.junit.jupiter.api.AfterAll;
@@ -35,7 +36,8 @@ class RedisClusterReadWriteLockContractTests extends AbstractReadWriteLockContra
 	static void startCluster() {
 		pair = new RedisClusterPair();
 		for (RedisLockProvider provider : List.of(pair.provider, pair.otherProvider)) {
-			LockAttempt attempt = provider.tryLock("signal-mode-" + UUID.randomUUID(), Duration.ofSeconds(30));
+			LockAttempt attempt = LockAttempt.join(provider
+				.tryLock(LockRequest.exclusive("signal-mode-" + UUID.randomUUID(), Duration.ofSeconds(30))));
 			assertThat(((LockAttempt.Acquired) attempt).handle().release()).isTrue();
 		}
 		Conditions.await("the signal mode to be decided", Duration.ofSeconds(30),
@@ -48,12 +50,12 @@ class RedisClusterReadWriteLockContractTests extends AbstractReadWriteLockContra
 	}
 
 	@Override
-	protected SharedLocking provider() {
+	protected LockProvider provider() {
 		return pair.provider;
 	}
 
 	@Override
-	protected SharedLocking otherProvider() {
+	protected LockProvider otherProvider() {
 		return pair.otherProvider;
 	}
 

@@ -9,6 +9,7 @@ import java.util.concurrent.TimeUnit;
 
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockHandle;
+import dev.distlock.spi.LockRequest;
 import dev.distlock.testsupport.RedisServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -58,7 +59,8 @@ class RedisCommandCountTests {
 		TestRedis.awaitAnswers(provider);
 		TestRedis.awaitAnswers(otherProvider);
 		// The script cache is warm from here on.
-		LockHandle warm = acquired(provider.tryLock("warm-" + UUID.randomUUID(), LEASE));
+		LockHandle warm = acquired(
+				LockAttempt.join(provider.tryLock(LockRequest.exclusive("warm-" + UUID.randomUUID(), LEASE))));
 		warm.release();
 	}
 
@@ -81,7 +83,8 @@ class RedisCommandCountTests {
 		int cycles = 200;
 		Map<String, Long> before = TestRedis.commandCalls(redis);
 		for (int i = 0; i < cycles; i++) {
-			LockHandle handle = acquired(provider.tryLock("cycle-" + i, LEASE));
+			LockHandle handle = acquired(
+					LockAttempt.join(provider.tryLock(LockRequest.exclusive("cycle-" + i, LEASE))));
 			assertThat(handle.release()).isTrue();
 		}
 		Map<String, Long> calls = since(before);
@@ -102,11 +105,13 @@ class RedisCommandCountTests {
 	void aContendedEpisodeSendsAtMostFiveClientCommands() {
 		String key = "episode-" + UUID.randomUUID();
 		Map<String, Long> before = TestRedis.commandCalls(redis);
-		LockHandle holder = acquired(provider.tryLock(key, LEASE));
-		assertThat(otherProvider.tryLock(key, LEASE, true)).isInstanceOf(LockAttempt.Busy.class);
+		LockHandle holder = acquired(LockAttempt.join(provider.tryLock(LockRequest.exclusive(key, LEASE))));
+		assertThat(LockAttempt.join(otherProvider.tryLock(LockRequest.exclusive(key, LEASE).withWaiting(true))))
+			.isInstanceOf(LockAttempt.Busy.class);
 		assertThat(TestRedis.mutexWaited(redis.opsForValue().get(TestRedis.PREFIX + key))).as("marked").isTrue();
 		assertThat(holder.release()).isTrue();
-		LockHandle waiter = acquired(otherProvider.tryLock(key, LEASE, true));
+		LockHandle waiter = acquired(
+				LockAttempt.join(otherProvider.tryLock(LockRequest.exclusive(key, LEASE).withWaiting(true))));
 		assertThat(waiter.release()).isTrue();
 		Map<String, Long> calls = since(before);
 		System.out.printf("Contended episode: %d client commands, %d commands inside scripts (%s)%n", client(calls),
@@ -126,8 +131,9 @@ class RedisCommandCountTests {
 		String lockKey = TestRedis.PREFIX + key;
 		redis.opsForHash().put(lockKey, "reader", "1");
 		redis.expire(lockKey, Duration.ofSeconds(30));
-		assertThat(provider.tryLock(key, LEASE)).isInstanceOf(LockAttempt.Busy.class);
-		LockAttempt waiting = provider.tryLock(key, LEASE, true);
+		assertThat(LockAttempt.join(provider.tryLock(LockRequest.exclusive(key, LEASE))))
+			.isInstanceOf(LockAttempt.Busy.class);
+		LockAttempt waiting = LockAttempt.join(provider.tryLock(LockRequest.exclusive(key, LEASE).withWaiting(true)));
 		assertThat(waiting).isInstanceOf(LockAttempt.Busy.class);
 		assertThat(((LockAttempt.Busy) waiting).remaining()).isPositive();
 		RedisLockProvider.RedisLockHandle stranger = provider.new RedisLockHandle(key, lockKey, "reader", 1);
@@ -145,7 +151,7 @@ class RedisCommandCountTests {
 	void anOwnerThatIsAPrefixOfTheHoldersIsNotTheHolder() {
 		String key = "prefix-" + UUID.randomUUID();
 		String lockKey = TestRedis.PREFIX + key;
-		LockHandle holder = acquired(provider.tryLock(key, LEASE));
+		LockHandle holder = acquired(LockAttempt.join(provider.tryLock(LockRequest.exclusive(key, LEASE))));
 		String owner = TestRedis.mutexOwner(redis, lockKey);
 		assertThat(owner).isNotNull();
 		RedisLockProvider.RedisLockHandle prefix = provider.new RedisLockHandle(key, lockKey,
@@ -165,9 +171,9 @@ class RedisCommandCountTests {
 		long ahead = 9_000_000_000_000_000L;
 		redis.opsForValue().set(TestRedis.PREFIX, Long.toString(ahead));
 		String key = "ahead-" + UUID.randomUUID();
-		LockHandle first = acquired(provider.tryLock(key, LEASE));
+		LockHandle first = acquired(LockAttempt.join(provider.tryLock(LockRequest.exclusive(key, LEASE))));
 		first.release();
-		LockHandle second = acquired(provider.tryLock(key, LEASE));
+		LockHandle second = acquired(LockAttempt.join(provider.tryLock(LockRequest.exclusive(key, LEASE))));
 		second.release();
 		assertThat(first.fencingToken()).isGreaterThan(ahead);
 		assertThat(second.fencingToken()).isGreaterThan(first.fencingToken());

@@ -4,9 +4,11 @@ import java.time.Duration;
 import java.util.UUID;
 
 import dev.distlock.LockBackendException;
-import dev.distlock.testsupport.AbstractLockProviderContractTests;
+import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockHandle;
 import dev.distlock.spi.LockProvider;
+import dev.distlock.spi.LockRequest;
+import dev.distlock.testsupport.AbstractLockProviderContractTests;
 import dev.distlock.testsupport.RedisServer;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -43,7 +45,8 @@ class RedisLockProviderContractTests extends AbstractLockProviderContractTests {
 	@Test
 	void aLockIsAStringOfOwnerAndFenceWithTheLeaseAsItsTtl() {
 		String key = "shape-" + UUID.randomUUID();
-		LockHandle handle = acquired(pair.provider.tryLock(key, Duration.ofSeconds(10)));
+		LockHandle handle = acquired(
+				LockAttempt.join(pair.provider.tryLock(LockRequest.exclusive(key, Duration.ofSeconds(10)))));
 		assertThat(pair.redis.type("lock:" + key)).isEqualTo(DataType.STRING);
 		assertThat(pair.redis.opsForValue().get("lock:" + key)).matches("[0-9a-f-]{36}:\\d+ " + handle.fencingToken());
 		assertThat(pair.redis.getExpire("lock:" + key)).isBetween(1L, 10L);
@@ -54,13 +57,16 @@ class RedisLockProviderContractTests extends AbstractLockProviderContractTests {
 	@Test
 	void ownersDifferPerAcquisitionAndPerProvider() {
 		String key = "owners-" + UUID.randomUUID();
-		LockHandle first = acquired(pair.provider.tryLock(key, Duration.ofSeconds(10)));
+		LockHandle first = acquired(
+				LockAttempt.join(pair.provider.tryLock(LockRequest.exclusive(key, Duration.ofSeconds(10)))));
 		Object firstOwner = TestRedis.mutexOwner(pair.redis, "lock:" + key);
 		first.release();
-		LockHandle second = acquired(pair.provider.tryLock(key, Duration.ofSeconds(10)));
+		LockHandle second = acquired(
+				LockAttempt.join(pair.provider.tryLock(LockRequest.exclusive(key, Duration.ofSeconds(10)))));
 		Object secondOwner = TestRedis.mutexOwner(pair.redis, "lock:" + key);
 		second.release();
-		acquired(pair.otherProvider.tryLock(key, Duration.ofSeconds(10))).release();
+		acquired(LockAttempt.join(pair.otherProvider.tryLock(LockRequest.exclusive(key, Duration.ofSeconds(10)))))
+			.release();
 		assertThat(secondOwner).isNotEqualTo(firstOwner);
 		assertThat(((String) secondOwner).split(":")[0]).isEqualTo(((String) firstOwner).split(":")[0]);
 	}
@@ -68,10 +74,12 @@ class RedisLockProviderContractTests extends AbstractLockProviderContractTests {
 	@Test
 	void fencingTokensKeepRisingWhenTheCounterIsLost() {
 		String key = "fence-" + UUID.randomUUID();
-		LockHandle before = acquired(pair.provider.tryLock(key, Duration.ofSeconds(10)));
+		LockHandle before = acquired(
+				LockAttempt.join(pair.provider.tryLock(LockRequest.exclusive(key, Duration.ofSeconds(10)))));
 		before.release();
 		pair.redis.delete("lock:");
-		LockHandle after = acquired(pair.provider.tryLock(key, Duration.ofSeconds(10)));
+		LockHandle after = acquired(
+				LockAttempt.join(pair.provider.tryLock(LockRequest.exclusive(key, Duration.ofSeconds(10)))));
 		after.release();
 		assertThat(after.fencingToken()).isGreaterThan(before.fencingToken());
 	}
@@ -82,10 +90,12 @@ class RedisLockProviderContractTests extends AbstractLockProviderContractTests {
 			LettuceConnectionFactory doomed = TestRedis.connectionFactory(server, Duration.ofMillis(500));
 			try {
 				RedisLockProvider doomedProvider = new RedisLockProvider(doomed, "lock:", false);
-				LockHandle handle = acquired(doomedProvider.tryLock("gone", Duration.ofSeconds(10)));
+				LockHandle handle = acquired(LockAttempt
+					.join(doomedProvider.tryLock(LockRequest.exclusive("gone", Duration.ofSeconds(10)))));
 				server.kill();
 				assertThatExceptionOfType(LockBackendException.class)
-					.isThrownBy(() -> doomedProvider.tryLock("gone-too", Duration.ofSeconds(10)))
+					.isThrownBy(() -> LockAttempt
+						.join(doomedProvider.tryLock(LockRequest.exclusive("gone-too", Duration.ofSeconds(10)))))
 					.withMessageContaining("gone-too")
 					.satisfies((ex) -> assertThat(ex.getKey()).isEqualTo("gone-too"));
 				assertThatExceptionOfType(LockBackendException.class)

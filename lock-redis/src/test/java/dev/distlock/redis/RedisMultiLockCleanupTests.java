@@ -10,7 +10,7 @@ import dev.distlock.LockBackendException;
 import dev.distlock.LockOptions;
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockHandle;
-import dev.distlock.spi.MultiLocking.MultiAttempt;
+import dev.distlock.spi.LockRequest;
 import dev.distlock.support.DefaultLockTemplate;
 import dev.distlock.support.RenewalScheduler;
 import dev.distlock.testsupport.Conditions;
@@ -69,10 +69,10 @@ class RedisMultiLockCleanupTests {
 	@Test
 	void aBusyKeyInALaterSlotLeavesNoEarlierKey() {
 		List<String> keys = keysOnTwoNodes();
-		LockAttempt held = this.otherProvider.tryLock(keys.get(1), LEASE);
+		LockAttempt held = LockAttempt.join(this.otherProvider.tryLock(LockRequest.exclusive(keys.get(1), LEASE)));
 		assertThat(held).isInstanceOf(LockAttempt.Acquired.class);
-		MultiAttempt attempt = this.provider.tryLockAll(sorted(keys), LEASE, false);
-		assertThat(attempt).isInstanceOf(MultiAttempt.Busy.class);
+		LockAttempt attempt = LockAttempt.join(this.provider.tryLock(LockRequest.all(sorted(keys), LEASE)));
+		assertThat(attempt).isInstanceOf(LockAttempt.Busy.class);
 		assertThat(presentNow(keys.subList(0, 1))).as("the earlier slot's key, right after the busy reply").isEmpty();
 		((LockAttempt.Acquired) held).handle().release();
 		assertNoneLeft(keys);
@@ -82,10 +82,10 @@ class RedisMultiLockCleanupTests {
 	void aBusyKeyLaterInOneSlotLeavesNoEarlierKey() {
 		String id = UUID.randomUUID().toString();
 		List<String> keys = List.of("clean-a-{" + id + "}", "clean-b-{" + id + "}", "clean-c-{" + id + "}");
-		LockAttempt held = this.otherProvider.tryLock(keys.get(2), LEASE);
+		LockAttempt held = LockAttempt.join(this.otherProvider.tryLock(LockRequest.exclusive(keys.get(2), LEASE)));
 		assertThat(held).isInstanceOf(LockAttempt.Acquired.class);
-		MultiAttempt attempt = this.provider.tryLockAll(keys, LEASE, true);
-		assertThat(attempt).isInstanceOf(MultiAttempt.Busy.class);
+		LockAttempt attempt = LockAttempt.join(this.provider.tryLock(LockRequest.all(keys, LEASE).withWaiting(true)));
+		assertThat(attempt).isInstanceOf(LockAttempt.Busy.class);
 		assertThat(presentNow(keys.subList(0, 2))).as("the keys before the busy one, right after the busy reply")
 			.isEmpty();
 		((LockAttempt.Acquired) held).handle().release();
@@ -98,7 +98,7 @@ class RedisMultiLockCleanupTests {
 		RedisServer late = owner(keys.get(1));
 		late.pause();
 		assertThatExceptionOfType(RuntimeException.class)
-			.isThrownBy(() -> this.provider.tryLockAll(sorted(keys), LEASE, false));
+			.isThrownBy(() -> LockAttempt.join(this.provider.tryLock(LockRequest.all(sorted(keys), LEASE))));
 		// Given back within the attempt's deadline if there is time left, else just after
 		// the failure: the hung slot's acquire used up the deadline. Still paused, the
 		// later node cannot have run anything, and a minute's lease cannot have run out.
@@ -198,7 +198,7 @@ class RedisMultiLockCleanupTests {
 	private Thread startCaller(List<String> keys, AtomicReference<Object> outcome) {
 		Thread caller = new Thread(() -> {
 			try {
-				outcome.set(this.provider.tryLockAll(sorted(keys), LEASE, false));
+				outcome.set(LockAttempt.join(this.provider.tryLock(LockRequest.all(sorted(keys), LEASE))));
 			}
 			catch (RuntimeException ex) {
 				outcome.set(ex);
@@ -220,9 +220,9 @@ class RedisMultiLockCleanupTests {
 
 	/** A multi-key acquire and release of {@code key} through the provider under test. */
 	private void lockAndReleaseAll(String key) {
-		MultiAttempt attempt = this.provider.tryLockAll(List.of(key), LEASE, false);
-		assertThat(attempt).isInstanceOf(MultiAttempt.Acquired.class);
-		assertThat(this.provider.releaseAll(((MultiAttempt.Acquired) attempt).handles())).containsOnly(true);
+		LockAttempt attempt = LockAttempt.join(this.provider.tryLock(LockRequest.all(List.of(key), LEASE)));
+		assertThat(attempt).isInstanceOf(LockAttempt.AcquiredAll.class);
+		assertThat(this.provider.releaseAll(((LockAttempt.AcquiredAll) attempt).handles())).containsOnly(true);
 	}
 
 	/**

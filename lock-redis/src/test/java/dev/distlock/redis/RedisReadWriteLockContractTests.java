@@ -5,7 +5,8 @@ import java.util.UUID;
 
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockHandle;
-import dev.distlock.spi.SharedLocking;
+import dev.distlock.spi.LockProvider;
+import dev.distlock.spi.LockRequest;
 import dev.distlock.testsupport.AbstractReadWriteLockContractTests;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -27,12 +28,12 @@ class RedisReadWriteLockContractTests extends AbstractReadWriteLockContractTests
 	static final RedisProviderPair pair = new RedisProviderPair();
 
 	@Override
-	protected SharedLocking provider() {
+	protected LockProvider provider() {
 		return pair.provider;
 	}
 
 	@Override
-	protected SharedLocking otherProvider() {
+	protected LockProvider otherProvider() {
 		return pair.otherProvider;
 	}
 
@@ -43,8 +44,8 @@ class RedisReadWriteLockContractTests extends AbstractReadWriteLockContractTests
 	@Test
 	void readersAreAHashOfOwnerToExpiryOnTheServersClockAndFence() {
 		String key = "rw-shape-" + UUID.randomUUID();
-		LockHandle reader = ((LockAttempt.Acquired) pair.provider.tryLockShared(key, Duration.ofSeconds(10), false))
-			.handle();
+		LockHandle reader = ((LockAttempt.Acquired) LockAttempt
+			.join(pair.provider.tryLock(LockRequest.shared(key, Duration.ofSeconds(10))))).handle();
 		assertThat(pair.redis.type("lock:" + key)).isEqualTo(DataType.HASH);
 		var fields = pair.redis.<String, String>opsForHash().entries("lock:" + key);
 		assertThat(fields).hasSize(1);

@@ -5,7 +5,8 @@ import java.util.UUID;
 
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockHandle;
-import dev.distlock.spi.PermitLocking;
+import dev.distlock.spi.LockProvider;
+import dev.distlock.spi.LockRequest;
 import dev.distlock.testsupport.AbstractSemaphoreContractTests;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Tag;
@@ -30,12 +31,12 @@ class RedisSemaphoreContractTests extends AbstractSemaphoreContractTests {
 	static final RedisProviderPair pair = new RedisProviderPair();
 
 	@Override
-	protected PermitLocking provider() {
+	protected LockProvider provider() {
 		return pair.provider;
 	}
 
 	@Override
-	protected PermitLocking otherProvider() {
+	protected LockProvider otherProvider() {
 		return pair.otherProvider;
 	}
 
@@ -44,9 +45,8 @@ class RedisSemaphoreContractTests extends AbstractSemaphoreContractTests {
 	void permitsExpireOnTheServersClock() {
 		String key = "sem-shape-" + UUID.randomUUID();
 		String semaphore = pair.provider.keysForTests().permitsKey("lock:" + key);
-		LockHandle permit = ((LockAttempt.Acquired) pair.provider.tryAcquirePermit(key, 2, Duration.ofSeconds(10),
-				false))
-			.handle();
+		LockHandle permit = ((LockAttempt.Acquired) LockAttempt
+			.join(pair.provider.tryLock(LockRequest.permit(key, 2, Duration.ofSeconds(10))))).handle();
 		assertThat(pair.redis.type(semaphore)).isEqualTo(DataType.ZSET);
 		Double score = pair.redis.opsForZSet().score(semaphore, owner(semaphore));
 		long serverNow = pair.redis.execute((RedisCallback<Long>) (connection) -> connection.serverCommands().time());

@@ -3,6 +3,8 @@ package dev.distlock.redis;
 import java.time.Duration;
 
 import dev.distlock.LockBackendException;
+import dev.distlock.spi.LockAttempt;
+import dev.distlock.spi.LockRequest;
 import dev.distlock.testsupport.RedisServer;
 import dev.distlock.testsupport.RedisVersion;
 import org.junit.jupiter.api.Tag;
@@ -30,7 +32,8 @@ class RedisVersionCheckTests {
 			try (RedisLockProvider provider = new RedisLockProvider(factory, "lock:", false)) {
 				for (int call = 0; call < 2; call++) {
 					assertThatExceptionOfType(LockBackendException.class)
-						.isThrownBy(() -> provider.tryLock("old-server", Duration.ofSeconds(10)))
+						.isThrownBy(() -> LockAttempt
+							.join(provider.tryLock(LockRequest.exclusive("old-server", Duration.ofSeconds(10)))))
 						.withMessageContaining("needs Redis 6.2 or newer")
 						.withMessageContaining("Redis " + old.version())
 						.withMessageContaining("old-server");

@@ -7,8 +7,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
 import dev.distlock.LockBackendException;
+import dev.distlock.spi.Capabilities;
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockHandle;
+import dev.distlock.spi.LockKind;
+import dev.distlock.spi.LockRequest;
 import dev.distlock.testsupport.RedisServer;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -54,19 +57,22 @@ class ReplicaGuardTests {
 				RedisLockProvider guarded = new RedisLockProvider(factory, "lock:", false, 1, Duration.ofSeconds(2));
 				RedisLockProvider unguarded = new RedisLockProvider(factory, "lock:", false);
 
-				LockHandle handle = acquired(guarded.tryLock("replicated", Duration.ofSeconds(30)));
+				LockHandle handle = acquired(
+						LockAttempt.join(guarded.tryLock(LockRequest.exclusive("replicated", Duration.ofSeconds(30)))));
 				assertThat(replicaValue(replica, "lock:replicated")).as("the lock on the replica").isTrue();
 				assertThat(handle.release()).isTrue();
 
 				replica.stop();
 				awaitReplicas(redis, 0);
 				assertThatExceptionOfType(LockBackendException.class)
-					.isThrownBy(() -> guarded.tryLock("unreplicated", Duration.ofSeconds(30)))
+					.isThrownBy(() -> LockAttempt
+						.join(guarded.tryLock(LockRequest.exclusive("unreplicated", Duration.ofSeconds(30)))))
 					.withMessageContaining("only 0 of 1 replicas acknowledged")
 					.withMessageContaining("distributed-lock.redis.wait-for-replicas");
 				assertThat(redis.hasKey("lock:unreplicated")).as("the unacknowledged lock was released").isFalse();
 
-				LockHandle control = acquired(unguarded.tryLock("unreplicated", Duration.ofSeconds(30)));
+				LockHandle control = acquired(LockAttempt
+					.join(unguarded.tryLock(LockRequest.exclusive("unreplicated", Duration.ofSeconds(30)))));
 				assertThat(control.release()).isTrue();
 			}
 			finally {
@@ -89,6 +95,37 @@ class ReplicaGuardTests {
 				.isThrownBy(() -> new RedisLockProvider(clusterFactory, "lock:", cluster, 1, Duration.ofSeconds(1)))
 				.withMessageContaining("distributed-lock.redis.wait-for-replicas")
 				.withMessageContaining("Redis Cluster");
+		}
+	}
+
+	/**
+	 * The guard's {@code WAIT} covers the plain lock's acquire script only, so the
+	 * guarded store offers plain locks only: every other kind is refused with one message
+	 * naming the store and the setting, before any script runs.
+	 */
+	@Test
+	void theGuardOffersPlainLocksOnlyAndRefusesTheRestNamingTheSetting() {
+		try (RedisServer server = RedisServer.start()) {
+			LettuceConnectionFactory factory = TestRedis.connectionFactory(server);
+			try (RedisLockProvider guarded = new RedisLockProvider(factory, "lock:", false, 1, Duration.ofSeconds(1));
+					RedisLockProvider unguarded = new RedisLockProvider(factory, "lock:", false)) {
+				assertThat(unguarded.kinds()).containsExactlyInAnyOrder(LockKind.values());
+				assertThat(guarded.kinds()).containsExactly(LockKind.EXCLUSIVE);
+				for (LockKind kind : List.of(LockKind.FAIR, LockKind.SHARED, LockKind.PERMITS, LockKind.MULTI)) {
+					assertThat(Capabilities.refusal(guarded, kind)).as(kind.name())
+						.hasValueSatisfying((reason) -> assertThat(reason).contains(kind.description(), "redis store",
+								"distributed-lock.redis.wait-for-replicas"));
+				}
+				assertThatExceptionOfType(UnsupportedOperationException.class)
+					.isThrownBy(
+							() -> LockAttempt.join(guarded.tryLock(LockRequest.shared("read", Duration.ofSeconds(30)))))
+					.withMessageContaining("Lock 'read'")
+					.withMessageContaining("Read locks");
+				assertThat(new StringRedisTemplate(factory).hasKey("lock:read")).as("nothing written").isFalse();
+			}
+			finally {
+				factory.destroy();
+			}
 		}
 	}
 

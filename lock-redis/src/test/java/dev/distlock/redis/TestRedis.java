@@ -8,6 +8,8 @@ import java.util.UUID;
 
 import dev.distlock.LockBackendException;
 import dev.distlock.LockOptions;
+import dev.distlock.spi.LockAttempt;
+import dev.distlock.spi.LockRequest;
 import dev.distlock.support.DefaultLockTemplate;
 import dev.distlock.support.RenewalScheduler;
 import dev.distlock.testsupport.Conditions;
@@ -87,7 +89,8 @@ public final class TestRedis {
 	public static void awaitAnswers(RedisLockProvider provider) {
 		Conditions.await("the provider's connection is up", Duration.ofSeconds(30), () -> {
 			try {
-				provider.tryLock("warm-up-" + UUID.randomUUID(), Duration.ofMillis(1));
+				LockAttempt.join(
+						provider.tryLock(LockRequest.exclusive("warm-up-" + UUID.randomUUID(), Duration.ofMillis(1))));
 				return true;
 			}
 			catch (LockBackendException ex) {

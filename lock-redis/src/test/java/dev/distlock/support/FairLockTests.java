@@ -17,6 +17,7 @@ import dev.distlock.LockOptions;
 import dev.distlock.redis.RedisLockProvider;
 import dev.distlock.redis.TestRedis;
 import dev.distlock.spi.LockAttempt;
+import dev.distlock.spi.LockRequest;
 import dev.distlock.testsupport.Conditions;
 import dev.distlock.testsupport.RedisServer;
 import dev.distlock.testsupport.TestThreads;
@@ -131,8 +132,8 @@ class FairLockTests {
 		String key = key();
 		Lease held = this.jvms.get(0).acquire(key, fair());
 		// A waiter that queued once and died: nobody refreshes its place.
-		LockAttempt ghost = this.providers.get(1)
-			.tryLockFair(key, Duration.ofSeconds(30), "ghost", Duration.ofSeconds(1));
+		LockAttempt ghost = LockAttempt.join(this.providers.get(1)
+			.tryLock(LockRequest.fair(key, Duration.ofSeconds(30), "ghost", Duration.ofSeconds(1))));
 		assertThat(ghost).isInstanceOf(LockAttempt.Busy.class);
 		CompletableFuture<Long> waiter = CompletableFuture.supplyAsync(() -> {
 			try (Lease lease = this.jvms.get(2).acquire(key, fair())) {

@@ -14,9 +14,10 @@ import dev.distlock.Lease;
 import dev.distlock.LeaseLostException;
 import dev.distlock.LockOptions;
 import dev.distlock.redis.RedisLockProvider;
-import dev.distlock.spi.LockAttempt;
-import dev.distlock.spi.TokenBlock;
 import dev.distlock.redis.TestRedis;
+import dev.distlock.spi.LockAttempt;
+import dev.distlock.spi.LockRequest;
+import dev.distlock.spi.TokenBlock;
 import dev.distlock.testsupport.AbstractLocalHandoverTests;
 import dev.distlock.testsupport.Conditions;
 import dev.distlock.testsupport.FaultProxy;
@@ -205,13 +206,14 @@ class RedisHandoverTests extends AbstractLocalHandoverTests {
 		counterBehindTheClock();
 		RedisLockProvider provider = new RedisLockProvider(factory, TestRedis.PREFIX, false);
 		String key = "block-" + UUID.randomUUID();
-		LockAttempt.Acquired acquired = (LockAttempt.Acquired) provider.tryLockBlock(key, Duration.ofSeconds(30), false,
-				33);
+		LockAttempt.Acquired acquired = (LockAttempt.Acquired) LockAttempt
+			.join(provider.tryLock(LockRequest.exclusive(key, Duration.ofSeconds(30)).withTokens(33)));
 		TokenBlock block = (TokenBlock) acquired.handle();
 		assertThat(block.lastToken()).isEqualTo(block.fencingToken() + 32);
 		assertThat(counter()).isEqualTo(block.lastToken());
 		assertThat(block.release()).isTrue();
-		LockAttempt.Acquired next = (LockAttempt.Acquired) provider.tryLock(key, Duration.ofSeconds(30));
+		LockAttempt.Acquired next = (LockAttempt.Acquired) LockAttempt
+			.join(provider.tryLock(LockRequest.exclusive(key, Duration.ofSeconds(30))));
 		assertThat(next.handle().fencingToken()).isGreaterThan(block.lastToken());
 		assertThat(next.handle().release()).isTrue();
 	}
@@ -226,15 +228,17 @@ class RedisHandoverTests extends AbstractLocalHandoverTests {
 		long ahead = counterFarAhead();
 		RedisLockProvider provider = new RedisLockProvider(factory, TestRedis.PREFIX, false);
 		String key = "no-block-" + UUID.randomUUID();
-		LockAttempt.Acquired acquired = (LockAttempt.Acquired) provider.tryLockBlock(key, Duration.ofSeconds(30), false,
-				33);
+		LockAttempt.Acquired acquired = (LockAttempt.Acquired) LockAttempt
+			.join(provider.tryLock(LockRequest.exclusive(key, Duration.ofSeconds(30)).withTokens(33)));
 		TokenBlock single = (TokenBlock) acquired.handle();
 		assertThat(single.fencingToken()).isEqualTo(ahead + 1);
 		assertThat(single.lastToken()).isEqualTo(single.fencingToken());
 		assertThat(counter()).isEqualTo(ahead + 1);
-		assertThat(provider.tryLock(key, Duration.ofSeconds(30))).isInstanceOf(LockAttempt.Busy.class);
+		assertThat(LockAttempt.join(provider.tryLock(LockRequest.exclusive(key, Duration.ofSeconds(30)))))
+			.isInstanceOf(LockAttempt.Busy.class);
 		assertThat(single.release()).isTrue();
-		LockAttempt.Acquired next = (LockAttempt.Acquired) provider.tryLock(key, Duration.ofSeconds(30));
+		LockAttempt.Acquired next = (LockAttempt.Acquired) LockAttempt
+			.join(provider.tryLock(LockRequest.exclusive(key, Duration.ofSeconds(30))));
 		assertThat(next.handle().fencingToken()).isEqualTo(ahead + 3);
 		assertThat(next.handle().release()).isTrue();
 	}
@@ -251,22 +255,25 @@ class RedisHandoverTests extends AbstractLocalHandoverTests {
 		RedisLockProvider provider = new RedisLockProvider(factory, TestRedis.PREFIX, false);
 		String key = "write-block-" + UUID.randomUUID();
 		Duration lease = Duration.ofSeconds(30);
-		LockAttempt.Acquired acquired = (LockAttempt.Acquired) provider.tryLockExclusive(key, lease, "w1", lease, true,
-				33);
+		LockAttempt.Acquired acquired = (LockAttempt.Acquired) LockAttempt.join(provider.tryLock(
+				LockRequest.exclusive(key, lease).withWriter("w1", lease).withIntentRecorded(true).withTokens(33)));
 		TokenBlock block = (TokenBlock) acquired.handle();
 		assertThat(block.lastToken()).isEqualTo(block.fencingToken() + 32);
 		assertThat(counter()).isEqualTo(block.lastToken());
-		assertThat(provider.tryLockExclusive(key, lease, "w2", lease, true, 33)).isInstanceOf(LockAttempt.Busy.class);
+		assertThat(LockAttempt.join(provider.tryLock(
+				LockRequest.exclusive(key, lease).withWriter("w2", lease).withIntentRecorded(true).withTokens(33))))
+			.isInstanceOf(LockAttempt.Busy.class);
 		long afterBusy = counter();
 		assertThat(afterBusy).as("the busy attempt's single token").isGreaterThan(block.lastToken());
 		assertThat(block.release()).isTrue();
-		LockAttempt.Acquired next = (LockAttempt.Acquired) provider.tryLock(key, lease);
+		LockAttempt.Acquired next = (LockAttempt.Acquired) LockAttempt
+			.join(provider.tryLock(LockRequest.exclusive(key, lease)));
 		assertThat(next.handle().fencingToken()).isGreaterThan(afterBusy);
 		assertThat(next.handle().release()).isTrue();
 		long ahead = counterFarAhead();
 		String other = "write-no-block-" + UUID.randomUUID();
-		TokenBlock single = (TokenBlock) ((LockAttempt.Acquired) provider.tryLockExclusive(other, lease, "w3", lease,
-				true, 33))
+		TokenBlock single = (TokenBlock) ((LockAttempt.Acquired) LockAttempt.join(provider.tryLock(
+				LockRequest.exclusive(other, lease).withWriter("w3", lease).withIntentRecorded(true).withTokens(33))))
 			.handle();
 		assertThat(single.fencingToken()).isEqualTo(ahead + 1);
 		assertThat(single.lastToken()).isEqualTo(single.fencingToken());

@@ -5,6 +5,7 @@ import java.util.Optional;
 import dev.distlock.LockContext;
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockProvider;
+import dev.distlock.spi.LockRequest;
 import net.javacrumbs.shedlock.core.ExtensibleLockProvider;
 import net.javacrumbs.shedlock.core.LockConfiguration;
 import net.javacrumbs.shedlock.core.SimpleLock;
@@ -71,8 +72,8 @@ public final class DistlockShedLockProvider implements ExtensibleLockProvider {
 	@Override
 	public Optional<SimpleLock> lock(LockConfiguration configuration) {
 		long sentNanos = System.nanoTime();
-		LockAttempt attempt = this.store.tryLock(this.keyPrefix + configuration.getName(),
-				configuration.getLockAtMostFor());
+		LockAttempt attempt = LockAttempt.join(this.store.tryLock(
+				LockRequest.exclusive(this.keyPrefix + configuration.getName(), configuration.getLockAtMostFor())));
 		if (!(attempt instanceof LockAttempt.Acquired acquired)) {
 			return Optional.empty();
 		}

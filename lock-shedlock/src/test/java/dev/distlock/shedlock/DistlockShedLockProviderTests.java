@@ -11,6 +11,7 @@ import dev.distlock.LockContext;
 import dev.distlock.LockOptions;
 import dev.distlock.inmemory.InMemoryLockProvider;
 import dev.distlock.spi.LockAttempt;
+import dev.distlock.spi.LockRequest;
 import dev.distlock.support.DefaultLockTemplate;
 import dev.distlock.support.RenewalScheduler;
 import dev.distlock.testsupport.Conditions;
@@ -69,8 +70,9 @@ class DistlockShedLockProviderTests {
 			.isThrownBy(() -> this.executor.executeWithLock((Runnable) () -> {
 				Lease lease = LockContext.current().orElseThrow();
 				Conditions.await("the job's lease runs out", Duration.ofSeconds(10), () -> !lease.isHeld());
-				Conditions.await("another node takes the lock", Duration.ofSeconds(10),
-						() -> this.store.tryLock("report", Duration.ofMinutes(1)) instanceof LockAttempt.Acquired);
+				Conditions.await("another node takes the lock", Duration.ofSeconds(10), () -> LockAttempt
+					.join(this.store.tryLock(
+							LockRequest.exclusive("report", Duration.ofMinutes(1)))) instanceof LockAttempt.Acquired);
 			}, config("report", Duration.ofMillis(200), Duration.ZERO)))
 			.withMessageContaining("'report'")
 			.withMessageContaining("lockAtMostFor");

@@ -4,6 +4,7 @@ import java.time.Duration;
 
 import dev.distlock.inmemory.InMemoryLockProvider;
 import dev.distlock.spi.LockAttempt;
+import dev.distlock.spi.LockRequest;
 import net.javacrumbs.shedlock.core.ExtensibleLockProvider;
 import net.javacrumbs.shedlock.test.support.AbstractExtensibleLockProviderIntegrationTest;
 import org.junit.jupiter.api.Tag;
@@ -38,7 +39,7 @@ class InMemoryShedLockSuiteTests extends AbstractExtensibleLockProviderIntegrati
 	}
 
 	static boolean isLocked(InMemoryLockProvider store, String key) {
-		LockAttempt probe = store.tryLock(key, Duration.ofSeconds(1));
+		LockAttempt probe = LockAttempt.join(store.tryLock(LockRequest.exclusive(key, Duration.ofSeconds(1))));
 		if (probe instanceof LockAttempt.Acquired acquired) {
 			acquired.handle().release();
 			return false;

@@ -5,6 +5,8 @@ import java.util.UUID;
 
 import dev.distlock.LockBackendException;
 import dev.distlock.redis.RedisLockProvider;
+import dev.distlock.spi.LockAttempt;
+import dev.distlock.spi.LockRequest;
 import dev.distlock.testsupport.Conditions;
 import dev.distlock.testsupport.RedisServer;
 import net.javacrumbs.shedlock.core.ExtensibleLockProvider;
@@ -47,7 +49,8 @@ class RedisShedLockSuiteTests extends AbstractExtensibleLockProviderIntegrationT
 		// A cold connection on a loaded machine can take longer than one store timeout.
 		Conditions.await("Redis answers", Duration.ofSeconds(30), () -> {
 			try {
-				store.tryLock("warm-up-" + UUID.randomUUID(), Duration.ofMillis(1));
+				LockAttempt
+					.join(store.tryLock(LockRequest.exclusive("warm-up-" + UUID.randomUUID(), Duration.ofMillis(1))));
 				return true;
 			}
 			catch (LockBackendException ex) {

@@ -6,6 +6,7 @@ import dev.distlock.aop.DistributedLockAdvisor;
 import dev.distlock.aop.DistributedLockRuntimeHints;
 import dev.distlock.aop.LockAutoProxyRegistrar;
 import dev.distlock.spi.Capabilities;
+import dev.distlock.spi.LockKind;
 import dev.distlock.spi.LockProvider;
 import dev.distlock.support.DefaultLockTemplate;
 import dev.distlock.support.HandoverSettings;
@@ -143,10 +144,10 @@ public final class DistributedLockAutoConfiguration {
 				return available;
 			}, beanFactory, order, allowTypes, (lockOptions) -> {
 				LockProvider store = provider.getIfUnique();
-				return (store != null) ? Capabilities.unsupported(lockOptions, store) : null;
+				return (store != null) ? Capabilities.refusal(lockOptions, store).orElse(null) : null;
 			}, () -> {
 				LockProvider store = provider.getIfUnique();
-				return (store != null) ? Capabilities.noMultiKeyLocks(store) : null;
+				return (store != null) ? Capabilities.refusal(store, LockKind.MULTI).orElse(null) : null;
 			});
 		}
 

@@ -8,6 +8,7 @@ import java.util.Map;
 import dev.distlock.LockOptions;
 import dev.distlock.OnLeaseLost;
 import dev.distlock.spi.Capabilities;
+import dev.distlock.spi.LockKind;
 import dev.distlock.spi.LockProvider;
 import org.jspecify.annotations.Nullable;
 
@@ -87,9 +88,10 @@ final class LockOptionsResolver {
 	 */
 	void checkSupportedBy(LockProvider provider) {
 		String fair = fairProperty();
-		String unavailable = Capabilities.noFairLocks(provider);
-		if (fair != null && unavailable != null) {
-			throw new InvalidConfigurationPropertyValueException(fair, true, unavailable);
+		if (fair != null) {
+			Capabilities.refusal(provider, LockKind.FAIR).ifPresent((reason) -> {
+				throw new InvalidConfigurationPropertyValueException(fair, true, reason);
+			});
 		}
 	}
 

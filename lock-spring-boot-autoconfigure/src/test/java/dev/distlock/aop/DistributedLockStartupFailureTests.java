@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 
 import dev.distlock.DistributedLock;
 import dev.distlock.LockMode;
@@ -16,6 +17,7 @@ import dev.distlock.autoconfigure.redis.DistributedLockRedisAutoConfiguration;
 import dev.distlock.inmemory.InMemoryLockProvider;
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockProvider;
+import dev.distlock.spi.LockRequest;
 import dev.distlock.testsupport.RedisServer;
 import kotlin.coroutines.Continuation;
 import kotlinx.coroutines.CompletableDeferredKt;
@@ -162,7 +164,7 @@ class DistributedLockStartupFailureTests {
 			assertThat(context.getStartupFailure()).isInstanceOf(LockDeclarationException.class)
 				.hasMessageContaining("Catalog.read()")
 				.hasMessageContaining("the plain store does not")
-				.hasMessageContaining("SharedLocking");
+				.hasMessageContaining("lock kind SHARED");
 			assertThat(((LockDeclarationException) context.getStartupFailure()).reason())
 				.isEqualTo(LockDeclarationException.Reason.UNSUPPORTED_BY_STORE);
 		});
@@ -211,8 +213,8 @@ class DistributedLockStartupFailureTests {
 			return new LockProvider() {
 
 				@Override
-				public LockAttempt tryLock(String key, Duration leaseTime) {
-					return memory.tryLock(key, leaseTime);
+				public CompletionStage<LockAttempt> tryLock(LockRequest request) {
+					return memory.tryLock(LockRequest.exclusive(request.key(), request.leaseTime()));
 				}
 
 				@Override

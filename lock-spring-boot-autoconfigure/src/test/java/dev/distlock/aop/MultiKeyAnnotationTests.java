@@ -117,7 +117,7 @@ class MultiKeyAnnotationTests {
 				assertThat(context).hasFailed();
 				assertThat(context.getStartupFailure()).isInstanceOf(LockDeclarationException.class)
 					.hasMessageContaining("Transfers.transfer")
-					.hasMessageContaining("lacks the capability MultiLocking");
+					.hasMessageContaining("does not offer the lock kind MULTI");
 			});
 	}
 

@@ -2,23 +2,26 @@ package dev.distlock.autoconfigure;
 
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 import dev.distlock.DistributedLock;
-import dev.distlock.autoconfigure.redis.DistributedLockRedisAutoConfiguration;
 import dev.distlock.Lease;
 import dev.distlock.LockOptions;
 import dev.distlock.LockTemplate;
 import dev.distlock.aop.DistributedLockAdvisor;
 import dev.distlock.aop.LockDeclarationException;
 import dev.distlock.autoconfigure.inmemory.DistributedLockInMemoryAutoConfiguration;
+import dev.distlock.autoconfigure.redis.DistributedLockRedisAutoConfiguration;
 import dev.distlock.inmemory.InMemoryLockProvider;
 import dev.distlock.redis.RedisLockProvider;
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockProvider;
+import dev.distlock.spi.LockRequest;
 import dev.distlock.support.RenewalScheduler;
 import dev.distlock.testsupport.RedisCluster;
 import dev.distlock.testsupport.RedisServer;
@@ -161,8 +164,8 @@ class DistributedLockAutoConfigurationTests {
 			return new LockProvider() {
 
 				@Override
-				public LockAttempt tryLock(String key, Duration leaseTime) {
-					return redis.tryLock(key, leaseTime);
+				public CompletionStage<LockAttempt> tryLock(LockRequest request) {
+					return redis.tryLock(LockRequest.exclusive(request.key(), request.leaseTime()));
 				}
 
 				@Override
@@ -185,7 +188,7 @@ class DistributedLockAutoConfigurationTests {
 				.isInstanceOf(InvalidConfigurationPropertyValueException.class)
 				.hasMessageContaining("distributed-lock.locks.orders.fair")
 				.hasMessageContaining("plain store")
-				.hasMessageContaining("FairLocking"));
+				.hasMessageContaining("lock kind FAIR"));
 	}
 
 	@Test
@@ -196,7 +199,7 @@ class DistributedLockAutoConfigurationTests {
 				.isInstanceOf(LockDeclarationException.class)
 				.hasMessageContaining("Worker.work")
 				.hasMessageContaining("plain store")
-				.hasMessageContaining("FairLocking"));
+				.hasMessageContaining("lock kind FAIR"));
 	}
 
 	@Test
@@ -492,9 +495,10 @@ class DistributedLockAutoConfigurationTests {
 
 		@Bean
 		LockProvider userLockProvider() {
-			return (key, leaseTime) -> {
+			return (request) -> {
 				this.calls++;
-				return new dev.distlock.spi.LockAttempt.Acquired(new dev.distlock.spi.LockHandle() {
+				String key = request.key();
+				return CompletableFuture.completedFuture(new LockAttempt.Acquired(new dev.distlock.spi.LockHandle() {
 
 					@Override
 					public String key() {
@@ -516,7 +520,7 @@ class DistributedLockAutoConfigurationTests {
 						return true;
 					}
 
-				});
+				}));
 			};
 		}
 

@@ -6,6 +6,7 @@ import dev.distlock.aop.DistributedLockAdvisor;
 import dev.distlock.aop.DistributedLockRuntimeHints;
 import dev.distlock.aop.LockAutoProxyRegistrar;
 import dev.distlock.spi.Capabilities;
+import dev.distlock.spi.LockKind;
 import dev.distlock.spi.LockProvider;
 import org.jspecify.annotations.Nullable;
 
@@ -60,7 +61,7 @@ class DistributedLockConfiguration implements ImportAware {
 		}, beanFactory, enable.getNumber("order"), enable.getBoolean("allowTypeReferencesInKeys"),
 				(options) -> unsupported(options, provider.getIfUnique()), () -> {
 					LockProvider store = provider.getIfUnique();
-					return (store != null) ? Capabilities.noMultiKeyLocks(store) : null;
+					return (store != null) ? Capabilities.refusal(store, LockKind.MULTI).orElse(null) : null;
 				});
 	}
 
@@ -76,7 +77,7 @@ class DistributedLockConfiguration implements ImportAware {
 
 	/** Why the store cannot honour {@code options}, or null if it can or is unknown. */
 	private static @Nullable String unsupported(LockOptions options, @Nullable LockProvider store) {
-		return (store != null) ? Capabilities.unsupported(options, store) : null;
+		return (store != null) ? Capabilities.refusal(options, store).orElse(null) : null;
 	}
 
 }

@@ -67,13 +67,13 @@ class FamilyAnnotationTests {
 	@Test
 	void aReadLockOnAStoreWithoutReadLocksFailsStartup() {
 		assertRefreshFails(MapStore.class, Readers.class, "Read locks need a store that offers them", "map store",
-				"SharedLocking", Readers.class.getName() + ".read()");
+				"lock kind SHARED", Readers.class.getName() + ".read()");
 	}
 
 	@Test
 	void aSemaphoreOnAStoreWithoutSemaphoresFailsStartup() {
 		assertRefreshFails(MapStore.class, Exports.class, "Semaphores (permits) need a store that offers them",
-				"map store", "PermitLocking");
+				"map store", "lock kind PERMITS");
 	}
 
 	@Test
@@ -100,7 +100,7 @@ class FamilyAnnotationTests {
 					}));
 			assertThat(failure).isInstanceOf(UnsupportedOperationException.class)
 				.hasMessageContaining("map store")
-				.hasMessageContaining("SharedLocking");
+				.hasMessageContaining("lock kind SHARED");
 		}
 	}
 

@@ -1,13 +1,17 @@
 package dev.distlock.config;
 
 import java.time.Duration;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.atomic.AtomicLong;
 
+import dev.distlock.spi.Capabilities;
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockHandle;
+import dev.distlock.spi.LockKind;
 import dev.distlock.spi.LockProvider;
+import dev.distlock.spi.LockRequest;
 
 /**
  * A store in a map, for tests that need a real one but no server: it keeps the SPI's
@@ -24,7 +28,16 @@ final class MapLockProvider implements LockProvider {
 	private final AtomicLong tokens = new AtomicLong();
 
 	@Override
-	public LockAttempt tryLock(String key, Duration leaseTime) {
+	public CompletionStage<LockAttempt> tryLock(LockRequest request) {
+		return LockAttempt.of(() -> {
+			if (request.kind() != LockKind.EXCLUSIVE) {
+				throw Capabilities.unsupported(this, request.kind(), request.key());
+			}
+			return tryLock(request.key(), request.leaseTime());
+		});
+	}
+
+	private LockAttempt tryLock(String key, Duration leaseTime) {
 		long owner = this.owners.incrementAndGet();
 		long[] remaining = new long[1];
 		Entry entry = this.locks.compute(key, (name, current) -> {

@@ -5,9 +5,9 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
-import dev.distlock.DistributedLatch;
 import dev.distlock.DistributedLatch.CountDown;
-import dev.distlock.spi.Latches;
+import dev.distlock.DistributedLatch;
+import dev.distlock.spi.LatchStore;
 import dev.distlock.spi.LockProvider;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -19,11 +19,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * What every store with countdown latches ({@link Latches}) must do: open after exactly
- * {@code count} distinct participants, whatever the retries; wake waiters when it opens;
- * expire when abandoned; and keep each generation apart, so late calls cannot touch a
- * re-armed latch. A store module extends this class with a provider on a real, running
- * store and a second provider on the same store (as another JVM would have).
+ * What every store with countdown latches ({@link LatchStore}) must do: open after
+ * exactly {@code count} distinct participants, whatever the retries; wake waiters when it
+ * opens; expire when abandoned; and keep each generation apart, so late calls cannot
+ * touch a re-armed latch. A store module extends this class with a provider on a real,
+ * running store and a second provider on the same store (as another JVM would have).
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 public abstract class AbstractLatchContractTests {
@@ -161,7 +161,7 @@ public abstract class AbstractLatchContractTests {
 		DistributedLatch abandoned = this.templates.first.latch(key, 2, Duration.ofMillis(200));
 		assertThat(abandoned.countDown("a")).isEqualTo(CountDown.COUNTED);
 		Conditions.await("the latch expires", Duration.ofSeconds(10),
-				() -> ((Latches) provider()).latchState(key) == null);
+				() -> provider().latches().orElseThrow().state(key) == null);
 		assertThat(abandoned.countDown("b")).as("a late call on the expired latch").isEqualTo(CountDown.STALE);
 		assertThatExceptionOfType(IllegalStateException.class).isThrownBy(abandoned::getCount)
 			.withMessageContaining("expired");

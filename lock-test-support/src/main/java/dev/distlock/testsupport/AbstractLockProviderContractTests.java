@@ -9,16 +9,17 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
-import dev.distlock.spi.FairLocking;
 import dev.distlock.spi.LocalHandover;
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockHandle;
+import dev.distlock.spi.LockKind;
 import dev.distlock.spi.LockProvider;
+import dev.distlock.spi.LockRequest;
 import dev.distlock.spi.ReleaseSignalling;
 import dev.distlock.spi.ReleaseSignals;
 import dev.distlock.spi.TokenBlock;
@@ -40,7 +41,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  *
  * <p>
  * The capabilities a store may have are tested when it has them: release signals
- * ({@link ReleaseSignalling}), fair queues ({@link FairLocking}, asked of
+ * ({@link ReleaseSignalling}), fair queues ({@link LockKind#FAIR}, asked of
  * {@link #otherProvider()}) and token blocks for local hand-over ({@link LocalHandover});
  * a store without one skips its tests.
  */
@@ -66,7 +67,7 @@ public abstract class AbstractLockProviderContractTests {
 	@Test
 	void acquiresAFreeLock() {
 		String key = key();
-		LockHandle handle = acquired(provider().tryLock(key, LONG_LEASE));
+		LockHandle handle = acquired(LockAttempt.join(provider().tryLock(LockRequest.exclusive(key, LONG_LEASE))));
 		assertThat(handle.key()).isEqualTo(key);
 		assertThat(handle.fencingToken()).isPositive();
 	}
@@ -74,10 +75,11 @@ public abstract class AbstractLockProviderContractTests {
 	@Test
 	void aHeldLockIsBusyForEveryOtherAttempt() {
 		String key = key();
-		acquired(provider().tryLock(key, LONG_LEASE));
-		assertThat(provider().tryLock(key, LONG_LEASE)).as("same provider, second attempt")
+		acquired(LockAttempt.join(provider().tryLock(LockRequest.exclusive(key, LONG_LEASE))));
+		assertThat(LockAttempt.join(provider().tryLock(LockRequest.exclusive(key, LONG_LEASE))))
+			.as("same provider, second attempt")
 			.isInstanceOf(LockAttempt.Busy.class);
-		LockAttempt other = otherProvider().tryLock(key, LONG_LEASE);
+		LockAttempt other = LockAttempt.join(otherProvider().tryLock(LockRequest.exclusive(key, LONG_LEASE)));
 		assertThat(other).as("other provider").isInstanceOf(LockAttempt.Busy.class);
 		Duration remaining = ((LockAttempt.Busy) other).remaining();
 		assertThat(remaining).isPositive().isLessThanOrEqualTo(LONG_LEASE);
@@ -85,27 +87,28 @@ public abstract class AbstractLockProviderContractTests {
 
 	@Test
 	void differentKeysDoNotExcludeEachOther() {
-		acquired(provider().tryLock(key(), LONG_LEASE));
-		acquired(provider().tryLock(key(), LONG_LEASE));
+		acquired(LockAttempt.join(provider().tryLock(LockRequest.exclusive(key(), LONG_LEASE))));
+		acquired(LockAttempt.join(provider().tryLock(LockRequest.exclusive(key(), LONG_LEASE))));
 	}
 
 	@Test
 	void releaseFreesTheLockForAnotherOwner() {
 		String key = key();
-		LockHandle first = acquired(provider().tryLock(key, LONG_LEASE));
+		LockHandle first = acquired(LockAttempt.join(provider().tryLock(LockRequest.exclusive(key, LONG_LEASE))));
 		assertThat(first.release()).isTrue();
-		LockHandle second = acquired(otherProvider().tryLock(key, LONG_LEASE));
+		LockHandle second = acquired(LockAttempt.join(otherProvider().tryLock(LockRequest.exclusive(key, LONG_LEASE))));
 		assertThat(second.fencingToken()).isGreaterThan(first.fencingToken());
 	}
 
 	@Test
 	void aSecondReleaseDeletesNothing() {
 		String key = key();
-		LockHandle first = acquired(provider().tryLock(key, LONG_LEASE));
+		LockHandle first = acquired(LockAttempt.join(provider().tryLock(LockRequest.exclusive(key, LONG_LEASE))));
 		assertThat(first.release()).isTrue();
-		LockHandle second = acquired(provider().tryLock(key, LONG_LEASE));
+		LockHandle second = acquired(LockAttempt.join(provider().tryLock(LockRequest.exclusive(key, LONG_LEASE))));
 		assertThat(first.release()).as("release of a handle already released").isFalse();
-		assertThat(otherProvider().tryLock(key, LONG_LEASE)).as("the second holder still holds it")
+		assertThat(LockAttempt.join(otherProvider().tryLock(LockRequest.exclusive(key, LONG_LEASE))))
+			.as("the second holder still holds it")
 			.isInstanceOf(LockAttempt.Busy.class);
 		assertThat(second.release()).isTrue();
 	}
@@ -113,8 +116,9 @@ public abstract class AbstractLockProviderContractTests {
 	@Test
 	void aLockExpiresAfterItsLease() {
 		String key = key();
-		LockHandle expired = acquired(provider().tryLock(key, SHORT_LEASE));
-		assertThat(otherProvider().tryLock(key, LONG_LEASE)).isInstanceOf(LockAttempt.Busy.class);
+		LockHandle expired = acquired(LockAttempt.join(provider().tryLock(LockRequest.exclusive(key, SHORT_LEASE))));
+		assertThat(LockAttempt.join(otherProvider().tryLock(LockRequest.exclusive(key, LONG_LEASE))))
+			.isInstanceOf(LockAttempt.Busy.class);
 		LockHandle next = awaitAcquired(otherProvider(), key, LONG_LEASE);
 		assertThat(next.fencingToken()).isGreaterThan(expired.fencingToken());
 	}
@@ -122,10 +126,11 @@ public abstract class AbstractLockProviderContractTests {
 	@Test
 	void releaseAfterExpiryNeverDeletesTheNextOwnersLock() {
 		String key = key();
-		LockHandle stale = acquired(provider().tryLock(key, SHORT_LEASE));
+		LockHandle stale = acquired(LockAttempt.join(provider().tryLock(LockRequest.exclusive(key, SHORT_LEASE))));
 		LockHandle current = awaitAcquired(otherProvider(), key, LONG_LEASE);
 		assertThat(stale.release()).as("stale holder's release").isFalse();
-		assertThat(provider().tryLock(key, LONG_LEASE)).as("still held by the current owner")
+		assertThat(LockAttempt.join(provider().tryLock(LockRequest.exclusive(key, LONG_LEASE))))
+			.as("still held by the current owner")
 			.isInstanceOf(LockAttempt.Busy.class);
 		assertThat(current.release()).isTrue();
 	}
@@ -133,11 +138,12 @@ public abstract class AbstractLockProviderContractTests {
 	@Test
 	void aHandleOfTheSameProviderCannotReleaseAnotherAcquisition() {
 		String key = key();
-		LockHandle stale = acquired(provider().tryLock(key, SHORT_LEASE));
+		LockHandle stale = acquired(LockAttempt.join(provider().tryLock(LockRequest.exclusive(key, SHORT_LEASE))));
 		LockHandle current = awaitAcquired(provider(), key, LONG_LEASE);
 		assertThat(stale.release()).isFalse();
 		assertThat(stale.renew(LONG_LEASE)).isFalse();
-		assertThat(otherProvider().tryLock(key, LONG_LEASE)).isInstanceOf(LockAttempt.Busy.class);
+		assertThat(LockAttempt.join(otherProvider().tryLock(LockRequest.exclusive(key, LONG_LEASE))))
+			.isInstanceOf(LockAttempt.Busy.class);
 		assertThat(current.release()).isTrue();
 	}
 
@@ -145,7 +151,7 @@ public abstract class AbstractLockProviderContractTests {
 	void renewExtendsTheLease() {
 		String key = key();
 		long firstLeaseOver = System.nanoTime() + SHORT_LEASE.multipliedBy(2).toNanos();
-		LockHandle handle = acquired(provider().tryLock(key, SHORT_LEASE));
+		LockHandle handle = acquired(LockAttempt.join(provider().tryLock(LockRequest.exclusive(key, SHORT_LEASE))));
 		assertThat(handle.renew(LONG_LEASE)).isTrue();
 		// Looked at past the first lease's end, so that only the renewal can keep the
 		// key:
@@ -154,7 +160,7 @@ public abstract class AbstractLockProviderContractTests {
 		while (System.nanoTime() < firstLeaseOver) {
 			LockSupport.parkNanos(firstLeaseOver - System.nanoTime());
 		}
-		LockAttempt attempt = otherProvider().tryLock(key, LONG_LEASE);
+		LockAttempt attempt = LockAttempt.join(otherProvider().tryLock(LockRequest.exclusive(key, LONG_LEASE)));
 		assertThat(attempt).as("attempt after the first lease's end").isInstanceOf(LockAttempt.Busy.class);
 		assertThat(((LockAttempt.Busy) attempt).remaining()).as("remaining lease after renewal")
 			.isGreaterThan(SHORT_LEASE);
@@ -165,10 +171,10 @@ public abstract class AbstractLockProviderContractTests {
 	void renewAfterExpiryNeitherRevivesNorExtendsTheNextOwnersLock() {
 		String key = key();
 		Duration currentLease = Duration.ofSeconds(2);
-		LockHandle stale = acquired(provider().tryLock(key, SHORT_LEASE));
+		LockHandle stale = acquired(LockAttempt.join(provider().tryLock(LockRequest.exclusive(key, SHORT_LEASE))));
 		LockHandle current = awaitAcquired(otherProvider(), key, currentLease);
 		assertThat(stale.renew(LONG_LEASE)).as("stale holder's renewal").isFalse();
-		LockAttempt attempt = provider().tryLock(key, LONG_LEASE);
+		LockAttempt attempt = LockAttempt.join(provider().tryLock(LockRequest.exclusive(key, LONG_LEASE)));
 		assertThat(attempt).isInstanceOf(LockAttempt.Busy.class);
 		assertThat(((LockAttempt.Busy) attempt).remaining())
 			.as("the current owner's lease, not extended by the stale renewal")
@@ -179,11 +185,11 @@ public abstract class AbstractLockProviderContractTests {
 	@Test
 	void renewOfAnExpiredLockWithNoNextOwnerFails() {
 		String key = key();
-		LockHandle handle = acquired(provider().tryLock(key, SHORT_LEASE));
+		LockHandle handle = acquired(LockAttempt.join(provider().tryLock(LockRequest.exclusive(key, SHORT_LEASE))));
 		LockHandle next = awaitAcquired(otherProvider(), key, LONG_LEASE);
 		assertThat(next.release()).isTrue();
 		assertThat(handle.renew(LONG_LEASE)).isFalse();
-		acquired(otherProvider().tryLock(key, LONG_LEASE));
+		acquired(LockAttempt.join(otherProvider().tryLock(LockRequest.exclusive(key, LONG_LEASE))));
 	}
 
 	/**
@@ -202,7 +208,7 @@ public abstract class AbstractLockProviderContractTests {
 			boolean stillInterrupted;
 			Thread.currentThread().interrupt();
 			try {
-				attempt = provider().tryLock(key, LONG_LEASE);
+				attempt = LockAttempt.join(provider().tryLock(LockRequest.exclusive(key, LONG_LEASE)));
 			}
 			catch (RuntimeException ex) {
 				// The store reported the interrupt; what matters is what it left behind.
@@ -223,7 +229,8 @@ public abstract class AbstractLockProviderContractTests {
 		long previous = 0;
 		for (int i = 0; i < 20; i++) {
 			LockProvider provider = (i % 2 == 0) ? provider() : otherProvider();
-			LockHandle handle = acquired(provider.tryLock((i % 3 == 0) ? key() : "contract-fixed-" + i, LONG_LEASE));
+			LockHandle handle = acquired(LockAttempt.join(
+					provider.tryLock(LockRequest.exclusive((i % 3 == 0) ? key() : "contract-fixed-" + i, LONG_LEASE))));
 			assertThat(handle.fencingToken()).isGreaterThan(previous);
 			previous = handle.fencingToken();
 			assertThat(handle.release()).isTrue();
@@ -244,15 +251,17 @@ public abstract class AbstractLockProviderContractTests {
 		// A large block here would leave a shared counter ahead of the clock for the
 		// store's other tests.
 		int size = 10;
-		LockHandle handle = acquired(((LocalHandover) provider()).tryLockBlock(key, LONG_LEASE, false, size));
+		LockHandle handle = acquired(LockAttempt
+			.join(((LocalHandover) provider()).tryLock(LockRequest.exclusive(key, LONG_LEASE).withTokens(size))));
 		assertThat(handle).isInstanceOf(TokenBlock.class);
 		TokenBlock block = (TokenBlock) handle;
 		assertThat(block.lastToken()).isEqualTo(block.fencingToken() + size - 1);
-		assertThat(((LocalHandover) otherProvider()).tryLockBlock(key, LONG_LEASE, false, size))
+		assertThat(LockAttempt
+			.join(((LocalHandover) otherProvider()).tryLock(LockRequest.exclusive(key, LONG_LEASE).withTokens(size))))
 			.isInstanceOf(LockAttempt.Busy.class);
 		assertThat(block.renew(LONG_LEASE)).isTrue();
 		assertThat(block.release()).isTrue();
-		LockHandle next = acquired(otherProvider().tryLock(key, LONG_LEASE));
+		LockHandle next = acquired(LockAttempt.join(otherProvider().tryLock(LockRequest.exclusive(key, LONG_LEASE))));
 		assertThat(next.fencingToken()).isGreaterThan(block.lastToken());
 		assertThat(next.release()).isTrue();
 	}
@@ -266,9 +275,10 @@ public abstract class AbstractLockProviderContractTests {
 		assumeTrue(provider() instanceof LocalHandover && otherProvider() instanceof ReleaseSignalling,
 				"the store does not reserve token blocks");
 		String key = key();
-		TokenBlock block = (TokenBlock) acquired(((LocalHandover) provider()).tryLockBlock(key, LONG_LEASE, true, 4));
-		assertThat(((ReleaseSignalling) otherProvider()).tryLock(key, LONG_LEASE, true))
-			.isInstanceOf(LockAttempt.Busy.class);
+		TokenBlock block = (TokenBlock) acquired(LockAttempt.join(((LocalHandover) provider())
+			.tryLock(LockRequest.exclusive(key, LONG_LEASE).withWaiting(true).withTokens(4))));
+		assertThat(LockAttempt.join(((ReleaseSignalling) otherProvider())
+			.tryLock(LockRequest.exclusive(key, LONG_LEASE).withWaiting(true)))).isInstanceOf(LockAttempt.Busy.class);
 		assertThat(block.release()).isTrue();
 		assertThat(block.releasedToWaiters()).isTrue();
 	}
@@ -286,7 +296,7 @@ public abstract class AbstractLockProviderContractTests {
 					LockProvider provider = (i % 2 == 0) ? provider() : otherProvider();
 					results.add(pool.submit(() -> {
 						start.await();
-						return provider.tryLock(key, LONG_LEASE);
+						return LockAttempt.join(provider.tryLock(LockRequest.exclusive(key, LONG_LEASE)));
 					}));
 				}
 				start.countDown();
@@ -315,40 +325,47 @@ public abstract class AbstractLockProviderContractTests {
 				&& signalling.releaseSignals() != ReleaseSignals.NONE, "the store does not signal releases");
 		ReleaseSignalling waiting = (ReleaseSignalling) otherProvider();
 		String key = key();
-		LockHandle held = acquired(provider().tryLock(key, LONG_LEASE));
+		LockHandle held = acquired(LockAttempt.join(provider().tryLock(LockRequest.exclusive(key, LONG_LEASE))));
 		AtomicInteger signals = new AtomicInteger();
 		try (ReleaseSignals.Subscription subscription = waiting.releaseSignals()
 			.subscribe(key, signals::incrementAndGet)) {
-			assertThat(waiting.tryLock(key, LONG_LEASE, true)).isInstanceOf(LockAttempt.Busy.class);
+			assertThat(LockAttempt.join(waiting.tryLock(LockRequest.exclusive(key, LONG_LEASE).withWaiting(true))))
+				.isInstanceOf(LockAttempt.Busy.class);
 			await("signals of the key are received", Duration.ofSeconds(10),
 					() -> waiting.releaseSignals().isListening(key));
 			int before = signals.get();
 			assertThat(held.release()).isTrue();
 			await("the release is signalled", Duration.ofSeconds(10), () -> signals.get() > before);
 		}
-		acquired(waiting.tryLock(key, LONG_LEASE, true));
+		acquired(LockAttempt.join(waiting.tryLock(LockRequest.exclusive(key, LONG_LEASE).withWaiting(true))));
 	}
 
 	/**
-	 * A store with fair locks ({@link FairLocking}) gives a free lock to the waiter that
-	 * queued first; the others stay busy until their turn.
+	 * A store with fair locks ({@link LockKind#FAIR}) gives a free lock to the waiter
+	 * that queued first; the others stay busy until their turn.
 	 */
 	@Test
 	void fairWaitersTakeTheLockInTheOrderTheyQueued() {
-		FairLocking fair = fairLocking();
+		LockProvider fair = fairLocking();
 		String key = key();
-		LockHandle held = acquired(provider().tryLock(key, LONG_LEASE));
-		assertThat(fair.tryLockFair(key, LONG_LEASE, "first", LONG_LEASE)).isInstanceOf(LockAttempt.Busy.class);
-		assertThat(fair.tryLockFair(key, LONG_LEASE, "second", LONG_LEASE)).isInstanceOf(LockAttempt.Busy.class);
-		assertThat(held.release()).isTrue();
-		assertThat(fair.tryLockFair(key, LONG_LEASE, "second", LONG_LEASE)).as("second waiter, before the first")
+		LockHandle held = acquired(LockAttempt.join(provider().tryLock(LockRequest.exclusive(key, LONG_LEASE))));
+		assertThat(LockAttempt.join(fair.tryLock(LockRequest.fair(key, LONG_LEASE, "first", LONG_LEASE))))
 			.isInstanceOf(LockAttempt.Busy.class);
-		LockHandle first = acquired(fair.tryLockFair(key, LONG_LEASE, "first", LONG_LEASE));
+		assertThat(LockAttempt.join(fair.tryLock(LockRequest.fair(key, LONG_LEASE, "second", LONG_LEASE))))
+			.isInstanceOf(LockAttempt.Busy.class);
+		assertThat(held.release()).isTrue();
+		assertThat(LockAttempt.join(fair.tryLock(LockRequest.fair(key, LONG_LEASE, "second", LONG_LEASE))))
+			.as("second waiter, before the first")
+			.isInstanceOf(LockAttempt.Busy.class);
+		LockHandle first = acquired(
+				LockAttempt.join(fair.tryLock(LockRequest.fair(key, LONG_LEASE, "first", LONG_LEASE))));
 		assertThat(first.fencingToken()).isGreaterThan(held.fencingToken());
-		assertThat(provider().tryLock(key, LONG_LEASE)).as("a plain attempt while the first waiter holds it")
+		assertThat(LockAttempt.join(provider().tryLock(LockRequest.exclusive(key, LONG_LEASE))))
+			.as("a plain attempt while the first waiter holds it")
 			.isInstanceOf(LockAttempt.Busy.class);
 		assertThat(first.release()).isTrue();
-		LockHandle second = acquired(fair.tryLockFair(key, LONG_LEASE, "second", LONG_LEASE));
+		LockHandle second = acquired(
+				LockAttempt.join(fair.tryLock(LockRequest.fair(key, LONG_LEASE, "second", LONG_LEASE))));
 		assertThat(second.fencingToken()).isGreaterThan(first.fencingToken());
 		assertThat(second.release()).isTrue();
 	}
@@ -359,35 +376,41 @@ public abstract class AbstractLockProviderContractTests {
 	 */
 	@Test
 	void aFairWaiterThatStopsAskingLosesItsPlaceAfterItsQueueTimeout() {
-		FairLocking fair = fairLocking();
+		LockProvider fair = fairLocking();
 		String key = key();
-		LockHandle held = acquired(provider().tryLock(key, LONG_LEASE));
-		assertThat(fair.tryLockFair(key, LONG_LEASE, "dead", Duration.ofSeconds(1)))
+		LockHandle held = acquired(LockAttempt.join(provider().tryLock(LockRequest.exclusive(key, LONG_LEASE))));
+		assertThat(LockAttempt.join(fair.tryLock(LockRequest.fair(key, LONG_LEASE, "dead", Duration.ofSeconds(1)))))
 			.isInstanceOf(LockAttempt.Busy.class);
-		assertThat(fair.tryLockFair(key, LONG_LEASE, "live", LONG_LEASE)).isInstanceOf(LockAttempt.Busy.class);
+		assertThat(LockAttempt.join(fair.tryLock(LockRequest.fair(key, LONG_LEASE, "live", LONG_LEASE))))
+			.isInstanceOf(LockAttempt.Busy.class);
 		assertThat(held.release()).isTrue();
-		assertThat(fair.tryLockFair(key, LONG_LEASE, "live", LONG_LEASE)).as("while the dead waiter's place is kept")
+		assertThat(LockAttempt.join(fair.tryLock(LockRequest.fair(key, LONG_LEASE, "live", LONG_LEASE))))
+			.as("while the dead waiter's place is kept")
 			.isInstanceOf(LockAttempt.Busy.class);
-		LockHandle live = awaitAcquired(() -> fair.tryLockFair(key, LONG_LEASE, "live", LONG_LEASE), key);
+		LockHandle live = awaitAcquired(
+				() -> LockAttempt.join(fair.tryLock(LockRequest.fair(key, LONG_LEASE, "live", LONG_LEASE))), key);
 		assertThat(live.release()).isTrue();
 	}
 
 	/** A fair waiter that gives up lets the next one in at once. */
 	@Test
 	void aFairWaiterThatLeavesTheQueueLetsTheNextOneIn() {
-		FairLocking fair = fairLocking();
+		LockProvider fair = fairLocking();
 		String key = key();
-		LockHandle held = acquired(provider().tryLock(key, LONG_LEASE));
-		assertThat(fair.tryLockFair(key, LONG_LEASE, "leaving", LONG_LEASE)).isInstanceOf(LockAttempt.Busy.class);
-		assertThat(fair.tryLockFair(key, LONG_LEASE, "next", LONG_LEASE)).isInstanceOf(LockAttempt.Busy.class);
+		LockHandle held = acquired(LockAttempt.join(provider().tryLock(LockRequest.exclusive(key, LONG_LEASE))));
+		assertThat(LockAttempt.join(fair.tryLock(LockRequest.fair(key, LONG_LEASE, "leaving", LONG_LEASE))))
+			.isInstanceOf(LockAttempt.Busy.class);
+		assertThat(LockAttempt.join(fair.tryLock(LockRequest.fair(key, LONG_LEASE, "next", LONG_LEASE))))
+			.isInstanceOf(LockAttempt.Busy.class);
 		assertThat(held.release()).isTrue();
-		fair.leaveQueue(key, "leaving");
-		assertThat(acquired(fair.tryLockFair(key, LONG_LEASE, "next", LONG_LEASE)).release()).isTrue();
+		fair.withdraw(LockRequest.fair(key, LONG_LEASE, "leaving", LONG_LEASE));
+		assertThat(acquired(LockAttempt.join(fair.tryLock(LockRequest.fair(key, LONG_LEASE, "next", LONG_LEASE))))
+			.release()).isTrue();
 	}
 
-	private FairLocking fairLocking() {
-		assumeTrue(otherProvider() instanceof FairLocking, "the store has no fair locks");
-		return (FairLocking) otherProvider();
+	private LockProvider fairLocking() {
+		assumeTrue(otherProvider().kinds().contains(LockKind.FAIR), "the store has no fair locks");
+		return otherProvider();
 	}
 
 	protected static LockHandle acquired(LockAttempt attempt) {
@@ -402,7 +425,7 @@ public abstract class AbstractLockProviderContractTests {
 	 * expiry precision).
 	 */
 	protected static LockHandle awaitAcquired(LockProvider provider, String key, Duration leaseTime) {
-		return awaitAcquired(() -> provider.tryLock(key, leaseTime), key);
+		return awaitAcquired(() -> LockAttempt.join(provider.tryLock(LockRequest.exclusive(key, leaseTime))), key);
 	}
 
 	private static LockHandle awaitAcquired(Supplier<LockAttempt> attempt, String key) {

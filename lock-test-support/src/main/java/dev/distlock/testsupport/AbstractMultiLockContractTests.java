@@ -18,10 +18,12 @@ import dev.distlock.LockAcquisitionException;
 import dev.distlock.LockContext;
 import dev.distlock.LockOptions;
 import dev.distlock.MultiLease;
+import dev.distlock.spi.BatchRelease;
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockHandle;
+import dev.distlock.spi.LockKind;
 import dev.distlock.spi.LockProvider;
-import dev.distlock.spi.MultiLocking;
+import dev.distlock.spi.LockRequest;
 import dev.distlock.support.DefaultLockTemplate;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -33,9 +35,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
- * What every store with multi-key locks ({@link MultiLocking}) must do, through the store
- * SPI and through the template: all keys or none, sorted and deduplicated, within one
- * wait time; never a part left held after a busy key, a timeout or an interrupt; a
+ * What every store with multi-key locks ({@link LockKind#MULTI}) must do, through the
+ * store SPI and through the template: all keys or none, sorted and deduplicated, within
+ * one wait time; never a part left held after a busy key, a timeout or an interrupt; a
  * fencing token per key that continues the plain lock's; plain locks on each key
  * excluded; a loss reported. A store module extends this class with a provider on a real,
  * running store and a second provider on the same store (as another JVM would have).
@@ -78,36 +80,51 @@ public abstract class AbstractMultiLockContractTests {
 		this.templates.close();
 	}
 
-	private MultiLocking multi() {
-		return (MultiLocking) provider();
+	private LockProvider multi() {
+		return provider();
+	}
+
+	/**
+	 * Releases the handles of one multi-key attempt as the store batches it, if it does.
+	 */
+	private List<Boolean> releaseAll(List<LockHandle> handles) {
+		if (provider() instanceof BatchRelease batch) {
+			return batch.releaseAll(handles);
+		}
+		return handles.stream().map(LockHandle::release).toList();
 	}
 
 	@Test
 	void takesEveryKeyInOneAttemptAndEachExcludesPlainLocks() {
 		List<String> keys = keys(3);
-		MultiLocking.MultiAttempt attempt = multi().tryLockAll(keys, LONG_LEASE, false);
-		assertThat(attempt).isInstanceOf(MultiLocking.MultiAttempt.Acquired.class);
-		List<LockHandle> handles = ((MultiLocking.MultiAttempt.Acquired) attempt).handles();
+		LockAttempt attempt = LockAttempt.join(multi().tryLock(LockRequest.all(keys, LONG_LEASE)));
+		assertThat(attempt).isInstanceOf(LockAttempt.AcquiredAll.class);
+		List<LockHandle> handles = ((LockAttempt.AcquiredAll) attempt).handles();
 		assertThat(handles).extracting(LockHandle::key).containsExactlyElementsOf(keys);
 		for (String key : keys) {
-			assertThat(otherProvider().tryLock(key, LONG_LEASE)).as(key).isInstanceOf(LockAttempt.Busy.class);
+			assertThat(LockAttempt.join(otherProvider().tryLock(LockRequest.exclusive(key, LONG_LEASE)))).as(key)
+				.isInstanceOf(LockAttempt.Busy.class);
 		}
-		assertThat(multi().releaseAll(handles)).containsOnly(true);
+		assertThat(releaseAll(handles)).containsOnly(true);
 		for (String key : keys) {
-			assertThat(otherProvider().tryLock(key, LONG_LEASE)).as(key).isInstanceOf(LockAttempt.Acquired.class);
+			assertThat(LockAttempt.join(otherProvider().tryLock(LockRequest.exclusive(key, LONG_LEASE)))).as(key)
+				.isInstanceOf(LockAttempt.Acquired.class);
 		}
 	}
 
 	@Test
 	void aBusyKeyLeavesNoKeyHeld() {
 		List<String> keys = keys(3);
-		LockHandle middle = acquired(otherProvider().tryLock(keys.get(1), LONG_LEASE));
-		MultiLocking.MultiAttempt attempt = multi().tryLockAll(keys, LONG_LEASE, true);
-		assertThat(attempt).isInstanceOf(MultiLocking.MultiAttempt.Busy.class);
-		assertThat(((MultiLocking.MultiAttempt.Busy) attempt).key()).isEqualTo(keys.get(1));
-		assertThat(otherProvider().tryLock(keys.get(0), LONG_LEASE)).as("key before the busy one")
+		LockHandle middle = acquired(
+				LockAttempt.join(otherProvider().tryLock(LockRequest.exclusive(keys.get(1), LONG_LEASE))));
+		LockAttempt attempt = LockAttempt.join(multi().tryLock(LockRequest.all(keys, LONG_LEASE).withWaiting(true)));
+		assertThat(attempt).isInstanceOf(LockAttempt.Busy.class);
+		assertThat(((LockAttempt.Busy) attempt).key()).isEqualTo(keys.get(1));
+		assertThat(LockAttempt.join(otherProvider().tryLock(LockRequest.exclusive(keys.get(0), LONG_LEASE))))
+			.as("key before the busy one")
 			.isInstanceOf(LockAttempt.Acquired.class);
-		assertThat(otherProvider().tryLock(keys.get(2), LONG_LEASE)).as("key after the busy one")
+		assertThat(LockAttempt.join(otherProvider().tryLock(LockRequest.exclusive(keys.get(2), LONG_LEASE))))
+			.as("key after the busy one")
 			.isInstanceOf(LockAttempt.Acquired.class);
 		assertThat(middle.release()).isTrue();
 	}
@@ -115,7 +132,8 @@ public abstract class AbstractMultiLockContractTests {
 	@Test
 	void eachKeyGetsTheTokenAPlainLockWouldGet() {
 		List<String> keys = keys(2);
-		LockHandle plain = acquired(provider().tryLock(keys.get(0), LONG_LEASE));
+		LockHandle plain = acquired(
+				LockAttempt.join(provider().tryLock(LockRequest.exclusive(keys.get(0), LONG_LEASE))));
 		long plainToken = plain.fencingToken();
 		plain.release();
 		try (MultiLease lease = this.templates.first.acquireAll(keys, LockOptions.defaults())) {
@@ -124,7 +142,8 @@ public abstract class AbstractMultiLockContractTests {
 			assertThat(lease.fencingToken()).isEqualTo(lease.fencingToken(keys.get(0)));
 			plainToken = lease.fencingToken(keys.get(1));
 		}
-		LockHandle after = acquired(otherProvider().tryLock(keys.get(1), LONG_LEASE));
+		LockHandle after = acquired(
+				LockAttempt.join(otherProvider().tryLock(LockRequest.exclusive(keys.get(1), LONG_LEASE))));
 		assertThat(after.fencingToken()).as("a plain lock after the multi-key lock").isGreaterThan(plainToken);
 		after.release();
 	}
@@ -302,7 +321,8 @@ public abstract class AbstractMultiLockContractTests {
 					() -> this.templates.firstBatches() >= batches + 3);
 			assertThat(lease.isHeld()).isTrue();
 			for (String key : keys) {
-				assertThat(otherProvider().tryLock(key, LONG_LEASE)).as(key).isInstanceOf(LockAttempt.Busy.class);
+				assertThat(LockAttempt.join(otherProvider().tryLock(LockRequest.exclusive(key, LONG_LEASE)))).as(key)
+					.isInstanceOf(LockAttempt.Busy.class);
 			}
 		}
 		assertFree(keys);

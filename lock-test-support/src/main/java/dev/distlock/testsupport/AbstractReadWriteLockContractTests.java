@@ -16,9 +16,11 @@ import dev.distlock.LockOptions;
 import dev.distlock.spi.LocalHandover;
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockHandle;
+import dev.distlock.spi.LockKind;
+import dev.distlock.spi.LockProvider;
+import dev.distlock.spi.LockRequest;
 import dev.distlock.spi.ReleaseSignalling;
 import dev.distlock.spi.ReleaseSignals;
-import dev.distlock.spi.SharedLocking;
 import dev.distlock.spi.TokenBlock;
 import dev.distlock.support.DefaultLockTemplate;
 import org.junit.jupiter.api.AfterEach;
@@ -30,17 +32,17 @@ import static dev.distlock.testsupport.ContractTemplates.acquired;
 import static dev.distlock.testsupport.ContractTemplates.assertBusy;
 import static dev.distlock.testsupport.ContractTemplates.awaitAcquired;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
- * What every store with read-write locks ({@link SharedLocking}) must do: readers share a
- * key, the plain lock is the writer's side and excludes them, a waiting writer holds new
- * readers back (no writer starvation, Redisson #5379), a read hold that is not renewed
- * expires (a dead instance's reads are not kept alive, Redisson PR #7098), every handle
- * is owner-checked; and, through {@link DefaultLockTemplate}s standing for two JVMs, that
- * waiters are woken by signals and re-entry follows {@link LockMode}'s rules.
+ * What every store with read-write locks ({@link LockKind#SHARED}) must do: readers share
+ * a key, the plain lock is the writer's side and excludes them, a waiting writer holds
+ * new readers back (no writer starvation, Redisson #5379), a read hold that is not
+ * renewed expires (a dead instance's reads are not kept alive, Redisson PR #7098), every
+ * handle is owner-checked; and, through {@link DefaultLockTemplate}s standing for two
+ * JVMs, that waiters are woken by signals and re-entry follows {@link LockMode}'s rules.
  *
  * <p>
  * A store module extends this class and supplies two providers on one real store, as two
@@ -60,10 +62,10 @@ public abstract class AbstractReadWriteLockContractTests {
 	private final ContractTemplates templates = new ContractTemplates();
 
 	/** A provider for the store under test; called once per test or more. */
-	protected abstract SharedLocking provider();
+	protected abstract LockProvider provider();
 
 	/** A second provider on the same store, as another JVM would have. */
-	protected abstract SharedLocking otherProvider();
+	protected abstract LockProvider otherProvider();
 
 	@AfterEach
 	void closeTemplates() throws Exception {
@@ -77,8 +79,8 @@ public abstract class AbstractReadWriteLockContractTests {
 	@Test
 	void readersShareAKey() {
 		String key = key();
-		LockHandle first = acquired(provider().tryLockShared(key, LONG_LEASE, false));
-		LockHandle second = acquired(otherProvider().tryLockShared(key, LONG_LEASE, false));
+		LockHandle first = acquired(LockAttempt.join(provider().tryLock(LockRequest.shared(key, LONG_LEASE))));
+		LockHandle second = acquired(LockAttempt.join(otherProvider().tryLock(LockRequest.shared(key, LONG_LEASE))));
 		assertThat(first.key()).isEqualTo(key);
 		assertThat(second.fencingToken()).isPositive().isNotEqualTo(first.fencingToken());
 		assertThat(first.release()).isTrue();
@@ -88,40 +90,47 @@ public abstract class AbstractReadWriteLockContractTests {
 	@Test
 	void aReaderExcludesTheWriterUntilTheLastReaderLeaves() {
 		String key = key();
-		LockHandle first = acquired(provider().tryLockShared(key, LONG_LEASE, false));
-		LockHandle second = acquired(otherProvider().tryLockShared(key, LONG_LEASE, false));
-		LockAttempt busy = otherProvider().tryLock(key, LONG_LEASE);
+		LockHandle first = acquired(LockAttempt.join(provider().tryLock(LockRequest.shared(key, LONG_LEASE))));
+		LockHandle second = acquired(LockAttempt.join(otherProvider().tryLock(LockRequest.shared(key, LONG_LEASE))));
+		LockAttempt busy = LockAttempt.join(otherProvider().tryLock(LockRequest.exclusive(key, LONG_LEASE)));
 		assertBusy("writer while two readers hold", busy);
 		assertThat(((LockAttempt.Busy) busy).remaining()).isPositive();
 		assertThat(first.release()).isTrue();
-		assertBusy("writer while one reader holds", provider().tryLock(key, LONG_LEASE));
+		assertBusy("writer while one reader holds",
+				LockAttempt.join(provider().tryLock(LockRequest.exclusive(key, LONG_LEASE))));
 		assertThat(second.release()).isTrue();
-		assertThat(acquired(provider().tryLock(key, LONG_LEASE)).release()).isTrue();
+		assertThat(acquired(LockAttempt.join(provider().tryLock(LockRequest.exclusive(key, LONG_LEASE)))).release())
+			.isTrue();
 	}
 
 	@Test
 	void theWriterExcludesReaders() {
 		String key = key();
-		LockHandle writer = acquired(provider().tryLock(key, LONG_LEASE));
-		LockAttempt busy = otherProvider().tryLockShared(key, LONG_LEASE, false);
+		LockHandle writer = acquired(LockAttempt.join(provider().tryLock(LockRequest.exclusive(key, LONG_LEASE))));
+		LockAttempt busy = LockAttempt.join(otherProvider().tryLock(LockRequest.shared(key, LONG_LEASE)));
 		assertBusy("reader while the writer holds", busy);
 		assertThat(((LockAttempt.Busy) busy).remaining()).isPositive().isLessThanOrEqualTo(LONG_LEASE);
 		assertThat(writer.release()).isTrue();
-		assertThat(acquired(otherProvider().tryLockShared(key, LONG_LEASE, false)).release()).isTrue();
+		assertThat(acquired(LockAttempt.join(otherProvider().tryLock(LockRequest.shared(key, LONG_LEASE)))).release())
+			.isTrue();
 	}
 
 	@Test
 	@DisplayName("A waiting writer's intent holds new readers back (Redisson #5379: readers starve a waiting writer)")
 	void aWaitingWritersIntentHoldsNewReadersBack() {
 		String key = key();
-		LockHandle reader = acquired(provider().tryLockShared(key, LONG_LEASE, false));
-		assertBusy("writer while a reader holds", otherProvider().tryLockExclusive(key, LONG_LEASE, "w1", LONG_LEASE));
-		assertBusy("a new reader while a writer waits", provider().tryLockShared(key, LONG_LEASE, true));
+		LockHandle reader = acquired(LockAttempt.join(provider().tryLock(LockRequest.shared(key, LONG_LEASE))));
+		assertBusy("writer while a reader holds", LockAttempt.join(otherProvider()
+			.tryLock(LockRequest.exclusive(key, LONG_LEASE).withWriter("w1", LONG_LEASE).withIntentRecorded(true))));
+		assertBusy("a new reader while a writer waits",
+				LockAttempt.join(provider().tryLock(LockRequest.shared(key, LONG_LEASE).withWaiting(true))));
 		assertThat(reader.release()).isTrue();
-		LockHandle writer = acquired(otherProvider().tryLockExclusive(key, LONG_LEASE, "w1", LONG_LEASE));
-		assertBusy("a reader while the writer holds", provider().tryLockShared(key, LONG_LEASE, false));
+		LockHandle writer = acquired(LockAttempt.join(otherProvider()
+			.tryLock(LockRequest.exclusive(key, LONG_LEASE).withWriter("w1", LONG_LEASE).withIntentRecorded(true))));
+		assertBusy("a reader while the writer holds",
+				LockAttempt.join(provider().tryLock(LockRequest.shared(key, LONG_LEASE))));
 		assertThat(writer.release()).isTrue();
-		assertThat(acquired(provider().tryLockShared(key, LONG_LEASE, false)).release())
+		assertThat(acquired(LockAttempt.join(provider().tryLock(LockRequest.shared(key, LONG_LEASE)))).release())
 			.as("taking the key ended the writer's intent")
 			.isTrue();
 	}
@@ -136,64 +145,81 @@ public abstract class AbstractReadWriteLockContractTests {
 		assumeTrue(otherProvider() instanceof LocalHandover, "the store has no local hand-over");
 		LocalHandover writers = (LocalHandover) otherProvider();
 		String key = key();
-		LockHandle reader = acquired(provider().tryLockShared(key, LONG_LEASE, false));
-		assertBusy("writer's first attempt while a reader holds",
-				writers.tryLockBlock(key, LONG_LEASE, 33, "w1", LONG_LEASE));
-		assertBusy("a new reader while the writer waits", provider().tryLockShared(key, LONG_LEASE, true));
+		LockHandle reader = acquired(LockAttempt.join(provider().tryLock(LockRequest.shared(key, LONG_LEASE))));
+		assertBusy("writer's first attempt while a reader holds", LockAttempt
+			.join(writers.tryLock(LockRequest.exclusive(key, LONG_LEASE).withTokens(33).withWriter("w1", LONG_LEASE))));
+		assertBusy("a new reader while the writer waits",
+				LockAttempt.join(provider().tryLock(LockRequest.shared(key, LONG_LEASE).withWaiting(true))));
 		assertThat(reader.release()).isTrue();
-		LockHandle writer = acquired(otherProvider().tryLockExclusive(key, LONG_LEASE, "w1", LONG_LEASE, true));
+		LockHandle writer = acquired(LockAttempt.join(otherProvider()
+			.tryLock(LockRequest.exclusive(key, LONG_LEASE).withWriter("w1", LONG_LEASE).withIntentRecorded(true))));
 		assertThat(writer.fencingToken()).isGreaterThan(reader.fencingToken());
 		assertThat(writer.release()).isTrue();
-		assertThat(acquired(provider().tryLockShared(key, LONG_LEASE, false)).release())
+		assertThat(acquired(LockAttempt.join(provider().tryLock(LockRequest.shared(key, LONG_LEASE)))).release())
 			.as("taking the key ended the writer's intent")
 			.isTrue();
-		LockHandle second = acquired(provider().tryLockShared(key, LONG_LEASE, false));
-		assertBusy("another writer's first attempt", writers.tryLockBlock(key, LONG_LEASE, 33, "w2", LONG_LEASE));
-		otherProvider().withdrawIntent(key, "w2");
-		assertThat(acquired(provider().tryLockShared(key, LONG_LEASE, false)).release())
+		LockHandle second = acquired(LockAttempt.join(provider().tryLock(LockRequest.shared(key, LONG_LEASE))));
+		assertBusy("another writer's first attempt", LockAttempt
+			.join(writers.tryLock(LockRequest.exclusive(key, LONG_LEASE).withTokens(33).withWriter("w2", LONG_LEASE))));
+		otherProvider()
+			.withdraw(LockRequest.exclusive(key, LONG_LEASE).withWriter("w2", LONG_LEASE).withIntentRecorded(true));
+		assertThat(acquired(LockAttempt.join(provider().tryLock(LockRequest.shared(key, LONG_LEASE)))).release())
 			.as("a reader once the intent was withdrawn")
 			.isTrue();
 		assertThat(second.release()).isTrue();
-		TokenBlock free = (TokenBlock) acquired(writers.tryLockBlock(key, LONG_LEASE, 33, "w3", LONG_LEASE));
+		TokenBlock free = (TokenBlock) acquired(LockAttempt
+			.join(writers.tryLock(LockRequest.exclusive(key, LONG_LEASE).withTokens(33).withWriter("w3", LONG_LEASE))));
 		assertThat(free.lastToken()).as("a free key gives the writer its block").isEqualTo(free.fencingToken() + 32);
-		assertBusy("a reader while the writer holds", provider().tryLockShared(key, LONG_LEASE, false));
+		assertBusy("a reader while the writer holds",
+				LockAttempt.join(provider().tryLock(LockRequest.shared(key, LONG_LEASE))));
 		assertThat(free.release()).isTrue();
 	}
 
 	@Test
 	void anExclusiveAttemptIsThePlainLock() {
 		String key = key();
-		LockHandle writer = acquired(provider().tryLockExclusive(key, LONG_LEASE, "w1", LONG_LEASE));
-		assertBusy("the plain lock", otherProvider().tryLock(key, LONG_LEASE));
-		assertBusy("another writer", otherProvider().tryLockExclusive(key, LONG_LEASE, "w2", LONG_LEASE));
+		LockHandle writer = acquired(LockAttempt.join(provider()
+			.tryLock(LockRequest.exclusive(key, LONG_LEASE).withWriter("w1", LONG_LEASE).withIntentRecorded(true))));
+		assertBusy("the plain lock", LockAttempt.join(otherProvider().tryLock(LockRequest.exclusive(key, LONG_LEASE))));
+		assertBusy("another writer", LockAttempt.join(otherProvider()
+			.tryLock(LockRequest.exclusive(key, LONG_LEASE).withWriter("w2", LONG_LEASE).withIntentRecorded(true))));
 		assertThat(writer.release()).isTrue();
-		LockHandle plain = acquired(provider().tryLock(key, LONG_LEASE));
+		LockHandle plain = acquired(LockAttempt.join(provider().tryLock(LockRequest.exclusive(key, LONG_LEASE))));
 		assertThat(plain.fencingToken()).isGreaterThan(writer.fencingToken());
-		assertBusy("a writer while the plain lock is held",
-				otherProvider().tryLockExclusive(key, LONG_LEASE, "w2", LONG_LEASE));
+		assertBusy("a writer while the plain lock is held", LockAttempt.join(otherProvider()
+			.tryLock(LockRequest.exclusive(key, LONG_LEASE).withWriter("w2", LONG_LEASE).withIntentRecorded(true))));
 		assertThat(plain.release()).isTrue();
-		otherProvider().withdrawIntent(key, "w2");
-		assertThat(acquired(provider().tryLockShared(key, LONG_LEASE, false)).release()).isTrue();
+		otherProvider()
+			.withdraw(LockRequest.exclusive(key, LONG_LEASE).withWriter("w2", LONG_LEASE).withIntentRecorded(true));
+		assertThat(acquired(LockAttempt.join(provider().tryLock(LockRequest.shared(key, LONG_LEASE)))).release())
+			.isTrue();
 	}
 
 	@Test
 	void aWithdrawnIntentLetsReadersIn() {
 		String key = key();
-		LockHandle reader = acquired(provider().tryLockShared(key, LONG_LEASE, false));
-		assertBusy("writer", otherProvider().tryLockExclusive(key, LONG_LEASE, "w1", LONG_LEASE));
-		assertBusy("reader behind the intent", provider().tryLockShared(key, LONG_LEASE, true));
-		otherProvider().withdrawIntent(key, "w1");
-		assertThat(acquired(provider().tryLockShared(key, LONG_LEASE, false)).release()).isTrue();
+		LockHandle reader = acquired(LockAttempt.join(provider().tryLock(LockRequest.shared(key, LONG_LEASE))));
+		assertBusy("writer", LockAttempt.join(otherProvider()
+			.tryLock(LockRequest.exclusive(key, LONG_LEASE).withWriter("w1", LONG_LEASE).withIntentRecorded(true))));
+		assertBusy("reader behind the intent",
+				LockAttempt.join(provider().tryLock(LockRequest.shared(key, LONG_LEASE).withWaiting(true))));
+		otherProvider()
+			.withdraw(LockRequest.exclusive(key, LONG_LEASE).withWriter("w1", LONG_LEASE).withIntentRecorded(true));
+		assertThat(acquired(LockAttempt.join(provider().tryLock(LockRequest.shared(key, LONG_LEASE)))).release())
+			.isTrue();
 		assertThat(reader.release()).isTrue();
 	}
 
 	@Test
 	void theIntentOfAWriterThatStopsAskingLapses() {
 		String key = key();
-		LockHandle reader = acquired(provider().tryLockShared(key, LONG_LEASE, false));
-		assertBusy("writer", otherProvider().tryLockExclusive(key, LONG_LEASE, "dead-writer", SHORT_LEASE));
+		LockHandle reader = acquired(LockAttempt.join(provider().tryLock(LockRequest.shared(key, LONG_LEASE))));
+		assertBusy("writer",
+				LockAttempt.join(otherProvider().tryLock(LockRequest.exclusive(key, LONG_LEASE)
+					.withWriter("dead-writer", SHORT_LEASE)
+					.withIntentRecorded(true))));
 		assertThat(awaitAcquired("a reader after the dead writer's intent lapsed", SHORT_LEASE,
-				() -> provider().tryLockShared(key, LONG_LEASE, false))
+				() -> LockAttempt.join(provider().tryLock(LockRequest.shared(key, LONG_LEASE))))
 			.release()).isTrue();
 		assertThat(reader.release()).isTrue();
 	}
@@ -202,13 +228,14 @@ public abstract class AbstractReadWriteLockContractTests {
 	@DisplayName("A read hold that is not renewed expires (Redisson PR #7098: a dead instance's reads kept alive)")
 	void aReadHoldThatIsNotRenewedExpires() {
 		String key = key();
-		LockHandle dead = acquired(provider().tryLockShared(key, SHORT_LEASE, false));
-		LockHandle live = acquired(provider().tryLockShared(key, LONG_LEASE, false));
+		LockHandle dead = acquired(LockAttempt.join(provider().tryLock(LockRequest.shared(key, SHORT_LEASE))));
+		LockHandle live = acquired(LockAttempt.join(provider().tryLock(LockRequest.shared(key, LONG_LEASE))));
 		assertThat(live.renew(LONG_LEASE)).as("renewing one reader").isTrue();
-		assertBusy("writer while the live reader holds", otherProvider().tryLock(key, LONG_LEASE));
+		assertBusy("writer while the live reader holds",
+				LockAttempt.join(otherProvider().tryLock(LockRequest.exclusive(key, LONG_LEASE))));
 		assertThat(live.release()).isTrue();
 		LockHandle writer = awaitAcquired("the writer, once the dead reader's hold expired", SHORT_LEASE,
-				() -> otherProvider().tryLock(key, LONG_LEASE));
+				() -> LockAttempt.join(otherProvider().tryLock(LockRequest.exclusive(key, LONG_LEASE))));
 		assertThat(dead.renew(LONG_LEASE)).as("renewal of the expired read hold").isFalse();
 		assertThat(dead.release()).as("release of the expired read hold").isFalse();
 		assertThat(writer.release()).isTrue();
@@ -217,9 +244,9 @@ public abstract class AbstractReadWriteLockContractTests {
 	@Test
 	void renewExtendsAReadHold() {
 		String key = key();
-		LockHandle reader = acquired(provider().tryLockShared(key, SHORT_LEASE, false));
+		LockHandle reader = acquired(LockAttempt.join(provider().tryLock(LockRequest.shared(key, SHORT_LEASE))));
 		assertThat(reader.renew(LONG_LEASE)).isTrue();
-		LockAttempt attempt = otherProvider().tryLock(key, LONG_LEASE);
+		LockAttempt attempt = LockAttempt.join(otherProvider().tryLock(LockRequest.exclusive(key, LONG_LEASE)));
 		assertBusy("writer", attempt);
 		assertThat(((LockAttempt.Busy) attempt).remaining()).as("remaining read lease after renewal")
 			.isGreaterThan(SHORT_LEASE);
@@ -229,20 +256,21 @@ public abstract class AbstractReadWriteLockContractTests {
 	@Test
 	void aReadHandleReleasesOnlyItsOwnHold() {
 		String key = key();
-		LockHandle first = acquired(provider().tryLockShared(key, LONG_LEASE, false));
-		LockHandle second = acquired(provider().tryLockShared(key, LONG_LEASE, false));
+		LockHandle first = acquired(LockAttempt.join(provider().tryLock(LockRequest.shared(key, LONG_LEASE))));
+		LockHandle second = acquired(LockAttempt.join(provider().tryLock(LockRequest.shared(key, LONG_LEASE))));
 		assertThat(first.release()).isTrue();
 		assertThat(first.release()).as("a second release").isFalse();
-		assertBusy("writer while the second reader holds", otherProvider().tryLock(key, LONG_LEASE));
+		assertBusy("writer while the second reader holds",
+				LockAttempt.join(otherProvider().tryLock(LockRequest.exclusive(key, LONG_LEASE))));
 		assertThat(second.release()).isTrue();
 	}
 
 	@Test
 	void theWritersTokenRisesAboveEveryEarlierHold() {
 		String key = key();
-		LockHandle reader = acquired(provider().tryLockShared(key, LONG_LEASE, false));
+		LockHandle reader = acquired(LockAttempt.join(provider().tryLock(LockRequest.shared(key, LONG_LEASE))));
 		assertThat(reader.release()).isTrue();
-		LockHandle writer = acquired(otherProvider().tryLock(key, LONG_LEASE));
+		LockHandle writer = acquired(LockAttempt.join(otherProvider().tryLock(LockRequest.exclusive(key, LONG_LEASE))));
 		assertThat(writer.fencingToken()).isGreaterThan(reader.fencingToken());
 		assertThat(writer.release()).isTrue();
 	}
@@ -254,8 +282,9 @@ public abstract class AbstractReadWriteLockContractTests {
 		String key = key();
 		AtomicInteger signalled = new AtomicInteger();
 		try (ReleaseSignals.Subscription subscription = signals.subscribe(key, signalled::incrementAndGet)) {
-			LockHandle reader = acquired(provider().tryLockShared(key, LONG_LEASE, false));
-			assertBusy("writer", otherProvider().tryLockExclusive(key, LONG_LEASE, "w1", LONG_LEASE));
+			LockHandle reader = acquired(LockAttempt.join(provider().tryLock(LockRequest.shared(key, LONG_LEASE))));
+			assertBusy("writer", LockAttempt.join(otherProvider().tryLock(
+					LockRequest.exclusive(key, LONG_LEASE).withWriter("w1", LONG_LEASE).withIntentRecorded(true))));
 			// Per key: a cluster's sharded signals listen per slot, from this call on.
 			Conditions.await("the subscription to listen on the key", Duration.ofSeconds(10),
 					() -> signals.isListening(key));
@@ -263,8 +292,10 @@ public abstract class AbstractReadWriteLockContractTests {
 			assertThat(reader.release()).isTrue();
 			Conditions.await("the last reader's release to be signalled", Duration.ofSeconds(10),
 					() -> signalled.get() > before);
-			LockHandle writer = acquired(otherProvider().tryLockExclusive(key, LONG_LEASE, "w1", LONG_LEASE));
-			assertBusy("reader", provider().tryLockShared(key, LONG_LEASE, true));
+			LockHandle writer = acquired(LockAttempt.join(otherProvider().tryLock(
+					LockRequest.exclusive(key, LONG_LEASE).withWriter("w1", LONG_LEASE).withIntentRecorded(true))));
+			assertBusy("reader",
+					LockAttempt.join(provider().tryLock(LockRequest.shared(key, LONG_LEASE).withWaiting(true))));
 			int beforeWriter = signalled.get();
 			assertThat(writer.release()).isTrue();
 			Conditions.await("the writer's release to be signalled", Duration.ofSeconds(10),
@@ -377,7 +408,7 @@ public abstract class AbstractReadWriteLockContractTests {
 	 * hand-over, whose waiters of one JVM share its signals; nothing elsewhere (a
 	 * ZooKeeper waiter watches a node of its own).
 	 */
-	private static ReleaseSignals.Subscription listening(SharedLocking provider, String key) {
+	private static ReleaseSignals.Subscription listening(LockProvider provider, String key) {
 		if (!(provider instanceof LocalHandover) || !(provider instanceof ReleaseSignalling signalling)) {
 			return () -> {
 			};
@@ -409,9 +440,11 @@ public abstract class AbstractReadWriteLockContractTests {
 		DefaultLockTemplate jvm = this.templates.template(provider(), LONG_LEASE);
 		jvm.run(key, READ, () -> {
 			long token = LockContext.current().orElseThrow().fencingToken();
-			assertBusy("writer", otherProvider().tryLockExclusive(key, LONG_LEASE, "w1", LONG_LEASE));
+			assertBusy("writer", LockAttempt.join(otherProvider().tryLock(
+					LockRequest.exclusive(key, LONG_LEASE).withWriter("w1", LONG_LEASE).withIntentRecorded(true))));
 			jvm.run(key, READ, () -> assertThat(LockContext.current().orElseThrow().fencingToken()).isEqualTo(token));
-			otherProvider().withdrawIntent(key, "w1");
+			otherProvider()
+				.withdraw(LockRequest.exclusive(key, LONG_LEASE).withWriter("w1", LONG_LEASE).withIntentRecorded(true));
 		});
 	}
 
@@ -443,7 +476,8 @@ public abstract class AbstractReadWriteLockContractTests {
 		long until = System.nanoTime() + Duration.ofSeconds(3).toNanos();
 		Conditions.await("three leases to pass", Duration.ofSeconds(10), () -> System.nanoTime() - until > 0);
 		assertThat(lease.isHeld()).isTrue();
-		assertBusy("writer while the renewed reader holds", otherProvider().tryLock(key, LONG_LEASE));
+		assertBusy("writer while the renewed reader holds",
+				LockAttempt.join(otherProvider().tryLock(LockRequest.exclusive(key, LONG_LEASE))));
 		lease.release();
 	}
 

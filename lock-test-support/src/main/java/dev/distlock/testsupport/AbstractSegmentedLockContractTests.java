@@ -17,8 +17,8 @@ import dev.distlock.Lease;
 import dev.distlock.LockOptions;
 import dev.distlock.MultiLease;
 import dev.distlock.SegmentedLock;
+import dev.distlock.spi.LockKind;
 import dev.distlock.spi.LockProvider;
-import dev.distlock.spi.MultiLocking;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -29,7 +29,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * What a segmented lock must do on every store with multi-key locks
- * ({@link MultiLocking}): callers spread over free segments, skip segments known empty,
+ * ({@link LockKind#MULTI}): callers spread over free segments, skip segments known empty,
  * take several segments together when one holds too little, and never sell more than the
  * stock, however many callers in however many JVMs. A store module extends this class
  * with a provider on a real, running store and a second provider on the same store.

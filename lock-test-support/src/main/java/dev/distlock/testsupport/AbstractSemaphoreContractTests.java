@@ -18,7 +18,10 @@ import dev.distlock.LockOptions;
 import dev.distlock.PermitCountMismatchException;
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockHandle;
-import dev.distlock.spi.PermitLocking;
+import dev.distlock.spi.LockKind;
+import dev.distlock.spi.LockProvider;
+import dev.distlock.spi.LockRequest;
+import dev.distlock.spi.ReleaseSignalling;
 import dev.distlock.spi.ReleaseSignals;
 import dev.distlock.support.DefaultLockTemplate;
 import org.junit.jupiter.api.AfterEach;
@@ -34,7 +37,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
- * What every store with semaphores ({@link PermitLocking}) must do: at most N permits
+ * What every store with semaphores ({@link LockKind#PERMITS}) must do: at most N permits
  * held, each with its own owner-checked handle and fencing token; permits of a dead
  * holder come back after their lease (Redisson #4462, #2045); nobody frees a permit they
  * do not hold (Redisson #5066); a mismatched permit count is an error; and, through
@@ -57,10 +60,10 @@ public abstract class AbstractSemaphoreContractTests {
 	private final ContractTemplates templates = new ContractTemplates();
 
 	/** A provider for the store under test; called once per test or more. */
-	protected abstract PermitLocking provider();
+	protected abstract LockProvider provider();
 
 	/** A second provider on the same store, as another JVM would have. */
-	protected abstract PermitLocking otherProvider();
+	protected abstract LockProvider otherProvider();
 
 	@AfterEach
 	void closeTemplates() throws Exception {
@@ -81,35 +84,36 @@ public abstract class AbstractSemaphoreContractTests {
 		Set<Long> tokens = new HashSet<>();
 		List<LockHandle> held = new ArrayList<>();
 		for (int i = 0; i < 3; i++) {
-			PermitLocking provider = (i % 2 == 0) ? provider() : otherProvider();
-			LockHandle permit = acquired(provider.tryAcquirePermit(key, 3, LONG_LEASE, false));
+			LockProvider provider = (i % 2 == 0) ? provider() : otherProvider();
+			LockHandle permit = acquired(LockAttempt.join(provider.tryLock(LockRequest.permit(key, 3, LONG_LEASE))));
 			assertThat(permit.key()).isEqualTo(key);
 			assertThat(permit.fencingToken()).isPositive();
 			tokens.add(permit.fencingToken());
 			held.add(permit);
 		}
 		assertThat(tokens).as("one token per permit").hasSize(3);
-		LockAttempt busy = otherProvider().tryAcquirePermit(key, 3, LONG_LEASE, false);
+		LockAttempt busy = LockAttempt.join(otherProvider().tryLock(LockRequest.permit(key, 3, LONG_LEASE)));
 		assertBusy("a fourth permit of three", busy);
 		assertThat(((LockAttempt.Busy) busy).remaining()).isPositive().isLessThanOrEqualTo(LONG_LEASE);
 		assertThat(held.get(1).release()).isTrue();
-		LockHandle next = acquired(provider().tryAcquirePermit(key, 3, LONG_LEASE, false));
+		LockHandle next = acquired(LockAttempt.join(provider().tryLock(LockRequest.permit(key, 3, LONG_LEASE))));
 		assertThat(next.fencingToken()).as("tokens rise")
 			.isGreaterThan(tokens.stream().mapToLong(Long::longValue).max().orElseThrow());
-		assertBusy("a fourth permit again", otherProvider().tryAcquirePermit(key, 3, LONG_LEASE, false));
+		assertBusy("a fourth permit again",
+				LockAttempt.join(otherProvider().tryLock(LockRequest.permit(key, 3, LONG_LEASE))));
 	}
 
 	@Test
 	@DisplayName("Only the holder of a permit can free it, once (Redisson #5066: release of a permit never taken)")
 	void onlyTheHolderOfAPermitCanFreeItOnce() {
 		String key = key();
-		LockHandle first = acquired(provider().tryAcquirePermit(key, 1, LONG_LEASE, false));
+		LockHandle first = acquired(LockAttempt.join(provider().tryLock(LockRequest.permit(key, 1, LONG_LEASE))));
 		assertThat(first.release()).isTrue();
-		LockHandle second = acquired(otherProvider().tryAcquirePermit(key, 1, LONG_LEASE, false));
+		LockHandle second = acquired(LockAttempt.join(otherProvider().tryLock(LockRequest.permit(key, 1, LONG_LEASE))));
 		assertThat(first.release()).as("a second release of the first permit").isFalse();
 		assertThat(first.renew(LONG_LEASE)).as("a renewal of the released permit").isFalse();
 		assertBusy("the one permit is still the second holder's",
-				provider().tryAcquirePermit(key, 1, LONG_LEASE, false));
+				LockAttempt.join(provider().tryLock(LockRequest.permit(key, 1, LONG_LEASE))));
 		assertThat(second.release()).isTrue();
 	}
 
@@ -117,14 +121,16 @@ public abstract class AbstractSemaphoreContractTests {
 	@DisplayName("A dead holder's permit comes back after its lease (Redisson #4462, #2045: permits leak on crash)")
 	void aDeadHoldersPermitComesBackAfterItsLease() {
 		String key = key();
-		LockHandle dead = acquired(provider().tryAcquirePermit(key, 2, SHORT_LEASE, false));
-		LockHandle live = acquired(provider().tryAcquirePermit(key, 2, LONG_LEASE, false));
-		assertBusy("both permits held", otherProvider().tryAcquirePermit(key, 2, LONG_LEASE, false));
+		LockHandle dead = acquired(LockAttempt.join(provider().tryLock(LockRequest.permit(key, 2, SHORT_LEASE))));
+		LockHandle live = acquired(LockAttempt.join(provider().tryLock(LockRequest.permit(key, 2, LONG_LEASE))));
+		assertBusy("both permits held",
+				LockAttempt.join(otherProvider().tryLock(LockRequest.permit(key, 2, LONG_LEASE))));
 		LockHandle next = awaitAcquired("the dead holder's permit", SHORT_LEASE,
-				() -> otherProvider().tryAcquirePermit(key, 2, LONG_LEASE, false));
+				() -> LockAttempt.join(otherProvider().tryLock(LockRequest.permit(key, 2, LONG_LEASE))));
 		assertThat(dead.release()).as("the dead holder's late release").isFalse();
 		assertThat(dead.renew(LONG_LEASE)).as("the dead holder's late renewal").isFalse();
-		assertBusy("the late calls freed nothing", provider().tryAcquirePermit(key, 2, LONG_LEASE, false));
+		assertBusy("the late calls freed nothing",
+				LockAttempt.join(provider().tryLock(LockRequest.permit(key, 2, LONG_LEASE))));
 		assertThat(live.release()).isTrue();
 		assertThat(next.release()).isTrue();
 	}
@@ -132,12 +138,13 @@ public abstract class AbstractSemaphoreContractTests {
 	@Test
 	void renewExtendsOnlyThatPermit() {
 		String key = key();
-		LockHandle renewed = acquired(provider().tryAcquirePermit(key, 2, SHORT_LEASE, false));
-		LockHandle other = acquired(provider().tryAcquirePermit(key, 2, SHORT_LEASE, false));
+		LockHandle renewed = acquired(LockAttempt.join(provider().tryLock(LockRequest.permit(key, 2, SHORT_LEASE))));
+		LockHandle other = acquired(LockAttempt.join(provider().tryLock(LockRequest.permit(key, 2, SHORT_LEASE))));
 		assertThat(renewed.renew(LONG_LEASE)).isTrue();
 		LockHandle next = awaitAcquired("the unrenewed permit to expire", SHORT_LEASE,
-				() -> otherProvider().tryAcquirePermit(key, 2, LONG_LEASE, false));
-		assertBusy("the renewed permit is still held", otherProvider().tryAcquirePermit(key, 2, LONG_LEASE, false));
+				() -> LockAttempt.join(otherProvider().tryLock(LockRequest.permit(key, 2, LONG_LEASE))));
+		assertBusy("the renewed permit is still held",
+				LockAttempt.join(otherProvider().tryLock(LockRequest.permit(key, 2, LONG_LEASE))));
 		assertThat(other.release()).isFalse();
 		assertThat(renewed.release()).isTrue();
 		assertThat(next.release()).isTrue();
@@ -146,16 +153,17 @@ public abstract class AbstractSemaphoreContractTests {
 	@Test
 	void aMismatchedPermitCountIsAnErrorNamingBothCounts() {
 		String key = key();
-		LockHandle held = acquired(provider().tryAcquirePermit(key, 3, LONG_LEASE, false));
+		LockHandle held = acquired(LockAttempt.join(provider().tryLock(LockRequest.permit(key, 3, LONG_LEASE))));
 		assertThatExceptionOfType(PermitCountMismatchException.class)
-			.isThrownBy(() -> otherProvider().tryAcquirePermit(key, 4, LONG_LEASE, false))
+			.isThrownBy(() -> LockAttempt.join(otherProvider().tryLock(LockRequest.permit(key, 4, LONG_LEASE))))
 			.withMessageContaining(key)
 			.withMessageContaining("3")
 			.withMessageContaining("4")
 			.satisfies((ex) -> assertThat(ex.getDeclaredPermits()).isEqualTo(3))
 			.satisfies((ex) -> assertThat(ex.getRequestedPermits()).isEqualTo(4));
 		assertThat(held.release()).isTrue();
-		assertThat(acquired(otherProvider().tryAcquirePermit(key, 4, LONG_LEASE, false)).release())
+		assertThat(
+				acquired(LockAttempt.join(otherProvider().tryLock(LockRequest.permit(key, 4, LONG_LEASE)))).release())
 			.as("once nobody holds a permit, the count may change")
 			.isTrue();
 	}
@@ -163,22 +171,24 @@ public abstract class AbstractSemaphoreContractTests {
 	@Test
 	void aSemaphoreAndALockOfTheSameKeyAreUnrelated() {
 		String key = key();
-		LockHandle lock = acquired(provider().tryLock(key, LONG_LEASE));
-		LockHandle permit = acquired(otherProvider().tryAcquirePermit(key, 1, LONG_LEASE, false));
+		LockHandle lock = acquired(LockAttempt.join(provider().tryLock(LockRequest.exclusive(key, LONG_LEASE))));
+		LockHandle permit = acquired(LockAttempt.join(otherProvider().tryLock(LockRequest.permit(key, 1, LONG_LEASE))));
 		assertThat(permit.release()).isTrue();
-		assertBusy("the lock", otherProvider().tryLock(key, LONG_LEASE));
+		assertBusy("the lock", LockAttempt.join(otherProvider().tryLock(LockRequest.exclusive(key, LONG_LEASE))));
 		assertThat(lock.release()).isTrue();
 	}
 
 	@Test
 	void aFreedPermitIsSignalled() {
-		ReleaseSignals signals = otherProvider().permitSignals();
+		ReleaseSignals signals = (otherProvider() instanceof ReleaseSignalling signalling) ? signalling.permitSignals()
+				: ReleaseSignals.NONE;
 		assumeTrue(signals != ReleaseSignals.NONE, "the store does not signal freed permits");
 		String key = key();
 		AtomicInteger signalled = new AtomicInteger();
 		try (ReleaseSignals.Subscription subscription = signals.subscribe(key, signalled::incrementAndGet)) {
-			LockHandle permit = acquired(provider().tryAcquirePermit(key, 1, LONG_LEASE, false));
-			assertBusy("no permit left", otherProvider().tryAcquirePermit(key, 1, LONG_LEASE, true));
+			LockHandle permit = acquired(LockAttempt.join(provider().tryLock(LockRequest.permit(key, 1, LONG_LEASE))));
+			assertBusy("no permit left", LockAttempt
+				.join(otherProvider().tryLock(LockRequest.permit(key, 1, LONG_LEASE).withWaiting(true))));
 			Conditions.await("the subscription to listen on the key", Duration.ofSeconds(10),
 					() -> signals.isListening(key));
 			int before = signalled.get();
@@ -284,7 +294,8 @@ public abstract class AbstractSemaphoreContractTests {
 		long until = System.nanoTime() + Duration.ofSeconds(3).toNanos();
 		Conditions.await("three leases to pass", Duration.ofSeconds(10), () -> System.nanoTime() - until > 0);
 		assertThat(lease.isHeld()).isTrue();
-		assertBusy("the renewed permit is still held", otherProvider().tryAcquirePermit(key, 1, LONG_LEASE, false));
+		assertBusy("the renewed permit is still held",
+				LockAttempt.join(otherProvider().tryLock(LockRequest.permit(key, 1, LONG_LEASE))));
 		lease.release();
 	}
 

@@ -1,12 +1,13 @@
 package dev.distlock.testsupport;
 
-import java.time.Duration;
-import java.util.ArrayList;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -16,8 +17,9 @@ import java.util.function.Supplier;
 import dev.distlock.LockOptions;
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockHandle;
+import dev.distlock.spi.LockKind;
 import dev.distlock.spi.LockProvider;
-import dev.distlock.spi.PermitLocking;
+import dev.distlock.spi.LockRequest;
 import dev.distlock.spi.ReleaseSignalling;
 import dev.distlock.support.DefaultLockTemplate;
 import dev.distlock.support.RenewalScheduler;
@@ -74,19 +76,25 @@ final class ContractTemplates implements AutoCloseable {
 					catch (InvocationTargetException ex) {
 						throw ex.getCause();
 					}
-					if (result instanceof LockAttempt.Busy && listening(provider, method.getName(), (String) args[0])) {
-						busy.incrementAndGet();
+					if (result instanceof CompletionStage<?> answer && args[0] instanceof LockRequest request) {
+						return answer.thenApply((attempt) -> {
+							if (attempt instanceof LockAttempt.Busy && listening(provider, request)) {
+								busy.incrementAndGet();
+							}
+							return attempt;
+						});
 					}
 					return result;
 				});
 	}
 
-	private static boolean listening(LockProvider provider, String method, String key) {
-		if (method.equals("tryAcquirePermit")) {
-			return ((PermitLocking) provider).permitSignals().isListening(key);
+	private static boolean listening(LockProvider provider, LockRequest request) {
+		if (request.kind() == LockKind.PERMITS) {
+			return ((ReleaseSignalling) provider).permitSignals().isListening(request.key());
 		}
-		if (method.equals("tryLockShared")) {
-			return !(provider instanceof ReleaseSignalling signalling) || signalling.releaseSignals().isListening(key);
+		if (request.kind() == LockKind.SHARED) {
+			return !(provider instanceof ReleaseSignalling signalling)
+					|| signalling.releaseSignals().isListening(request.key());
 		}
 		return false;
 	}

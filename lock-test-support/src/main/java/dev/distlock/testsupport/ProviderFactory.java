@@ -6,6 +6,7 @@ import java.util.Map;
 import dev.distlock.LockBackendException;
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockProvider;
+import dev.distlock.spi.LockRequest;
 
 /**
  * Builds a store's {@link LockProvider} from plain settings, in the test JVM or in a
@@ -56,7 +57,8 @@ public interface ProviderFactory extends AutoCloseable {
 	static void awaitAnswers(LockProvider provider, Duration timeout) {
 		Conditions.await("the " + provider.storeName() + " provider answers", timeout, () -> {
 			try {
-				if (provider.tryLock(WARM_UP_KEY, Duration.ofSeconds(5)) instanceof LockAttempt.Acquired acquired) {
+				if (LockAttempt.join(provider.tryLock(LockRequest.exclusive(WARM_UP_KEY,
+						Duration.ofSeconds(5)))) instanceof LockAttempt.Acquired acquired) {
 					acquired.handle().release();
 				}
 				return true;

@@ -1,7 +1,7 @@
 package dev.distlock.testsupport;
 
 import dev.distlock.inmemory.InMemoryLockProvider;
-import dev.distlock.spi.SharedLocking;
+import dev.distlock.spi.LockProvider;
 
 /** The read-write lock contract on the in-memory store. */
 class InMemoryReadWriteLockContractTests extends AbstractReadWriteLockContractTests {
@@ -9,12 +9,12 @@ class InMemoryReadWriteLockContractTests extends AbstractReadWriteLockContractTe
 	private static final InMemoryLockProvider provider = new InMemoryLockProvider();
 
 	@Override
-	protected SharedLocking provider() {
+	protected LockProvider provider() {
 		return provider;
 	}
 
 	@Override
-	protected SharedLocking otherProvider() {
+	protected LockProvider otherProvider() {
 		return provider;
 	}
 

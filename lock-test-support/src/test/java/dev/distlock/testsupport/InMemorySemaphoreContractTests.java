@@ -1,7 +1,7 @@
 package dev.distlock.testsupport;
 
 import dev.distlock.inmemory.InMemoryLockProvider;
-import dev.distlock.spi.PermitLocking;
+import dev.distlock.spi.LockProvider;
 
 /** The semaphore contract on the in-memory store. */
 class InMemorySemaphoreContractTests extends AbstractSemaphoreContractTests {
@@ -9,12 +9,12 @@ class InMemorySemaphoreContractTests extends AbstractSemaphoreContractTests {
 	private static final InMemoryLockProvider provider = new InMemoryLockProvider();
 
 	@Override
-	protected PermitLocking provider() {
+	protected LockProvider provider() {
 		return provider;
 	}
 
 	@Override
-	protected PermitLocking otherProvider() {
+	protected LockProvider otherProvider() {
 		return provider;
 	}
 

@@ -6,8 +6,11 @@ import java.time.Duration;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -17,12 +20,12 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 import dev.distlock.LockBackendException;
-import dev.distlock.spi.FairLocking;
+import dev.distlock.spi.Capabilities;
 import dev.distlock.spi.LockAttempt;
-import dev.distlock.spi.PermitLocking;
+import dev.distlock.spi.LockKind;
+import dev.distlock.spi.LockRequest;
 import dev.distlock.spi.ReleaseSignalling;
 import dev.distlock.spi.ReleaseSignals;
-import dev.distlock.spi.SharedLocking;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.apache.curator.framework.CuratorFramework;
@@ -75,8 +78,10 @@ import org.jspecify.annotations.Nullable;
  * <p>
  * Every call returns within the store timeout, whatever Curator's timeouts.
  */
-public final class ZookeeperLockProvider
-		implements ReleaseSignalling, FairLocking, PermitLocking, SharedLocking, AutoCloseable {
+public final class ZookeeperLockProvider implements ReleaseSignalling, AutoCloseable {
+
+	private static final Set<LockKind> KINDS = Set.of(LockKind.EXCLUSIVE, LockKind.FAIR, LockKind.SHARED,
+			LockKind.PERMITS);
 
 	private static final Log logger = LogFactory.getLog(ZookeeperLockProvider.class);
 
@@ -182,8 +187,52 @@ public final class ZookeeperLockProvider
 		return this.signals;
 	}
 
+	/**
+	 * Plain, fair and read locks, and semaphores (a permit is one ephemeral sequential
+	 * node, granted when it stands among the first {@code permits}; see
+	 * {@link ZookeeperSemaphores}); no multi-key locks.
+	 */
 	@Override
-	public LockAttempt tryLock(String key, Duration leaseTime, boolean waiting) {
+	public Set<LockKind> kinds() {
+		return KINDS;
+	}
+
+	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * Answers on the calling thread, within the store timeout.
+	 */
+	@Override
+	public CompletionStage<LockAttempt> tryLock(LockRequest request) {
+		return LockAttempt.of(() -> take(request));
+	}
+
+	private LockAttempt take(LockRequest request) {
+		String key = request.key();
+		Duration leaseTime = request.leaseTime();
+		String waiterId = request.waiterId();
+		return switch (request.kind()) {
+			case EXCLUSIVE -> (waiterId == null) ? tryLock(key, leaseTime, request.waiting())
+					: tryLockExclusive(key, leaseTime, waiterId, request.queueTimeout());
+			case FAIR -> tryLockFair(key, leaseTime, Objects.requireNonNull(waiterId), request.queueTimeout());
+			case SHARED -> tryLockShared(key, leaseTime, request.waiting());
+			case PERMITS -> this.semaphores.tryAcquire(key, request.permits(), leaseTime);
+			case MULTI -> throw Capabilities.unsupported(this, request.kind(), key);
+		};
+	}
+
+	@Override
+	public void withdraw(LockRequest request) {
+		String waiterId = Objects.requireNonNull(request.waiterId());
+		if (request.kind() == LockKind.FAIR) {
+			leaveQueue(request.key(), waiterId);
+		}
+		else {
+			withdrawIntent(request.key(), waiterId);
+		}
+	}
+
+	private LockAttempt tryLock(String key, Duration leaseTime, boolean waiting) {
 		return tryOnce(key, leaseTime, waiting, false);
 	}
 
@@ -205,20 +254,15 @@ public final class ZookeeperLockProvider
 	}
 
 	/**
-	 * {@inheritDoc}
-	 * <p>
 	 * A reader's node joins the key's one queue: it is granted when no writer's node
 	 * (held or waiting) stands before it. A reader that waits keeps its node, watching
 	 * the nearest writer's node before it.
 	 */
-	@Override
-	public LockAttempt tryLockShared(String key, Duration leaseTime, boolean waiting) {
+	private LockAttempt tryLockShared(String key, Duration leaseTime, boolean waiting) {
 		return tryOnce(key, leaseTime, waiting, true);
 	}
 
 	/**
-	 * {@inheritDoc}
-	 * <p>
 	 * A writer that waits with the thread's subscription ({@code DefaultLockTemplate}'s
 	 * writers do) keeps its node in the queue while it waits, as a plain lock's waiter
 	 * does: that node is its intent, and holds back every reader whose node comes after
@@ -227,26 +271,15 @@ public final class ZookeeperLockProvider
 	 * as its intent, only while nothing but readers stand before it, for
 	 * {@code intentTimeout} after each attempt.
 	 */
-	@Override
-	public LockAttempt tryLockExclusive(String key, Duration leaseTime, String waiterId, Duration intentTimeout) {
+	private LockAttempt tryLockExclusive(String key, Duration leaseTime, String waiterId, Duration intentTimeout) {
 		if (this.queued.containsKey(waiterOfThread(key))) {
 			return tryOnce(key, leaseTime, true, false);
 		}
 		return keptAttempt(key, leaseTime, intentWaiter(key, waiterId), intentTimeout, false);
 	}
 
-	@Override
-	public void withdrawIntent(String key, String waiterId) {
+	private void withdrawIntent(String key, String waiterId) {
 		leave(intentWaiter(key, waiterId));
-	}
-
-	/**
-	 * One permit of semaphore {@code key}: one ephemeral sequential node, granted when it
-	 * stands among the first {@code permits} (see {@link ZookeeperSemaphores}).
-	 */
-	@Override
-	public LockAttempt tryAcquirePermit(String key, int permits, Duration leaseTime, boolean waiting) {
-		return this.semaphores.tryAcquire(key, permits, leaseTime);
 	}
 
 	/**
@@ -257,8 +290,7 @@ public final class ZookeeperLockProvider
 		return this.permitSignals;
 	}
 
-	@Override
-	public LockAttempt tryLockFair(String key, Duration leaseTime, String waiterId, Duration queueTimeout) {
+	private LockAttempt tryLockFair(String key, Duration leaseTime, String waiterId, Duration queueTimeout) {
 		return keptAttempt(key, leaseTime, fairWaiter(key, waiterId), queueTimeout, true);
 	}
 
@@ -316,8 +348,7 @@ public final class ZookeeperLockProvider
 		}
 	}
 
-	@Override
-	public void leaveQueue(String key, String waiterId) {
+	private void leaveQueue(String key, String waiterId) {
 		leave(fairWaiter(key, waiterId));
 	}
 

@@ -9,6 +9,7 @@ import dev.distlock.LeaseLostException;
 import dev.distlock.LockOptions;
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockHandle;
+import dev.distlock.spi.LockRequest;
 import dev.distlock.support.DefaultLockTemplate;
 import dev.distlock.support.RenewalScheduler;
 import org.apache.curator.framework.CuratorFramework;
@@ -49,7 +50,7 @@ class ZookeeperManualDeleteTests {
 		List<String> nodes = operator.getChildren().forPath(provider.parentPath(key));
 		assertThat(nodes).hasSize(1);
 		operator.delete().forPath(provider.parentPath(key) + "/" + nodes.get(0));
-		LockAttempt taken = other.tryLock(key, Duration.ofSeconds(30));
+		LockAttempt taken = LockAttempt.join(other.tryLock(LockRequest.exclusive(key, Duration.ofSeconds(30))));
 		assertThat(taken).isInstanceOf(LockAttempt.Acquired.class);
 		assertThatExceptionOfType(LeaseLostException.class).isThrownBy(lease::release)
 			.withMessageContaining("was lost while held");
@@ -67,7 +68,7 @@ class ZookeeperManualDeleteTests {
 		String key = "namespaced";
 		CuratorFramework client = this.clients.client();
 		ZookeeperLockProvider provider = this.clients.provider(client.usingNamespace("app"));
-		LockAttempt attempt = provider.tryLock(key, Duration.ofSeconds(30));
+		LockAttempt attempt = LockAttempt.join(provider.tryLock(LockRequest.exclusive(key, Duration.ofSeconds(30))));
 		assertThat(attempt).isInstanceOf(LockAttempt.Acquired.class);
 		LockHandle handle = ((LockAttempt.Acquired) attempt).handle();
 		String node = "/app" + ((ZookeeperLockHandle) handle).path();

@@ -7,6 +7,7 @@ import java.util.concurrent.locks.LockSupport;
 
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockHandle;
+import dev.distlock.spi.LockRequest;
 import org.apache.curator.framework.CuratorFramework;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
@@ -43,19 +44,20 @@ class ZookeeperQueueLapseTests {
 		CuratorFramework holderClient = this.clients.client();
 		ZookeeperLockProvider holder = this.clients.provider(holderClient);
 		ZookeeperLockProvider waiter = this.clients.provider(this.clients.client());
-		LockHandle held = acquired(holder.tryLock(key, LEASE));
+		LockHandle held = acquired(LockAttempt.join(holder.tryLock(LockRequest.exclusive(key, LEASE))));
 		for (int i = 0; i < ATTEMPTS; i++) {
-			assertThat(waiter.tryLockFair(key, LEASE, "w1", Duration.ofMillis(1))).isInstanceOf(LockAttempt.Busy.class);
+			assertThat(LockAttempt.join(waiter.tryLock(LockRequest.fair(key, LEASE, "w1", Duration.ofMillis(1)))))
+				.isInstanceOf(LockAttempt.Busy.class);
 			// the pacing that puts the lapse near each next attempt
 			LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
 		}
-		waiter.leaveQueue(key, "w1");
+		waiter.withdraw(LockRequest.fair(key, LEASE, "w1", Duration.ofMillis(1)));
 		String holderNode = ((ZookeeperLockHandle) held).path();
 		List<String> left = holderClient.getChildren().forPath(holder.parentPath(key));
 		assertThat(left).as("the key's nodes once the waiter left its place")
 			.containsExactly(holderNode.substring(holderNode.lastIndexOf('/') + 1));
 		assertThat(held.release()).isTrue();
-		LockHandle next = acquired(holder.tryLock(key, LEASE));
+		LockHandle next = acquired(LockAttempt.join(holder.tryLock(LockRequest.exclusive(key, LEASE))));
 		assertThat(next.release()).isTrue();
 	}
 

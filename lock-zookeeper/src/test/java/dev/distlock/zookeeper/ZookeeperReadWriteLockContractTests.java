@@ -2,7 +2,7 @@ package dev.distlock.zookeeper;
 
 import java.io.IOException;
 
-import dev.distlock.spi.SharedLocking;
+import dev.distlock.spi.LockProvider;
 import dev.distlock.testsupport.AbstractReadWriteLockContractTests;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -28,12 +28,12 @@ class ZookeeperReadWriteLockContractTests extends AbstractReadWriteLockContractT
 	}
 
 	@Override
-	protected SharedLocking provider() {
+	protected LockProvider provider() {
 		return pair.provider;
 	}
 
 	@Override
-	protected SharedLocking otherProvider() {
+	protected LockProvider otherProvider() {
 		return pair.other;
 	}
 

@@ -15,6 +15,7 @@ import dev.distlock.LockMode;
 import dev.distlock.LockOptions;
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockHandle;
+import dev.distlock.spi.LockRequest;
 import dev.distlock.support.DefaultLockTemplate;
 import dev.distlock.testsupport.Conditions;
 import dev.distlock.testsupport.TestThreads;
@@ -81,7 +82,9 @@ class ZookeeperReadWriteSessionTests {
 		ZookeeperLockProvider writerProvider = provider(client());
 		DefaultLockTemplate writers = template(writerProvider);
 		Lease reader = readers.acquire(key, READ);
-		assertThat(writerProvider.tryLock(key, LEASE)).as("the key is read-held").isInstanceOf(LockAttempt.Busy.class);
+		assertThat(LockAttempt.join(writerProvider.tryLock(LockRequest.exclusive(key, LEASE))))
+			.as("the key is read-held")
+			.isInstanceOf(LockAttempt.Busy.class);
 		CompletableFuture<Lease> writer = CompletableFuture
 			.supplyAsync(() -> writers.acquire(key, LockOptions.defaults()), TestThreads.EACH);
 		Conditions.await("the writer's node to queue", Duration.ofSeconds(10),
@@ -91,7 +94,7 @@ class ZookeeperReadWriteSessionTests {
 		assertThat(taken.fencingToken()).isGreaterThan(reader.fencingToken());
 		Conditions.await("the reader of the dead session is told", Duration.ofSeconds(30), () -> !reader.isHeld());
 		assertThatExceptionOfType(LeaseLostException.class).isThrownBy(reader::release);
-		assertThat(writerProvider.tryLockShared(key, LEASE, false)).as("the writer holds")
+		assertThat(LockAttempt.join(writerProvider.tryLock(LockRequest.shared(key, LEASE)))).as("the writer holds")
 			.isInstanceOf(LockAttempt.Busy.class);
 		taken.release();
 	}
@@ -107,14 +110,15 @@ class ZookeeperReadWriteSessionTests {
 	void aWaitingWriterWhoseSessionEndsLetsTheReadersItHeldBackIn() throws Exception {
 		String key = key();
 		ZookeeperLockProvider firstProvider = provider(client());
-		LockHandle firstReader = acquired(firstProvider.tryLockShared(key, LEASE, false));
+		LockHandle firstReader = acquired(LockAttempt.join(firstProvider.tryLock(LockRequest.shared(key, LEASE))));
 		CuratorFramework writerClient = client();
 		DefaultLockTemplate writers = template(provider(writerClient));
 		CompletableFuture<Lease> writer = CompletableFuture
 			.supplyAsync(() -> writers.acquire(key, LockOptions.defaults()), TestThreads.EACH);
 		Conditions.await("the writer's node to queue", Duration.ofSeconds(10),
 				() -> queue(firstProvider, key).stream().anyMatch((node) -> node.contains("-lock-")));
-		assertThat(firstProvider.tryLockShared(key, LEASE, false)).as("a new reader behind the waiting writer")
+		assertThat(LockAttempt.join(firstProvider.tryLock(LockRequest.shared(key, LEASE))))
+			.as("a new reader behind the waiting writer")
 			.isInstanceOf(LockAttempt.Busy.class);
 		DefaultLockTemplate readers = template(provider(client()));
 		CompletableFuture<Lease> reader = CompletableFuture.supplyAsync(() -> readers.acquire(key, READ),
@@ -148,7 +152,7 @@ class ZookeeperReadWriteSessionTests {
 	void aReaderQueuedBeforeALaterWriterComesInFirst() throws Exception {
 		String key = key();
 		ZookeeperLockProvider firstProvider = provider(client());
-		LockHandle firstWriter = acquired(firstProvider.tryLock(key, LEASE));
+		LockHandle firstWriter = acquired(LockAttempt.join(firstProvider.tryLock(LockRequest.exclusive(key, LEASE))));
 		DefaultLockTemplate readers = template(provider(client()));
 		CountDownLatch leave = new CountDownLatch(1);
 		CompletableFuture<Long> reader = new CompletableFuture<>();

@@ -2,7 +2,7 @@ package dev.distlock.zookeeper;
 
 import java.io.IOException;
 
-import dev.distlock.spi.PermitLocking;
+import dev.distlock.spi.LockProvider;
 import dev.distlock.testsupport.AbstractSemaphoreContractTests;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -28,12 +28,12 @@ class ZookeeperSemaphoreContractTests extends AbstractSemaphoreContractTests {
 	}
 
 	@Override
-	protected PermitLocking provider() {
+	protected LockProvider provider() {
 		return pair.provider;
 	}
 
 	@Override
-	protected PermitLocking otherProvider() {
+	protected LockProvider otherProvider() {
 		return pair.other;
 	}
 

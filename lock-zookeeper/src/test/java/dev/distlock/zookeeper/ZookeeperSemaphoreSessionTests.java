@@ -10,6 +10,7 @@ import dev.distlock.LeaseLostException;
 import dev.distlock.LockOptions;
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockHandle;
+import dev.distlock.spi.LockRequest;
 import dev.distlock.support.DefaultLockTemplate;
 import dev.distlock.testsupport.Conditions;
 import dev.distlock.testsupport.TestThreads;
@@ -64,7 +65,7 @@ class ZookeeperSemaphoreSessionTests {
 		ZookeeperLockProvider otherProvider = provider(this.clients.client());
 		DefaultLockTemplate other = template(otherProvider);
 		Lease dead = holder.acquire(key, onePermit);
-		assertThat(otherProvider.tryAcquirePermit(key, 1, LEASE, false)).as("the permit is held")
+		assertThat(LockAttempt.join(otherProvider.tryLock(LockRequest.permit(key, 1, LEASE)))).as("the permit is held")
 			.isInstanceOf(LockAttempt.Busy.class);
 		CompletableFuture<Lease> waiter = CompletableFuture.supplyAsync(() -> other.acquire(key, onePermit),
 				TestThreads.EACH);
@@ -73,10 +74,11 @@ class ZookeeperSemaphoreSessionTests {
 		assertThat(taken.fencingToken()).isGreaterThan(dead.fencingToken());
 		Conditions.await("the dead session's holder is told", Duration.ofSeconds(30), () -> !dead.isHeld());
 		assertThatExceptionOfType(LeaseLostException.class).isThrownBy(dead::release);
-		assertThat(otherProvider.tryAcquirePermit(key, 1, LEASE, false)).as("the permit is held again, once")
+		assertThat(LockAttempt.join(otherProvider.tryLock(LockRequest.permit(key, 1, LEASE))))
+			.as("the permit is held again, once")
 			.isInstanceOf(LockAttempt.Busy.class);
 		taken.release();
-		LockHandle free = acquired(otherProvider.tryAcquirePermit(key, 1, LEASE, false));
+		LockHandle free = acquired(LockAttempt.join(otherProvider.tryLock(LockRequest.permit(key, 1, LEASE))));
 		assertThat(free.release()).isTrue();
 	}
 

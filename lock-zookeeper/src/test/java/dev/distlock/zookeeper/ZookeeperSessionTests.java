@@ -13,6 +13,7 @@ import dev.distlock.LeaseLostException;
 import dev.distlock.LockOptions;
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockHandle;
+import dev.distlock.spi.LockRequest;
 import dev.distlock.spi.ReleaseSignals;
 import dev.distlock.support.DefaultLockTemplate;
 import dev.distlock.support.RenewalScheduler;
@@ -188,7 +189,8 @@ class ZookeeperSessionTests {
 		Conditions.await("the client reconnects", Duration.ofSeconds(20), () -> reconnects.get() > 0);
 		assertThat(holderClient.getZookeeperClient().getZooKeeper().getSessionId()).isEqualTo(session);
 		assertThat(lease.isHeld()).isTrue();
-		assertThat(otherProvider.tryLock(key, LEASE)).isInstanceOf(LockAttempt.Busy.class);
+		assertThat(LockAttempt.join(otherProvider.tryLock(LockRequest.exclusive(key, LEASE))))
+			.isInstanceOf(LockAttempt.Busy.class);
 		lease.release();
 		assertThat(this.losses).isEmpty();
 	}
@@ -208,18 +210,20 @@ class ZookeeperSessionTests {
 		CuratorFramework holderClient = client(this.server.getConnectString());
 		ZookeeperLockProvider waiter = provider(waiterClient);
 		ZookeeperLockProvider holder = provider(holderClient);
-		LockHandle held = acquired(holder.tryLock(key, LEASE));
+		LockHandle held = acquired(LockAttempt.join(holder.tryLock(LockRequest.exclusive(key, LEASE))));
 		AtomicInteger signals = new AtomicInteger();
 		try (ReleaseSignals.Subscription subscription = waiter.releaseSignals()
 			.subscribe(key, signals::incrementAndGet)) {
-			assertThat(waiter.tryLock(key, LEASE, true)).isInstanceOf(LockAttempt.Busy.class);
+			assertThat(LockAttempt.join(waiter.tryLock(LockRequest.exclusive(key, LEASE).withWaiting(true))))
+				.isInstanceOf(LockAttempt.Busy.class);
 			long oldSession = waiterClient.getZookeeperClient().getZooKeeper().getSessionId();
 			waiterClient.getZookeeperClient().getZooKeeper().getTestable().injectSessionExpiration();
 			Conditions.await("the waiter has a new session", Duration.ofSeconds(20),
 					() -> currentSession(waiterClient) != oldSession && currentSession(waiterClient) != 0
 							&& waiter.session().isConnected());
 			assertThat(held.release()).isTrue();
-			LockHandle taken = awaitAcquired(() -> waiter.tryLock(key, LEASE, true), key);
+			LockHandle taken = awaitAcquired(
+					() -> LockAttempt.join(waiter.tryLock(LockRequest.exclusive(key, LEASE).withWaiting(true))), key);
 			Stat stat = holderClient.checkExists().forPath(((ZookeeperLockHandle) taken).path());
 			assertThat(stat).as("the node the lock was granted on").isNotNull();
 			assertThat(stat.getEphemeralOwner()).as("the session that owns it")
@@ -238,12 +242,12 @@ class ZookeeperSessionTests {
 		String key = key();
 		CuratorFramework client = client(this.server.getConnectString());
 		ZookeeperLockProvider provider = provider(client);
-		LockHandle first = acquired(provider.tryLock(key, LEASE));
+		LockHandle first = acquired(LockAttempt.join(provider.tryLock(LockRequest.exclusive(key, LEASE))));
 		String firstNode = ((ZookeeperLockHandle) first).path();
 		assertThat(first.release()).isTrue();
 		String parent = provider.parentPath(key);
 		Conditions.await("the idle parent is removed", Duration.ofSeconds(10), () -> exists(client, parent) == null);
-		LockHandle second = acquired(provider.tryLock(key, LEASE));
+		LockHandle second = acquired(LockAttempt.join(provider.tryLock(LockRequest.exclusive(key, LEASE))));
 		String secondNode = ((ZookeeperLockHandle) second).path();
 		assertThat(sequence(secondNode)).as("the sequence number restarted").isEqualTo(sequence(firstNode));
 		assertThat(second.fencingToken()).isGreaterThan(first.fencingToken());
@@ -278,7 +282,7 @@ class ZookeeperSessionTests {
 	}
 
 	private static LockHandle awaitAcquired(ZookeeperLockProvider provider, String key) {
-		return awaitAcquired(() -> provider.tryLock(key, LEASE), key);
+		return awaitAcquired(() -> LockAttempt.join(provider.tryLock(LockRequest.exclusive(key, LEASE))), key);
 	}
 
 	private static LockHandle awaitAcquired(java.util.function.Supplier<LockAttempt> attempt, String key) {

@@ -5,12 +5,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
-import dev.distlock.LockBackendException;
-import dev.distlock.spi.LockAttempt;
-import dev.distlock.testsupport.Conditions;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
+import dev.distlock.LockBackendException;
+import dev.distlock.spi.LockAttempt;
+import dev.distlock.spi.LockRequest;
+import dev.distlock.testsupport.Conditions;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
@@ -67,7 +68,8 @@ class ZookeeperUnreachableTests {
 						ZookeeperLockProvider.DEFAULT_BASE_PATH, Duration.ofMillis(300))) {
 			for (int call = 0; call < 3; call++) {
 				assertThatExceptionOfType(LockBackendException.class)
-					.isThrownBy(() -> provider.tryLock("unreachable", Duration.ofSeconds(30)))
+					.isThrownBy(() -> LockAttempt
+						.join(provider.tryLock(LockRequest.exclusive("unreachable", Duration.ofSeconds(30)))))
 					.withMessageContaining("ZooKeeper at " + servers + " cannot be reached yet")
 					.withMessageNotContaining("doubt");
 			}
@@ -89,7 +91,8 @@ class ZookeeperUnreachableTests {
 
 	private static boolean granted(ZookeeperLockProvider provider) {
 		try {
-			if (provider.tryLock("unreachable", Duration.ofSeconds(30)) instanceof LockAttempt.Acquired acquired) {
+			if (LockAttempt.join(provider.tryLock(LockRequest.exclusive("unreachable",
+					Duration.ofSeconds(30)))) instanceof LockAttempt.Acquired acquired) {
 				return acquired.handle().release();
 			}
 			return false;

@@ -100,7 +100,7 @@ class StartupFailureReportTests {
 		assertThat(report).doesNotContain("Unexpected AOP exception");
 		assertThat(description(report)).contains("Catalog.read()")
 			.contains("the jdbc store does not")
-			.contains("SharedLocking");
+			.contains("lock kind SHARED");
 		assertThat(action(report)).contains("Lock in a store that offers it");
 	}
 

@@ -14,6 +14,7 @@ import dev.distlock.redis.RedisLockProvider;
 import dev.distlock.redis.TestRedis;
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockProvider;
+import dev.distlock.spi.LockRequest;
 import dev.distlock.testsupport.Conditions;
 import dev.distlock.testsupport.RedisServer;
 import org.junit.jupiter.api.AfterAll;
@@ -92,7 +93,8 @@ class RedisShutdownLogTests {
 		LettuceConnectionFactory otherFactory = TestRedis.connectionFactory(redis);
 		try (RedisLockProvider other = new RedisLockProvider(otherFactory, TestRedis.PREFIX, false)) {
 			TestRedis.awaitAnswers(other);
-			assertThat(other.tryLock(key, Duration.ofSeconds(30))).isInstanceOf(LockAttempt.Acquired.class);
+			assertThat(LockAttempt.join(other.tryLock(LockRequest.exclusive(key, Duration.ofSeconds(30)))))
+				.isInstanceOf(LockAttempt.Acquired.class);
 			try (ConfigurableApplicationContext context = start(pooled)) {
 				LockTemplate template = context.getBean(LockTemplate.class);
 				Thread waiter = new Thread(() -> template.tryAcquire(key, LockOptions.defaults()), "shutdown-waiter");

@@ -6,19 +6,20 @@ import dev.distlock.DistributedLatch;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A store that keeps countdown latches: a latch has a generation (a number that only
- * rises, also across expiry), a count, and the set of participants counted in the current
- * generation, so that counting is idempotent per participant. Every write starts the
- * latch's expiry again; a latch untouched for its expiry is gone. Latches live in their
- * own key space: a latch and a lock of the same name are unrelated.
+ * The countdown latches of a store ({@link LockProvider#latches()}): a latch has a
+ * generation (a number that only rises, also across expiry), a count, and the set of
+ * participants counted in the current generation, so that counting is idempotent per
+ * participant. Every write starts the latch's expiry again; a latch untouched for its
+ * expiry is gone. Latches live in their own key space: a latch and a lock of the same
+ * name are unrelated.
  */
-public interface Latches extends LockProvider {
+public interface LatchStore {
 
 	/**
 	 * The current generation of {@code key}, arming one with {@code count} if there is
 	 * none.
 	 */
-	LatchState joinLatch(String key, int count, Duration expiry);
+	LatchState join(String key, int count, Duration expiry);
 
 	/**
 	 * Counts {@code participant} in {@code generation}, if that is the current
@@ -27,7 +28,7 @@ public interface Latches extends LockProvider {
 	DistributedLatch.CountDown countDown(String key, long generation, String participant, Duration expiry);
 
 	/** The latch's state, or null if there is none (never armed, or expired). */
-	@Nullable LatchState latchState(String key);
+	@Nullable LatchState state(String key);
 
 	/**
 	 * Arms a new generation with {@code count}, provided {@code generation} is the
@@ -41,7 +42,7 @@ public interface Latches extends LockProvider {
 	 * Signals, per latch key, that the latch may have opened or been re-armed; waiters
 	 * still re-check at their retry interval.
 	 */
-	ReleaseSignals latchSignals();
+	ReleaseSignals signals();
 
 	/**
 	 * One latch as the store holds it.
