@@ -8,6 +8,7 @@ import java.util.concurrent.locks.LockSupport;
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockHandle;
 import dev.distlock.spi.LockRequest;
+import dev.distlock.testsupport.Conditions;
 import org.apache.curator.framework.CuratorFramework;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
@@ -53,12 +54,24 @@ class ZookeeperQueueLapseTests {
 		}
 		waiter.withdraw(LockRequest.fair(key, LEASE, "w1", Duration.ofMillis(1)));
 		String holderNode = ((ZookeeperLockHandle) held).path();
-		List<String> left = holderClient.getChildren().forPath(holder.parentPath(key));
-		assertThat(left).as("the key's nodes once the waiter left its place")
-			.containsExactly(holderNode.substring(holderNode.lastIndexOf('/') + 1));
+		String holderName = holderNode.substring(holderNode.lastIndexOf('/') + 1);
+		// A lapse that fired just before the waiter left may still be deleting its node;
+		// a leaked node would stay for the whole session.
+		Conditions.await("only the holder's node left once the waiter left its place", Duration.ofSeconds(10),
+				() -> List.of(holderName).equals(children(holderClient, holder.parentPath(key))));
+		assertThat(children(holderClient, holder.parentPath(key))).containsExactly(holderName);
 		assertThat(held.release()).isTrue();
 		LockHandle next = acquired(LockAttempt.join(holder.tryLock(LockRequest.exclusive(key, LEASE))));
 		assertThat(next.release()).isTrue();
+	}
+
+	private static List<String> children(CuratorFramework client, String path) {
+		try {
+			return client.getChildren().forPath(path);
+		}
+		catch (Exception ex) {
+			throw new IllegalStateException("Could not list " + path, ex);
+		}
 	}
 
 	private static LockHandle acquired(LockAttempt attempt) {
