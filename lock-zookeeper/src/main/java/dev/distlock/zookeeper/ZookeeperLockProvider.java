@@ -20,7 +20,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 import dev.distlock.LockBackendException;
-import dev.distlock.spi.Capabilities;
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockKind;
 import dev.distlock.spi.LockRequest;
@@ -61,6 +60,10 @@ import org.jspecify.annotations.Nullable;
  * it.
  *
  * <p>
+ * <b>Multi-key locks.</b> A multi-key attempt takes each key's node as a plain lock does,
+ * all or none ({@link ZookeeperMultiLocks}).
+ *
+ * <p>
  * <b>Lost replies.</b> Nodes are created with Curator's protection (a unique name prefix,
  * looked for again after a connection loss), and an attempt whose caller gives up (store
  * timeout, interrupt) deletes the node its create made whenever that reply comes.
@@ -81,7 +84,7 @@ import org.jspecify.annotations.Nullable;
 public final class ZookeeperLockProvider implements ReleaseSignalling, AutoCloseable {
 
 	private static final Set<LockKind> KINDS = Set.of(LockKind.EXCLUSIVE, LockKind.FAIR, LockKind.SHARED,
-			LockKind.PERMITS);
+			LockKind.PERMITS, LockKind.MULTI);
 
 	private static final Log logger = LogFactory.getLog(ZookeeperLockProvider.class);
 
@@ -92,7 +95,7 @@ public final class ZookeeperLockProvider implements ReleaseSignalling, AutoClose
 	public static final String DEFAULT_BASE_PATH = "/distributed-lock";
 
 	/** The marker in the name of a writer's node: a plain lock's, a write lock's. */
-	private static final String NODE_NAME = "-lock-";
+	static final String NODE_NAME = "-lock-";
 
 	/** The marker in the name of a reader's node, in the same queue as the writers'. */
 	private static final String READ_NAME = "-read-";
@@ -121,6 +124,8 @@ public final class ZookeeperLockProvider implements ReleaseSignalling, AutoClose
 	private final ZookeeperSemaphores semaphores = new ZookeeperSemaphores(this);
 
 	private final ReleaseSignals permitSignals = this.semaphores.signals();
+
+	private final ZookeeperMultiLocks multiLocks = new ZookeeperMultiLocks(this);
 
 	/** Waiters' places, by key and waiter ("t" + thread id, or "w" + fair waiter id). */
 	private final Map<String, QueuedNode> queued = new ConcurrentHashMap<>();
@@ -188,9 +193,10 @@ public final class ZookeeperLockProvider implements ReleaseSignalling, AutoClose
 	}
 
 	/**
-	 * Plain, fair and read locks, and semaphores (a permit is one ephemeral sequential
-	 * node, granted when it stands among the first {@code permits}; see
-	 * {@link ZookeeperSemaphores}); no multi-key locks.
+	 * Plain, fair and read locks, semaphores (a permit is one ephemeral sequential node,
+	 * granted when it stands among the first {@code permits}; see
+	 * {@link ZookeeperSemaphores}) and multi-key locks (each key's node exactly as a
+	 * plain lock's; see {@link ZookeeperMultiLocks}).
 	 */
 	@Override
 	public Set<LockKind> kinds() {
@@ -217,7 +223,7 @@ public final class ZookeeperLockProvider implements ReleaseSignalling, AutoClose
 			case FAIR -> tryLockFair(key, leaseTime, Objects.requireNonNull(waiterId), request.queueTimeout());
 			case SHARED -> tryLockShared(key, leaseTime, request.waiting());
 			case PERMITS -> this.semaphores.tryAcquire(key, request.permits(), leaseTime);
-			case MULTI -> throw Capabilities.unsupported(this, request.kind(), key);
+			case MULTI -> this.multiLocks.tryLockAll(request);
 		};
 	}
 
@@ -725,6 +731,14 @@ public final class ZookeeperLockProvider implements ReleaseSignalling, AutoClose
 				node.onRelease.run();
 			}
 		}
+	}
+
+	/**
+	 * The calling thread's subscription to {@code key}'s releases, if it has one: a
+	 * multi-key waiter's watch is kept on it, so that the core's wait sees it listening.
+	 */
+	@Nullable QueuedNode subscription(String key) {
+		return this.queued.get(waiterOfThread(key));
 	}
 
 	/** A waiter gives up its place: its node, if any, is deleted. */

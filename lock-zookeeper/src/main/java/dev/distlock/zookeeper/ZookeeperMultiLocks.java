@@ -1,0 +1,196 @@
+package dev.distlock.zookeeper;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import dev.distlock.LockBackendException;
+import dev.distlock.spi.LockAttempt;
+import dev.distlock.spi.LockHandle;
+import dev.distlock.spi.LockRequest;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.apache.curator.framework.api.CuratorEvent;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Multi-key locks in ZooKeeper: one attempt takes every key of the request, in the
+ * request's sorted order, each exactly as a plain lock of that key is taken (a protected
+ * ephemeral sequential {@code -lock-} node in the key's queue, held when it stands
+ * first), so a multi-key holder and a plain holder of one of its keys exclude each other,
+ * and each key's fencing token is its node's {@code czxid}.
+ *
+ * <p>
+ * <b>All or nothing, and never waiting.</b> The first key whose node does not stand first
+ * ends the attempt: every node it created is deleted before it answers {@code Busy}
+ * naming that key, so a multi-key caller never holds some keys while it waits for others,
+ * and callers locking overlapping sets cannot deadlock. A failure part way (a store
+ * error, the store timeout, an interrupt, a lost reply) deletes what was created, with
+ * Curator's guaranteed delete, waiting for it within the store timeout; a create whose
+ * reply comes after the caller gave up is deleted when it comes (the plain lock's create
+ * protection).
+ *
+ * <p>
+ * <b>Waking.</b> A multi-key waiter keeps no node between attempts (it would hold its
+ * place in one key's queue while it holds none of the others). Once the core has
+ * subscribed to the busy key's releases, the attempt that finds it busy watches the one
+ * node that holds it, the first in its queue: that node's end is what the waiter waits
+ * for, and it wakes only this waiter's thread.
+ *
+ * <p>
+ * <b>Loss.</b> Every key's handle is tracked by the session: the session's end reports
+ * each key lost.
+ */
+final class ZookeeperMultiLocks {
+
+	private static final Log logger = LogFactory.getLog(ZookeeperMultiLocks.class);
+
+	private final ZookeeperLockProvider provider;
+
+	ZookeeperMultiLocks(ZookeeperLockProvider provider) {
+		this.provider = provider;
+	}
+
+	/** One attempt at every key of a {@code MULTI} request, within the store timeout. */
+	LockAttempt tryLockAll(LockRequest request) {
+		long deadline = this.provider.calls().deadline();
+		long sessionId = this.provider.session().current(request.key(), "acquire", deadline);
+		long leaseMillis = Math.max(1, request.leaseTime().toMillis());
+		List<Taken> taken = new ArrayList<>(request.keys().size());
+		boolean answered = false;
+		try {
+			for (String key : request.keys()) {
+				String parent = this.provider.parentPath(key);
+				ZookeeperLockProvider.Created created = this.provider.createOwned(key, parent,
+						ZookeeperLockProvider.NODE_NAME, leaseMillis, sessionId, deadline);
+				taken.add(new Taken(key, created.path(), created.stat().getCzxid()));
+				String holder = holderBefore(key, parent, created.path(), deadline);
+				if (holder != null) {
+					long lease = busyHint(key, holder, request.waiting(), deadline);
+					giveBack(taken, taken.size() - 1, deadline);
+					answered = true;
+					return new LockAttempt.Busy(Duration.ofMillis(lease), key);
+				}
+			}
+			LockAttempt held = held(taken, sessionId, leaseMillis);
+			answered = true;
+			return held;
+		}
+		finally {
+			if (!answered) {
+				giveBack(taken, 0, deadline);
+			}
+		}
+	}
+
+	/**
+	 * The node that holds {@code key} if the caller's node does not stand first in the
+	 * key's queue; null if it does.
+	 */
+	private @Nullable String holderBefore(String key, String parent, String path, long deadline) {
+		List<String> queue = this.provider.queue(key, parent, deadline);
+		int index = queue.indexOf(path.substring(parent.length() + 1));
+		if (index < 0) {
+			throw new LockBackendException(key, "Cannot acquire lock '" + key + "': its node " + path
+					+ " is gone (its session ended, or it was deleted)", new IllegalStateException());
+		}
+		return (index == 0) ? null : parent + "/" + queue.get(0);
+	}
+
+	/**
+	 * The busy key's holder's lease, as a hint; for a waiter subscribed to the key's
+	 * releases, the holder's node is watched on the subscription, which wakes the waiter
+	 * when it goes (at once if it went before the watch was set).
+	 */
+	private long busyHint(String key, String holder, boolean waiting, long deadline) {
+		QueuedNode subscription = waiting ? this.provider.subscription(key) : null;
+		if (subscription == null) {
+			return this.provider.leaseOf(key, holder, null, deadline);
+		}
+		// Only this thread uses its subscription's watch; the watcher clears it when it
+		// fires.
+		subscription.watched = holder;
+		long lease = this.provider.leaseOf(key, holder, subscription, deadline);
+		if (lease == 0) {
+			// Gone before the watch was set: no event will come, so look again now.
+			subscription.watched = null;
+			subscription.onRelease.run();
+			return 1;
+		}
+		return lease;
+	}
+
+	/** Every key was taken: one handle per key, in the request's order, each tracked. */
+	private LockAttempt held(List<Taken> taken, long sessionId, long leaseMillis) {
+		List<LockHandle> handles = new ArrayList<>(taken.size());
+		for (Taken node : taken) {
+			ZookeeperLockHandle handle = new ZookeeperLockHandle(this.provider, node.key(), node.path(), node.czxid(),
+					sessionId, leaseMillis);
+			handle.startLease();
+			this.provider.session().track(handle);
+			handles.add(handle);
+		}
+		return new LockAttempt.AcquiredAll(handles);
+	}
+
+	/**
+	 * Deletes the nodes of an attempt that found a key busy, or failed, all at once,
+	 * waiting for them until the attempt's deadline, so that the keys are free when the
+	 * caller hears of it: also when it was interrupted (the interrupt is kept for it),
+	 * which promises that no key is held. A delete not answered by then goes on in the
+	 * background (Curator's guaranteed delete) until it succeeds or the session ends.
+	 * @param held how many of the nodes, the first ones, stood first in their queue
+	 */
+	private void giveBack(List<Taken> taken, int held, long deadline) {
+		List<CompletableFuture<CuratorEvent>> deletes = new ArrayList<>(taken.size());
+		for (Taken node : taken) {
+			deletes.add(this.provider.calls()
+				.send((callback) -> this.provider.client()
+					.delete()
+					.guaranteed()
+					.inBackground(callback)
+					.forPath(node.path())));
+		}
+		for (int i = 0; i < deletes.size(); i++) {
+			awaitQuietly(deletes.get(i), taken.get(i).path(), deadline);
+			if (i < held) {
+				// This JVM's waiters on a key this attempt held for a moment, that watch
+				// no
+				// node, are told, as after a release.
+				this.provider.released(taken.get(i).key(), taken.get(i).path());
+			}
+		}
+	}
+
+	private static void awaitQuietly(CompletableFuture<CuratorEvent> delete, String path, long deadline) {
+		boolean interrupted = Thread.interrupted();
+		try {
+			while (true) {
+				try {
+					delete.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+					return;
+				}
+				catch (InterruptedException ex) {
+					interrupted = true;
+				}
+			}
+		}
+		catch (ExecutionException | TimeoutException ex) {
+			logger.debug("A node of a multi-key attempt is still being deleted: " + path, ex);
+		}
+		finally {
+			if (interrupted) {
+				Thread.currentThread().interrupt();
+			}
+		}
+	}
+
+	/** A key's node created by the attempt. */
+	private record Taken(String key, String path, long czxid) {
+	}
+
+}
