@@ -7,6 +7,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -20,6 +21,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 import dev.distlock.LockBackendException;
+import dev.distlock.spi.LatchStore;
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockKind;
 import dev.distlock.spi.LockRequest;
@@ -60,8 +62,9 @@ import org.jspecify.annotations.Nullable;
  * it.
  *
  * <p>
- * <b>Multi-key locks.</b> A multi-key attempt takes each key's node as a plain lock does,
- * all or none ({@link ZookeeperMultiLocks}).
+ * <b>Multi-key locks, latches.</b> A multi-key attempt takes each key's node as a plain
+ * lock does, all or none ({@link ZookeeperMultiLocks}); countdown latches are TTL nodes
+ * of their own ({@link ZookeeperLatches}).
  *
  * <p>
  * <b>Lost replies.</b> Nodes are created with Curator's protection (a unique name prefix,
@@ -126,6 +129,8 @@ public final class ZookeeperLockProvider implements ReleaseSignalling, AutoClose
 	private final ReleaseSignals permitSignals = this.semaphores.signals();
 
 	private final ZookeeperMultiLocks multiLocks = new ZookeeperMultiLocks(this);
+
+	private final ZookeeperLatches latches = new ZookeeperLatches(this);
 
 	/** Waiters' places, by key and waiter ("t" + thread id, or "w" + fair waiter id). */
 	private final Map<String, QueuedNode> queued = new ConcurrentHashMap<>();
@@ -201,6 +206,16 @@ public final class ZookeeperLockProvider implements ReleaseSignalling, AutoClose
 	@Override
 	public Set<LockKind> kinds() {
 		return KINDS;
+	}
+
+	/**
+	 * Countdown latches as TTL nodes ({@link ZookeeperLatches}): they need a server that
+	 * allows them ({@code zookeeper.extendedTypesEnabled=true}); on one that does not,
+	 * every latch call fails saying so.
+	 */
+	@Override
+	public Optional<LatchStore> latches() {
+		return Optional.of(this.latches);
 	}
 
 	/**
@@ -825,6 +840,11 @@ public final class ZookeeperLockProvider implements ReleaseSignalling, AutoClose
 		return this.basePath + "/~semaphores/" + encode(key);
 	}
 
+	/** The node of latch {@code key}: under {@code ~latches}, apart from locks. */
+	String latchPath(String key) {
+		return this.basePath + "/~latches/" + encode(key);
+	}
+
 	private static String encode(String key) {
 		return URLEncoder.encode(key, StandardCharsets.UTF_8).replace(".", "%2E").replace("*", "%2A");
 	}
@@ -854,6 +874,7 @@ public final class ZookeeperLockProvider implements ReleaseSignalling, AutoClose
 	@Override
 	public void close() {
 		this.semaphores.close();
+		this.latches.close();
 		this.session.stop();
 		for (String id : List.copyOf(this.queued.keySet())) {
 			leave(id);

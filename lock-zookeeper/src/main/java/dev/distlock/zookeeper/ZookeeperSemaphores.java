@@ -2,20 +2,11 @@ package dev.distlock.zookeeper;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArraySet;
 
 import dev.distlock.LockBackendException;
 import dev.distlock.PermitCountMismatchException;
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.ReleaseSignals;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
-import org.apache.zookeeper.AddWatchMode;
-import org.apache.zookeeper.KeeperException;
-import org.apache.zookeeper.Watcher;
 
 /**
  * Semaphores in ZooKeeper: each permit is an ephemeral sequential node under the
@@ -48,21 +39,20 @@ import org.apache.zookeeper.Watcher;
  *
  * <p>
  * <b>Signals.</b> Waiters of a semaphore share one persistent watch on its parent per
- * provider: every permit node that goes wakes every waiter of this JVM, so N freed
- * permits wake N waiters (and more, who find none left and wait on).
+ * provider ({@link NodeWatches}): every permit node that goes wakes every waiter of this
+ * JVM, so N freed permits wake N waiters (and more, who find none left and wait on).
  */
 final class ZookeeperSemaphores {
-
-	private static final Log logger = LogFactory.getLog(ZookeeperSemaphores.class);
 
 	static final String PERMIT = "-permit-";
 
 	private final ZookeeperLockProvider provider;
 
-	private final Map<String, KeyWatch> watches = new ConcurrentHashMap<>();
+	private final NodeWatches signals;
 
 	ZookeeperSemaphores(ZookeeperLockProvider provider) {
 		this.provider = provider;
+		this.signals = new NodeWatches(provider, provider::semaphorePath);
 	}
 
 	LockAttempt tryAcquire(String key, int permits, Duration leaseTime) {
@@ -120,120 +110,11 @@ final class ZookeeperSemaphores {
 
 	/** Wakes a semaphore's waiters whenever one of its nodes goes. */
 	ReleaseSignals signals() {
-		return new ReleaseSignals() {
-
-			@Override
-			public Subscription subscribe(String key, Runnable onRelease) {
-				KeyWatch watch = ZookeeperSemaphores.this.watches.compute(key, (k, existing) -> {
-					KeyWatch current = (existing != null) ? existing : new KeyWatch(key);
-					current.listeners.add(onRelease);
-					return current;
-				});
-				watch.start();
-				return () -> unsubscribe(key, onRelease);
-			}
-
-			@Override
-			public boolean isListening() {
-				return ZookeeperSemaphores.this.provider.session().isConnected();
-			}
-
-			@Override
-			public boolean isListening(String key) {
-				KeyWatch watch = ZookeeperSemaphores.this.watches.get(key);
-				return isListening() && watch != null && watch.listening;
-			}
-
-		};
-	}
-
-	private void unsubscribe(String key, Runnable onRelease) {
-		this.watches.computeIfPresent(key, (k, watch) -> {
-			watch.listeners.remove(onRelease);
-			if (watch.listeners.isEmpty()) {
-				watch.stop();
-				return null;
-			}
-			return watch;
-		});
+		return this.signals;
 	}
 
 	void close() {
-		this.watches.values().forEach(KeyWatch::stop);
-		this.watches.clear();
-	}
-
-	/** One persistent watch on a semaphore's parent, shared by its waiters. */
-	private final class KeyWatch implements Watcher {
-
-		private final String key;
-
-		private final String path;
-
-		final Set<Runnable> listeners = new CopyOnWriteArraySet<>();
-
-		private boolean started;
-
-		volatile boolean listening;
-
-		KeyWatch(String key) {
-			this.key = key;
-			this.path = ZookeeperSemaphores.this.provider.semaphorePath(key);
-		}
-
-		synchronized void start() {
-			if (this.started) {
-				return;
-			}
-			this.started = true;
-			try {
-				ZookeeperSemaphores.this.provider.client()
-					.watchers()
-					.add()
-					.withMode(AddWatchMode.PERSISTENT)
-					.inBackground((client, event) -> {
-						if (event.getResultCode() == KeeperException.Code.OK.intValue()) {
-							this.listening = true;
-							// A permit freed before the watch was set wakes nobody: look
-							// again.
-							this.listeners.forEach(Runnable::run);
-						}
-						else {
-							logger.debug("Could not watch semaphore '" + this.key + "' (code " + event.getResultCode()
-									+ "); its waiters poll at their retry interval");
-						}
-					})
-					.usingWatcher(this)
-					.forPath(this.path);
-			}
-			catch (Exception ex) {
-				logger.debug("Could not watch semaphore '" + this.key + "'; its waiters poll", ex);
-			}
-		}
-
-		void stop() {
-			this.listening = false;
-			try {
-				ZookeeperSemaphores.this.provider.client()
-					.watchers()
-					.remove(this)
-					.quietly()
-					.inBackground()
-					.forPath(this.path);
-			}
-			catch (Exception ex) {
-				logger.debug("Could not remove the watch of semaphore '" + this.key + "'", ex);
-			}
-		}
-
-		@Override
-		public void process(org.apache.zookeeper.WatchedEvent event) {
-			if (event.getType() == Event.EventType.NodeChildrenChanged
-					|| event.getType() == Event.EventType.NodeDeleted) {
-				this.listeners.forEach(Runnable::run);
-			}
-		}
-
+		this.signals.close();
 	}
 
 }

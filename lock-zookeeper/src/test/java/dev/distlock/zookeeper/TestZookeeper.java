@@ -28,6 +28,8 @@ final class TestZookeeper {
 		// minute, so tests can watch it happen.
 		System.setProperty("znode.container.checkIntervalMs", "200");
 		System.setProperty("zookeeper.admin.enableServer", "false");
+		// TTL nodes, which countdown latches are kept in.
+		System.setProperty("zookeeper.extendedTypesEnabled", "true");
 	}
 
 	private TestZookeeper() {

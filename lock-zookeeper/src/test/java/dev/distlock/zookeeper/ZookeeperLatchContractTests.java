@@ -1,0 +1,40 @@
+package dev.distlock.zookeeper;
+
+import java.io.IOException;
+
+import dev.distlock.spi.LockProvider;
+import dev.distlock.testsupport.AbstractLatchContractTests;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+
+/**
+ * The published countdown latch contract on a real ZooKeeper server, with two clients
+ * standing for two JVMs.
+ */
+@Tag("server")
+class ZookeeperLatchContractTests extends AbstractLatchContractTests {
+
+	private static ZookeeperPair pair;
+
+	@BeforeAll
+	static void start() {
+		pair = new ZookeeperPair();
+	}
+
+	@AfterAll
+	static void stop() throws IOException {
+		pair.close();
+	}
+
+	@Override
+	protected LockProvider provider() {
+		return pair.provider;
+	}
+
+	@Override
+	protected LockProvider otherProvider() {
+		return pair.other;
+	}
+
+}
