@@ -19,7 +19,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * An application on the ZooKeeper store (Curator's in-process ZooKeeper server), with the
  * client built from {@code distributed-lock.zookeeper.*}, processed ahead of time and
  * started in AOT mode, locks through annotated methods with a named option set and the
- * annotation attributes this store supports (all but multi-key locks).
+ * annotation attributes of the whole lock family, multi-key locks included.
  */
 @CompileWithForkedClassLoader
 @Tag("server")
@@ -42,6 +42,7 @@ class ZookeeperAotTests {
 							.isTrue();
 						AotServices.locksThroughANamedSet(context);
 						AotServices.locksTheFamily(context);
+						AotServices.locksSeveralKeys(context);
 					});
 		}
 	}
@@ -57,7 +58,7 @@ class ZookeeperAotTests {
 
 	@Configuration(proxyBeanMethods = false)
 	@EnableAutoConfiguration
-	@Import({ AotServices.Orders.class, AotServices.Catalog.class })
+	@Import({ AotServices.Orders.class, AotServices.Catalog.class, AotServices.Transfers.class })
 	static class App {
 
 	}
