@@ -1,13 +1,10 @@
 package dev.distlock.fuzz;
 
-import java.io.IOException;
-import java.net.ServerSocket;
 import java.time.Duration;
-import java.util.UUID;
 
 import dev.distlock.testsupport.ChildJvm;
+import dev.distlock.testsupport.PostgresServer;
 import dev.distlock.testsupport.RedisServer;
-import org.h2.tools.Server;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -46,12 +43,11 @@ class TransactionalRowTests {
 
 	/** Returns committed calls, the row's final value, and failed calls. */
 	private static long[] run(boolean releaseAfterCommit) throws Exception {
-		Server database = Server.createTcpServer("-tcpPort", Integer.toString(freePort()), "-ifNotExists").start();
-		String url = "jdbc:h2:tcp://127.0.0.1:" + database.getPort() + "/mem:rows-" + UUID.randomUUID()
-				+ ";DB_CLOSE_DELAY=-1";
-		try (RedisServer redis = RedisServer.start();
-				ConfigurableApplicationContext context = RowApp.start(redis.port(), url, releaseAfterCommit);
-				ChildJvm worker = ChildJvm.start(RowWorker.class, Integer.toString(redis.port()), url,
+		try (PostgresServer database = PostgresServer.start();
+				RedisServer redis = RedisServer.start();
+				ConfigurableApplicationContext context = RowApp.start(redis.port(), database.jdbcUrl(),
+						releaseAfterCommit);
+				ChildJvm worker = ChildJvm.start(RowWorker.class, Integer.toString(redis.port()), database.jdbcUrl(),
 						Boolean.toString(releaseAfterCommit), Integer.toString(THREADS),
 						Long.toString(DURATION.toMillis()))) {
 			JdbcTemplate jdbc = context.getBean(JdbcTemplate.class);
@@ -72,15 +68,6 @@ class TransactionalRowTests {
 			assertThat(local[0]).as("calls committed in this JVM").isPositive();
 			assertThat(Long.parseLong(remote[1])).as("calls committed in the other JVM").isPositive();
 			return new long[] { committed, value, failed };
-		}
-		finally {
-			database.stop();
-		}
-	}
-
-	private static int freePort() throws IOException {
-		try (ServerSocket socket = new ServerSocket(0)) {
-			return socket.getLocalPort();
 		}
 	}
 

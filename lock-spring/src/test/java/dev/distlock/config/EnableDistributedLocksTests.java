@@ -9,8 +9,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 
-import javax.sql.DataSource;
-
 import dev.distlock.DistributedLock;
 import dev.distlock.Lease;
 import dev.distlock.LockContext;
@@ -29,14 +27,6 @@ import org.springframework.context.annotation.AnnotationConfigApplicationContext
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
-import org.springframework.jdbc.datasource.DataSourceTransactionManager;
-import org.springframework.jdbc.datasource.embedded.EmbeddedDatabaseBuilder;
-import org.springframework.jdbc.datasource.embedded.EmbeddedDatabaseType;
-import org.springframework.transaction.PlatformTransactionManager;
-import org.springframework.transaction.annotation.EnableTransactionManagement;
-import org.springframework.transaction.annotation.Transactional;
-import org.springframework.transaction.support.TransactionSynchronization;
-import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
@@ -96,20 +86,6 @@ class EnableDistributedLocksTests {
 	void advisorTakesTheAnnotationsOrder() {
 		try (AnnotationConfigApplicationContext context = start(OrderedLocks.class)) {
 			assertThat(context.getBean(DistributedLockAdvisor.class).getOrder()).isEqualTo(42);
-		}
-	}
-
-	@Test
-	void lockIsHeldUntilTheTransactionOnTheSameMethodHasCompleted() {
-		try (AnnotationConfigApplicationContext context = start(Locks.class, Transactions.class,
-				TransactionalJobs.class)) {
-			TransactionalJobs jobs = context.getBean(TransactionalJobs.class);
-			LockTemplate template = context.getBean(LockTemplate.class);
-			AtomicReference<Optional<Lease>> atCompletion = new AtomicReference<>();
-			boolean inTransaction = jobs.run("7",
-					() -> atCompletion.set(onOtherThread(() -> template.tryAcquire("tx:7", NO_WAIT))));
-			assertThat(inTransaction).isTrue();
-			assertThat(atCompletion.get()).as("another thread, after the commit").isEmpty();
 		}
 	}
 
@@ -264,46 +240,11 @@ class EnableDistributedLocksTests {
 
 	}
 
-	@Configuration(proxyBeanMethods = false)
-	@EnableTransactionManagement
-	static class Transactions {
-
-		@Bean(destroyMethod = "shutdown")
-		DataSource dataSource() {
-			return new EmbeddedDatabaseBuilder().setType(EmbeddedDatabaseType.H2).generateUniqueName(true).build();
-		}
-
-		@Bean
-		PlatformTransactionManager transactionManager(DataSource dataSource) {
-			return new DataSourceTransactionManager(dataSource);
-		}
-
-	}
-
 	static class Jobs {
 
 		@DistributedLock(key = "'job:' + #id")
 		public Optional<Lease> run(String id, Supplier<Optional<Lease>> work) {
 			return work.get();
-		}
-
-	}
-
-	static class TransactionalJobs {
-
-		/** Runs {@code afterCompletion} once the transaction has completed. */
-		@Transactional
-		@DistributedLock(key = "'tx:' + #id")
-		public boolean run(String id, Runnable afterCompletion) {
-			TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
-
-				@Override
-				public void afterCompletion(int status) {
-					afterCompletion.run();
-				}
-
-			});
-			return TransactionSynchronizationManager.isActualTransactionActive() && LockContext.current().isPresent();
 		}
 
 	}
