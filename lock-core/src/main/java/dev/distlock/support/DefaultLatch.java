@@ -101,8 +101,7 @@ final class DefaultLatch implements DistributedLatch {
 	@Override
 	public boolean await(Duration timeout) throws InterruptedException {
 		long deadline = System.nanoTime() + Math.max(0, timeout.toNanos());
-		LocalQueue wakeup = new LocalQueue();
-		wakeup.waiter = Thread.currentThread();
+		ThreadWakeup wakeup = new ThreadWakeup();
 		ReleaseSignals.Subscription subscription = this.latches.signals().subscribe(this.key, wakeup::signal);
 		try {
 			while (true) {
@@ -121,7 +120,6 @@ final class DefaultLatch implements DistributedLatch {
 			}
 		}
 		finally {
-			wakeup.waiter = null;
 			subscription.close();
 		}
 	}

@@ -355,7 +355,10 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 				return null;
 			}
 			try {
-				return this.waitLoop.run(this.requests.of(key, settings), settings, queue, deadline, start);
+				CallerThread caller = new CallerThread();
+				LockWait wait = this.waitLoop.start(this.requests.of(key, settings), settings, queue, deadline, start,
+						caller);
+				return caller.await(wait.result, () -> wait.stop(WaitLoop.interrupted(key, settings, null)));
 			}
 			finally {
 				queue.gate.release();

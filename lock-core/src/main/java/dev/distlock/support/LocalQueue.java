@@ -4,7 +4,6 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
 import dev.distlock.LockBackendException;
@@ -30,7 +29,8 @@ final class LocalQueue {
 
 	volatile boolean signalled;
 
-	volatile @Nullable Thread waiter;
+	/** The wait of the caller at the gate, told of signals. */
+	volatile @Nullable LockWait waiter;
 
 	private final ReentrantLock lock = new ReentrantLock();
 
@@ -67,9 +67,9 @@ final class LocalQueue {
 	/** A release (or loss) may have freed the key: the waiter at the gate retries. */
 	void signal() {
 		this.signalled = true;
-		Thread thread = this.waiter;
-		if (thread != null) {
-			LockSupport.unpark(thread);
+		LockWait wait = this.waiter;
+		if (wait != null) {
+			wait.signal();
 		}
 	}
 
@@ -171,22 +171,6 @@ final class LocalQueue {
 		finally {
 			this.lock.unlock();
 		}
-	}
-
-	/** Sleeps until signalled or {@code pauseNanos} have passed; false if interrupted. */
-	boolean park(long pauseNanos) {
-		long until = System.nanoTime() + pauseNanos;
-		while (!this.signalled) {
-			long left = until - System.nanoTime();
-			if (left <= 0) {
-				return true;
-			}
-			LockSupport.parkNanos(this, left);
-			if (Thread.currentThread().isInterrupted()) {
-				return false;
-			}
-		}
-		return true;
 	}
 
 }

@@ -117,8 +117,7 @@ final class MultiKeyAcquirer {
 		LockRequest request = LockRequest.all(keys, settings.leaseTime()).withWaiting(waiting);
 		ReleaseSignals signals = (waiting && this.provider instanceof ReleaseSignalling signalling)
 				? signalling.releaseSignals() : ReleaseSignals.NONE;
-		LocalQueue wakeup = new LocalQueue();
-		wakeup.waiter = Thread.currentThread();
+		ThreadWakeup wakeup = new ThreadWakeup();
 		Map<String, ReleaseSignals.Subscription> subscriptions = new HashMap<>();
 		List<KeyWaiters.Registration> local = waiting ? this.localReleases.register(keys, wakeup::signal) : List.of();
 		Backoff backoff = new Backoff(settings.retryInterval().toNanos());
@@ -162,7 +161,6 @@ final class MultiKeyAcquirer {
 			}
 		}
 		finally {
-			wakeup.waiter = null;
 			subscriptions.values().forEach(ReleaseSignals.Subscription::close);
 			local.forEach(KeyWaiters.Registration::close);
 		}
@@ -196,7 +194,7 @@ final class MultiKeyAcquirer {
 	 * @param firstKey the key to wait on if the store did not name the busy one
 	 */
 	private long busyPause(LockAttempt.Busy busy, long pause, String firstKey, ReleaseSignals signals,
-			Map<String, ReleaseSignals.Subscription> subscriptions, LocalQueue wakeup, LockSettings settings) {
+			Map<String, ReleaseSignals.Subscription> subscriptions, ThreadWakeup wakeup, LockSettings settings) {
 		String busyKey = (busy.key() != null) ? busy.key() : firstKey;
 		if (signals != ReleaseSignals.NONE && !subscriptions.containsKey(busyKey)) {
 			subscriptions.put(busyKey, signals.subscribe(busyKey, wakeup::signal));
@@ -242,7 +240,7 @@ final class MultiKeyAcquirer {
 		return null;
 	}
 
-	private static void pause(LocalQueue wakeup, long pauseNanos, List<String> keys, LockSettings settings) {
+	private static void pause(ThreadWakeup wakeup, long pauseNanos, List<String> keys, LockSettings settings) {
 		if (!wakeup.park(pauseNanos)) {
 			throw interrupted(keys, settings, null);
 		}

@@ -1,5 +1,6 @@
 package dev.distlock.support;
 
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentMap;
 
 import dev.distlock.Lease;
@@ -17,9 +18,10 @@ import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The wait for one lock, for the caller at the front of this JVM's line for the key:
- * attempts at the store, pauses woken by release signals, fair queueing, and the "too
- * slow to count" rule for late acquire replies.
+ * What the waits for one lock share, for the callers at the front of this JVM's lines:
+ * attempts at the store, the pause after each, take-overs of locks left for the line,
+ * fair queueing, and the "too slow to count" rule for late acquire replies. Each wait is
+ * a {@link LockWait}.
  */
 final class WaitLoop {
 
@@ -64,71 +66,44 @@ final class WaitLoop {
 	}
 
 	/**
-	 * Takes the lock for the caller at the front of this JVM's line, or gives up at the
-	 * deadline: one store call, then a pause until a release signal, the holder's lease
-	 * deadline, the busy answer's remaining lease or the retry interval, whichever comes
-	 * first; again until acquired or out of time.
+	 * Starts the wait of the caller at the front of this JVM's line, with its first step
+	 * on the calling thread: the lease (or null when the wait ran out) completes the
+	 * returned wait's {@link LockWait#result}.
 	 * @param first the request of the first attempt; each later one follows from the
 	 * answer before it ({@link LockRequest#afterAttempt})
 	 * @param askedNanos when the caller asked for the lock: a lock left for the line is
 	 * taken over only as {@link Cohort#takeOver} allows for that moment
-	 * @return the lease, or null when the wait ran out
 	 */
-	@Nullable ManagedLease run(LockRequest first, LockSettings settings, LocalQueue queue, long deadline, long askedNanos) {
-		String key = first.key();
-		ReleaseSignals signals = first.waiting() ? signals(first.kind()) : ReleaseSignals.NONE;
-		Backoff backoff = new Backoff(settings.retryInterval().toNanos());
-		queue.waiter = Thread.currentThread();
-		// Subscribed before the first attempt, so that no release after it goes unheard.
-		ReleaseSignals.Subscription subscription = (signals != ReleaseSignals.NONE)
-				? signals.subscribe(key, queue::signal) : null;
-		LockRequest request = first;
-		boolean acquired = false;
-		try {
-			while (true) {
-				if (Thread.currentThread().isInterrupted()) {
-					throw interrupted(key, settings, null);
-				}
-				queue.signalled = false;
-				ManagedLease handed = taken(queue, settings, askedNanos, deadline);
-				if (handed != null) {
-					return handed;
-				}
-				long pause = localPause(request, settings, queue);
-				LockAttempt attempt = null;
-				if (pause < 0) {
-					long sent = System.nanoTime();
-					attempt = attemptOnce(request, settings, queue);
-					ManagedLease lease = outcome(request, attempt, settings, queue, sent);
-					if (lease != null) {
-						acquired = true;
-						return lease;
-					}
-					request = request.afterAttempt(attempt instanceof LockAttempt.Busy);
-				}
-				long remainingWait = deadline - System.nanoTime();
-				if (remainingWait <= 0) {
-					return taken(queue, settings, askedNanos, deadline);
-				}
-				if (attempt != null) {
-					pause = storePause(attempt, signals, key, settings, backoff);
-				}
-				pause(queue, Math.min(pause, remainingWait), key, settings);
-			}
-		}
-		finally {
-			queue.waiter = null;
-			if (subscription != null) {
-				subscription.close();
-			}
-			if (!acquired && request.keepsPlace()) {
-				withdraw(request);
-			}
+	LockWait start(LockRequest first, LockSettings settings, LocalQueue queue, long deadline, long askedNanos,
+			WaitDriver driver) {
+		return new LockWait(this, first, settings, queue, deadline, askedNanos, driver).start();
+	}
+
+	/** One store call, as a future; the store's own stage where it is one. */
+	CompletableFuture<LockAttempt> tryLock(LockRequest request) {
+		return this.provider.tryLock(request).toCompletableFuture();
+	}
+
+	/**
+	 * A lock a waiter took after its caller stopped waiting for it: released, in the
+	 * background.
+	 */
+	void giveBack(LockAttempt attempt) {
+		if (attempt instanceof LockAttempt.Acquired acquired) {
+			LockHandle handle = acquired.handle();
+			this.background.run(handle::release, "Could not release lock '" + handle.key() + "' that its caller"
+					+ " stopped waiting for; it expires after its lease");
 		}
 	}
 
+	/** As {@link #giveBack(LockAttempt)} for a lease already made. */
+	void giveBack(ManagedLease lease) {
+		this.background.run(lease::release, "Could not release lock '" + lease.key() + "' that its caller"
+				+ " stopped waiting for; it expires after its lease");
+	}
+
 	/** How waiters of {@code kind} learn of releases. */
-	private ReleaseSignals signals(LockKind kind) {
+	ReleaseSignals signals(LockKind kind) {
 		if (!(this.provider instanceof ReleaseSignalling signalling)) {
 			return ReleaseSignals.NONE;
 		}
@@ -144,7 +119,7 @@ final class WaitLoop {
 	 * in this JVM's map.) After the lock went back to the store for another JVM's waiter,
 	 * this JVM's waiters let it go first ({@link Cohort#releasedToOthers}).
 	 */
-	private long localPause(LockRequest request, LockSettings settings, LocalQueue queue) {
+	long localPause(LockRequest request, LockSettings settings, LocalQueue queue) {
 		LockKind kind = request.kind();
 		ManagedLease local = (kind == LockKind.FAIR || kind == LockKind.PERMITS) ? null : this.held.get(request.key());
 		if (local != null && local.heldNow()) {
@@ -158,8 +133,7 @@ final class WaitLoop {
 	 * The lease of an attempt that took the lock in time; null for a busy answer or one
 	 * that came too late to count, whose lock is released in the background.
 	 */
-	private @Nullable ManagedLease outcome(LockRequest request, LockAttempt attempt, LockSettings settings,
-			LocalQueue queue, long sent) {
+	@Nullable ManagedLease outcome(LockRequest request, LockAttempt attempt, LockSettings settings, LocalQueue queue, long sent) {
 		if (attempt instanceof LockAttempt.Acquired acquired) {
 			if (System.nanoTime() - sent < ManagedLease.validityNanos(settings.leaseTime())) {
 				queue.selfMarked = false;
@@ -181,8 +155,7 @@ final class WaitLoop {
 	 * is up, and without signals, waiters poll with backoff. Never past the busy answer's
 	 * remaining lease.
 	 */
-	private long storePause(LockAttempt attempt, ReleaseSignals signals, String key, LockSettings settings,
-			Backoff backoff) {
+	long storePause(LockAttempt attempt, ReleaseSignals signals, String key, LockSettings settings, Backoff backoff) {
 		long pause = signals.isListening(key) ? settings.retryInterval().toNanos() : backoff.nextPauseNanos();
 		if (attempt instanceof LockAttempt.Busy busy && !busy.remaining().isZero()) {
 			pause = Math.min(pause, busy.remaining().toNanos());
@@ -191,44 +164,16 @@ final class WaitLoop {
 	}
 
 	/**
-	 * One store call; its failure is the answer for the callers in line behind this one
-	 * too.
-	 */
-	private LockAttempt attemptOnce(LockRequest request, LockSettings settings, LocalQueue queue) {
-		LockBackendException failure = null;
-		queue.callStarted();
-		try {
-			return LockAttempt.join(this.provider.tryLock(request));
-		}
-		catch (LockBackendException ex) {
-			if (Thread.currentThread().isInterrupted()) {
-				throw interrupted(request.key(), settings, ex);
-			}
-			failure = ex;
-			throw ex;
-		}
-		finally {
-			queue.callEnded(failure);
-		}
-	}
-
-	/**
 	 * Gives up a place in a fair queue, or a writer's intent, so that the next waiter (or
 	 * the readers it held back) need not wait it out. Sent in the background: the caller
 	 * has its answer, and a store that does not answer must not add another call's bound
 	 * to its wait.
 	 */
-	private void withdraw(LockRequest request) {
+	void withdraw(LockRequest request) {
 		String failure = (request.kind() == LockKind.FAIR)
 				? "Could not leave the queue of lock '" + request.key() + "'; the place expires by itself"
 				: "Could not withdraw the writer's intent on lock '" + request.key() + "'; it lapses by itself";
 		this.background.run(() -> this.provider.withdraw(request), failure);
-	}
-
-	private static void pause(LocalQueue queue, long pauseNanos, String key, LockSettings settings) {
-		if (!queue.park(pauseNanos)) {
-			throw interrupted(key, settings, null);
-		}
 	}
 
 	/**
@@ -240,7 +185,7 @@ final class WaitLoop {
 	 * @throws LockBackendException if the store failed the owner check the take-over
 	 * waited for, or did not answer it in time
 	 */
-	private @Nullable ManagedLease taken(LocalQueue queue, LockSettings settings, long askedNanos, long deadline) {
+	@Nullable ManagedLease taken(LocalQueue queue, LockSettings settings, long askedNanos, long deadline) {
 		ManagedLease left = queue.takeOffer();
 		if (left == null) {
 			return null;

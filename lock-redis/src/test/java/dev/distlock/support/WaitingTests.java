@@ -232,8 +232,9 @@ class WaitingTests {
 
 	private boolean waitsForTheLock(Thread thread) {
 		for (StackTraceElement frame : thread.getStackTrace()) {
-			if (frame.getClassName().equals(LocalQueue.class.getName())
-					&& (frame.getMethodName().equals("enter") || frame.getMethodName().equals("park"))) {
+			if ((frame.getClassName().equals(CallerThread.class.getName()) && frame.getMethodName().equals("await"))
+					|| (frame.getClassName().equals(LocalQueue.class.getName())
+							&& frame.getMethodName().equals("enter"))) {
 				return true;
 			}
 		}

@@ -1,0 +1,245 @@
+package dev.distlock.support;
+
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import dev.distlock.LockBackendException;
+import dev.distlock.spi.LockAttempt;
+import dev.distlock.spi.LockRequest;
+import dev.distlock.spi.ReleaseSignals;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The wait of the caller at the front of this JVM's line for a key, as a small state
+ * machine that holds no thread between its steps: take over a lock left for the line, or
+ * attempt at the store; on a busy answer pause until a release signal, the holder's
+ * deadline, the busy answer's remaining lease, the retry interval (or backoff) or the
+ * deadline, whichever comes first; then again. The answer completes {@link #result}: the
+ * lease, or null when the wait ran out.
+ *
+ * <p>
+ * Its steps run one at a time on its {@link WaitDriver}. A store that answers at once is
+ * answered on the same step, with no hop to another thread.
+ */
+final class LockWait {
+
+	final CompletableFuture<@Nullable ManagedLease> result = new CompletableFuture<>();
+
+	private final WaitLoop loop;
+
+	private final LocalQueue queue;
+
+	private final LockSettings settings;
+
+	private final long deadline;
+
+	private final long askedNanos;
+
+	private final WaitDriver driver;
+
+	private final ReleaseSignals signals;
+
+	private final Backoff backoff;
+
+	private final ReleaseSignals.@Nullable Subscription subscription;
+
+	private final AtomicBoolean ended = new AtomicBoolean();
+
+	private LockRequest request;
+
+	/**
+	 * The pause the waiter is in; null while a step runs or a store call is on the wire.
+	 */
+	private volatile @Nullable Pause pause;
+
+	LockWait(WaitLoop loop, LockRequest first, LockSettings settings, LocalQueue queue, long deadline, long askedNanos,
+			WaitDriver driver) {
+		this.loop = loop;
+		this.request = first;
+		this.settings = settings;
+		this.queue = queue;
+		this.deadline = deadline;
+		this.askedNanos = askedNanos;
+		this.driver = driver;
+		this.signals = first.waiting() ? loop.signals(first.kind()) : ReleaseSignals.NONE;
+		this.backoff = new Backoff(settings.retryInterval().toNanos());
+		queue.waiter = this;
+		// Subscribed before the first attempt, so that no release after it goes unheard.
+		this.subscription = (this.signals != ReleaseSignals.NONE) ? this.signals.subscribe(first.key(), queue::signal)
+				: null;
+	}
+
+	/** Runs the first step on the calling thread. */
+	LockWait start() {
+		step();
+		return this;
+	}
+
+	private void step() {
+		try {
+			if (this.result.isDone()) {
+				return;
+			}
+			if (this.driver.interrupted()) {
+				end(null, WaitLoop.interrupted(this.request.key(), this.settings, null));
+				return;
+			}
+			this.queue.signalled = false;
+			ManagedLease handed = this.loop.taken(this.queue, this.settings, this.askedNanos, this.deadline);
+			if (handed != null) {
+				end(handed, null);
+				return;
+			}
+			long pause = this.loop.localPause(this.request, this.settings, this.queue);
+			if (pause < 0) {
+				attempt();
+			}
+			else {
+				pauseOrEnd(pause);
+			}
+		}
+		catch (RuntimeException ex) {
+			end(null, ex);
+		}
+	}
+
+	/** One store call; an answer already there is handled on this step. */
+	private void attempt() {
+		long sent = System.nanoTime();
+		this.queue.callStarted();
+		CompletableFuture<LockAttempt> answer;
+		try {
+			answer = this.loop.tryLock(this.request);
+		}
+		catch (RuntimeException ex) {
+			answer = CompletableFuture.failedFuture(ex);
+		}
+		if (answer.isDone()) {
+			answered(answer, sent);
+		}
+		else {
+			CompletableFuture<LockAttempt> pending = answer;
+			pending.whenComplete((attempt, ex) -> this.driver.execute(() -> answered(pending, sent)));
+		}
+	}
+
+	/**
+	 * The store's answer; its failure is the answer for the callers in line behind this
+	 * one too.
+	 */
+	private void answered(CompletableFuture<LockAttempt> answer, long sent) {
+		LockAttempt attempt;
+		try {
+			attempt = CallerThread.join(answer);
+		}
+		catch (RuntimeException ex) {
+			boolean interrupted = ex instanceof LockBackendException && this.driver.interrupted();
+			this.queue.callEnded((ex instanceof LockBackendException failure && !interrupted) ? failure : null);
+			end(null, interrupted ? WaitLoop.interrupted(this.request.key(), this.settings, ex) : ex);
+			return;
+		}
+		this.queue.callEnded(null);
+		try {
+			if (this.result.isDone()) {
+				this.loop.giveBack(attempt);
+				return;
+			}
+			ManagedLease lease = this.loop.outcome(this.request, attempt, this.settings, this.queue, sent);
+			if (lease != null) {
+				end(lease, null);
+				return;
+			}
+			this.request = this.request.afterAttempt(attempt instanceof LockAttempt.Busy);
+			pauseOrEnd(this.loop.storePause(attempt, this.signals, this.request.key(), this.settings, this.backoff));
+		}
+		catch (RuntimeException ex) {
+			end(null, ex);
+		}
+	}
+
+	/**
+	 * Pauses, or at the deadline ends the wait with whatever lock was left for the line.
+	 */
+	private void pauseOrEnd(long pauseNanos) {
+		long remainingWait = this.deadline - System.nanoTime();
+		if (remainingWait <= 0) {
+			end(this.loop.taken(this.queue, this.settings, this.askedNanos, this.deadline), null);
+			return;
+		}
+		Pause next = new Pause();
+		this.pause = next;
+		WaitDriver.Timer timer = this.driver.schedule(() -> resume(next), Math.min(pauseNanos, remainingWait));
+		next.timer = timer;
+		if (next.resumed.get()) {
+			timer.cancel();
+		}
+		else if (this.queue.signalled) {
+			resume(next);
+		}
+	}
+
+	/** A release (or loss) may have freed the key: a pausing waiter tries again now. */
+	void signal() {
+		Pause current = this.pause;
+		if (current != null) {
+			resume(current);
+		}
+	}
+
+	private void resume(Pause paused) {
+		if (paused.resumed.compareAndSet(false, true)) {
+			this.pause = null;
+			paused.timer.cancel();
+			this.driver.execute(this::step);
+		}
+	}
+
+	/**
+	 * Ends a pausing wait that its caller gave up (an interrupt, a cancelled future):
+	 * ignored while a step runs or a store call is on the wire, which ends the wait
+	 * itself when it sees the result done or the caller interrupted.
+	 * @return whether the wait ended here
+	 */
+	boolean stop(RuntimeException reason) {
+		Pause current = this.pause;
+		if (current == null || !current.resumed.compareAndSet(false, true)) {
+			return false;
+		}
+		this.pause = null;
+		current.timer.cancel();
+		end(null, reason);
+		return true;
+	}
+
+	/**
+	 * The answer: unsubscribes, gives up a place kept in the store, then completes the
+	 * result. A lease nobody takes any more (the result was cancelled) is released.
+	 */
+	private void end(@Nullable ManagedLease lease, @Nullable RuntimeException failure) {
+		if (!this.ended.compareAndSet(false, true)) {
+			return;
+		}
+		this.queue.waiter = null;
+		if (this.subscription != null) {
+			this.subscription.close();
+		}
+		if (lease == null && this.request.keepsPlace()) {
+			this.loop.withdraw(this.request);
+		}
+		boolean completed = (failure != null) ? this.result.completeExceptionally(failure)
+				: this.result.complete(lease);
+		if (!completed && lease != null) {
+			this.loop.giveBack(lease);
+		}
+	}
+
+	/** One pause between steps, resumed once: by its timer, a signal or a stop. */
+	private static final class Pause {
+
+		final AtomicBoolean resumed = new AtomicBoolean();
+
+		volatile WaitDriver.Timer timer = WaitDriver.Timer.NONE;
+
+	}
+
+}

@@ -1,0 +1,39 @@
+package dev.distlock.support;
+
+/**
+ * Where the steps of a waiter's {@link LockWait} run, and how its pauses are timed: on
+ * the thread of a blocking caller, which runs them while it waits for its answer
+ * ({@link CallerThread}), or on the template's workers, timed by the shared scheduler, so
+ * that a waiter holds no thread between steps ({@link SharedWaitDriver}). A driver runs
+ * the steps of one waiter one at a time.
+ */
+interface WaitDriver {
+
+	/**
+	 * Runs {@code step} soon; never on the caller's stack when that is a store's thread.
+	 */
+	void execute(Runnable step);
+
+	/** Runs {@code step} after {@code delayNanos}, unless cancelled first. */
+	Timer schedule(Runnable step, long delayNanos);
+
+	/**
+	 * Whether the waiter's caller was interrupted: a blocking caller stops waiting then,
+	 * as it always did; a waiter without a thread of its own is cancelled instead.
+	 */
+	default boolean interrupted() {
+		return false;
+	}
+
+	/** A step scheduled for later. */
+	@FunctionalInterface
+	interface Timer {
+
+		Timer NONE = () -> {
+		};
+
+		void cancel();
+
+	}
+
+}
