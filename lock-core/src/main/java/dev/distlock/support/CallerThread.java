@@ -41,6 +41,11 @@ final class CallerThread implements WaitDriver {
 	}
 
 	@Override
+	public Thread thread() {
+		return this.thread;
+	}
+
+	@Override
 	public boolean interrupted() {
 		return this.thread.isInterrupted();
 	}

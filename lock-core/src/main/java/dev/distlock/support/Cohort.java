@@ -101,7 +101,7 @@ final class Cohort {
 	}
 
 	/**
-	 * The thread at the gate takes over a lock left for the line: the same store
+	 * The caller at the gate takes over a lock left for the line: the same store
 	 * acquisition with the next token of its block, its deadline, and renewal from now
 	 * on. Null when it may not (its lease time or auto-renew setting differ, the lease
 	 * ran out meanwhile, or the store no longer holds the lock): the caller then discards
@@ -119,7 +119,7 @@ final class Cohort {
 	 * ends within its wait time and one store timeout.
 	 */
 	@Nullable ManagedLease takeOver(ManagedLease left, LockSettings lock, ConcurrentMap<String, ManagedLease> held,
-			long askedNanos, long waitDeadlineNanos) {
+			long askedNanos, long waitDeadlineNanos, @Nullable Thread acquirer) {
 		Consumer<String> seam = beforeTakeOver;
 		if (seam != null) {
 			seam.accept(left.key());
@@ -136,7 +136,7 @@ final class Cohort {
 				&& (!heldSince(run, left, askedNanos, waitDeadlineNanos) || left.nanosToDeadline() <= 0)) {
 			return null;
 		}
-		ManagedLease next = left.successor(lock, Thread.currentThread(), System.nanoTime());
+		ManagedLease next = left.successor(lock, acquirer, System.nanoTime());
 		if (!held.replace(left.key(), left, next)) {
 			return null;
 		}

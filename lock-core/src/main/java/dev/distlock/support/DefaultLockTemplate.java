@@ -90,17 +90,8 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 	 */
 	private final Set<ManagedLease> shared = ConcurrentHashMap.newKeySet();
 
-	/**
-	 * One local line per key and side: the write (plain) side under the key itself, the
-	 * read side and the semaphore under the key with a suffix no key has.
-	 */
-	private final ConcurrentMap<String, LocalQueue> queues = new ConcurrentHashMap<>();
-
-	/** Suffix of a read line's name in {@link #queues}. */
-	private static final String READ_LINE = "\0read";
-
-	/** Suffix of a semaphore line's name in {@link #queues}. */
-	private static final String PERMIT_LINE = "\0permits";
+	/** One local line per key and side. */
+	private final LocalLines lines;
 
 	private final ManagedLease.Events events = new LeaseEvents();
 
@@ -184,6 +175,7 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 				defaults.retryInterval());
 		this.waitLoop = new WaitLoop(provider, this.held, this::hold, this::background, this.cohort,
 				this.pendingReleases);
+		this.lines = new LocalLines((orphan) -> this.waitLoop.discard(orphan, null));
 		this.multiKey = new MultiKeyAcquirer(provider, this.held, this::hold, this::background, this::reentrant,
 				this.keyWaiters);
 	}
@@ -345,36 +337,16 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 		return lease;
 	}
 
+	/**
+	 * The blocking wait: the caller's own thread runs its wait's steps
+	 * ({@link CallerThread}); an interrupt ends it, as the caller gives up.
+	 */
 	private @Nullable ManagedLease acquire(String key, LockSettings settings) {
-		long start = System.nanoTime();
-		long deadline = start + settings.waitTime().toNanos();
-		String line = line(key, settings);
-		LocalQueue queue = join(line);
-		try {
-			if (!enter(queue, key, settings, deadline)) {
-				return null;
-			}
-			try {
-				CallerThread caller = new CallerThread();
-				LockWait wait = this.waitLoop.start(this.requests.of(key, settings), settings, queue, deadline, start,
-						caller);
-				return caller.await(wait.result, () -> wait.stop(WaitLoop.interrupted(key, settings, null)));
-			}
-			finally {
-				queue.gate.release();
-			}
-		}
-		finally {
-			leave(line, queue);
-		}
-	}
-
-	private static String line(String key, LockSettings settings) {
-		return switch (settings.kind()) {
-			case PERMITS -> key + PERMIT_LINE;
-			case SHARED -> key + READ_LINE;
-			default -> key;
-		};
+		CallerThread caller = new CallerThread();
+		LineTurn turn = new LineTurn(this.waitLoop, this.lines, this.requests.of(key, settings), settings, caller,
+				this.provider.callTimeout().toNanos())
+			.start();
+		return caller.await(turn.result, () -> turn.stop(WaitLoop.interrupted(key, settings, null)));
 	}
 
 	/**
@@ -426,18 +398,6 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 					+ " other forever. Release the read lock first, or take the write lock from the start");
 		}
 		return true;
-	}
-
-	private boolean enter(LocalQueue queue, String key, LockSettings settings, long deadline) {
-		long joinedFailures = queue.failures();
-		try {
-			return queue.enter(key, deadline, settings.waitTime().isZero(), joinedFailures,
-					this.provider.callTimeout().toNanos());
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw WaitLoop.interrupted(key, settings, ex);
-		}
 	}
 
 	/**
@@ -495,39 +455,17 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 		}
 	}
 
-	private LocalQueue join(String key) {
-		return this.queues.compute(key, (k, queue) -> {
-			LocalQueue joined = (queue != null) ? queue : new LocalQueue();
-			joined.users++;
-			return joined;
-		});
-	}
-
-	private void leave(String key, LocalQueue queue) {
-		ManagedLease[] orphan = new ManagedLease[1];
-		this.queues.computeIfPresent(key, (k, current) -> {
-			if (--current.users > 0) {
-				return current;
-			}
-			orphan[0] = current.takeOffer();
-			return null;
-		});
-		if (orphan[0] != null) {
-			this.waitLoop.discard(orphan[0], null);
-		}
-	}
-
 	/**
 	 * Keys with local threads acquiring or waiting: 0 when nobody waits (a finished wait
 	 * leaves none).
 	 */
 	public int queuedKeys() {
-		return this.queues.size();
+		return this.lines.size();
 	}
 
-	private ManagedLease hold(LockHandle handle, LockSettings settings, long sentAtNanos) {
+	private ManagedLease hold(LockHandle handle, LockSettings settings, long sentAtNanos, @Nullable Thread acquirer) {
 		ManagedLease lease = new ManagedLease(this, this.provider, handle, settings, sentAtNanos, this.scheduler,
-				this.events, this.lossListener, this.releaseAfterCommit);
+				this.events, this.lossListener, this.releaseAfterCommit, acquirer);
 		if (settings.kind() == LockKind.SHARED || settings.kind() == LockKind.PERMITS) {
 			this.shared.add(lease);
 		}
@@ -547,30 +485,22 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 			DefaultLockTemplate.this.shared.remove(lease);
 		}
 
-		/**
-		 * Every line of the key: a freed write lock lets readers in, a freed read hold
-		 * may let a writer in; a freed permit wakes the semaphore's line (and costs the
-		 * lock's line of the same key at most a spurious look).
-		 */
+		/** Every line of the key, and multi-key waiters for it. */
 		@Override
 		public void freed(String key) {
-			for (String line : new String[] { key, key + READ_LINE, key + PERMIT_LINE }) {
-				LocalQueue queue = DefaultLockTemplate.this.queues.get(line);
-				if (queue != null) {
-					queue.signal();
-				}
-			}
+			DefaultLockTemplate.this.lines.freed(key);
 			DefaultLockTemplate.this.keyWaiters.freed(key);
 		}
 
 		@Override
 		public boolean handOver(ManagedLease lease) {
-			return DefaultLockTemplate.this.cohort.handOver(lease, DefaultLockTemplate.this.queues);
+			return DefaultLockTemplate.this.cohort.handOver(lease, DefaultLockTemplate.this.lines.queues);
 		}
 
 		@Override
 		public void releasedToOthers(ManagedLease lease) {
-			DefaultLockTemplate.this.cohort.releasedToOthers(lease, DefaultLockTemplate.this.queues.get(lease.key()));
+			DefaultLockTemplate.this.cohort.releasedToOthers(lease,
+					DefaultLockTemplate.this.lines.writeLine(lease.key()));
 		}
 
 		@Override
@@ -637,10 +567,7 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 	 * the store and those lined up behind it. A snapshot.
 	 */
 	public Map<String, Integer> waitingThreads() {
-		Map<String, Integer> waiting = new TreeMap<>();
-		this.queues.forEach((line, queue) -> waiting
-			.merge(line.replace(READ_LINE, " (read)").replace(PERMIT_LINE, " (permits)"), queue.users, Integer::sum));
-		return waiting;
+		return this.lines.waiting();
 	}
 
 	/**
@@ -689,7 +616,7 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 	 */
 	@Override
 	public void close() {
-		for (LocalQueue queue : this.queues.values()) {
+		for (LocalQueue queue : this.lines.queues.values()) {
 			ManagedLease left = queue.takeOffer();
 			if (left != null) {
 				this.held.remove(left.key(), left);

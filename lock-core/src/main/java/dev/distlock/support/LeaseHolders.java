@@ -5,6 +5,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Which threads hold one lease: those running a scope of it
  * ({@link dev.distlock.LockContext#open}), and, while no other thread has used the lease,
@@ -13,12 +15,13 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class LeaseHolders {
 
-	private final Thread acquirer;
+	private final @Nullable Thread acquirer;
 
 	/**
-	 * @param acquirer the thread that acquired the lease (or took it over in memory)
+	 * @param acquirer the thread that acquired the lease (or took it over in memory);
+	 * null for a lease acquired by a wait that held no thread, which only scopes hold
 	 */
-	LeaseHolders(Thread acquirer) {
+	LeaseHolders(@Nullable Thread acquirer) {
 		this.acquirer = acquirer;
 	}
 
@@ -63,7 +66,7 @@ final class LeaseHolders {
 	 */
 	List<Thread> toTell() {
 		List<Thread> holders = new ArrayList<>(this.scopes.keySet());
-		if (holders.isEmpty() && !this.handedOver) {
+		if (holders.isEmpty() && !this.handedOver && this.acquirer != null) {
 			holders.add(this.acquirer);
 		}
 		return holders;

@@ -1,30 +1,30 @@
 package dev.distlock.support;
 
-import java.util.concurrent.Semaphore;
-import java.util.concurrent.TimeUnit;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
 import dev.distlock.LockBackendException;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The local line for one key: threads of this JVM that want the same key line up at the
+ * The local line for one key: callers of this JVM that want the same key line up at the
  * gate, in arrival order, so that only one of them at a time talks to the store and waits
  * for a release signal. The gate is left as soon as the lock is taken (or given up),
  * never held with the lock, so a lock that expires in the store never blocks this JVM.
+ * Callers in line are {@link Turn}s, not threads: the caller leaving the gate lets the
+ * next one through.
  *
  * <p>
- * A store call of the thread at the gate that fails is the answer for everyone in line
- * behind it: they get a {@link LockBackendException} too, rather than waiting out their
- * wait time for a store that is not answering and then being told the lock was busy.
+ * The line counts the failures of the store calls made at its gate, so that callers
+ * behind a call that failed share its failure ({@link LineTurn}).
  */
 final class LocalQueue {
 
-	final Semaphore gate = new Semaphore(1, true);
-
-	/** Threads using this line; guarded by the template's map compute. */
+	/** Callers using this line; guarded by the lines' map compute. */
 	int users;
 
 	volatile boolean signalled;
@@ -34,10 +34,17 @@ final class LocalQueue {
 
 	private final ReentrantLock lock = new ReentrantLock();
 
-	private final Condition callEnded = this.lock.newCondition();
+	/** Guarded by {@link #lock}: a caller is through the gate. */
+	private boolean occupied;
+
+	/** Guarded by {@link #lock}: callers waiting for the gate, in arrival order. */
+	private final ArrayDeque<Turn> line = new ArrayDeque<>();
 
 	/** Guarded by {@link #lock}. */
 	private boolean calling;
+
+	/** Guarded by {@link #lock}: told when the store call on the wire ends. */
+	private @Nullable List<Runnable> callEndListeners;
 
 	/** Guarded by {@link #lock}. */
 	private long failures;
@@ -46,9 +53,9 @@ final class LocalQueue {
 	private @Nullable LockBackendException lastFailure;
 
 	/**
-	 * A lock released by its holder while threads were in this line, still held in the
+	 * A lock released by its holder while callers were in this line, still held in the
 	 * store, for the next of them to take over in memory ({@link Cohort}); set while the
-	 * template's map lock for the key is held, so never after the line emptied.
+	 * lines' map lock for the key is held, so never after the line emptied.
 	 */
 	private final AtomicReference<@Nullable ManagedLease> offered = new AtomicReference<>();
 
@@ -59,7 +66,7 @@ final class LocalQueue {
 	volatile long standBackUntil = System.nanoTime();
 
 	/**
-	 * A waiter of this JVM found the key busy, marking it as waited for, while a thread
+	 * A waiter of this JVM found the key busy, marking it as waited for, while a caller
 	 * of this JVM held it: the store's mark then says nothing of other JVMs' waiters.
 	 */
 	volatile boolean selfMarked;
@@ -74,8 +81,51 @@ final class LocalQueue {
 	}
 
 	/**
-	 * Leaves {@code lease} for the next thread of the line, if none is left there yet.
-	 * Called inside the template's map lock for the key, with threads in the line.
+	 * Enters the gate if nobody is through it; else puts {@code turn} in line (when
+	 * {@code queue}), to be {@link Turn#letThrough let through} in its turn.
+	 * @return whether the gate was entered
+	 */
+	boolean enter(Turn turn, boolean queue) {
+		this.lock.lock();
+		try {
+			if (!this.occupied) {
+				this.occupied = true;
+				return true;
+			}
+			if (queue) {
+				this.line.add(turn);
+			}
+			return false;
+		}
+		finally {
+			this.lock.unlock();
+		}
+	}
+
+	/** Leaves the gate, letting the next caller in line through. */
+	void exit() {
+		Turn next;
+		this.lock.lock();
+		try {
+			do {
+				next = this.line.poll();
+			}
+			while (next != null && !next.claim());
+			if (next == null) {
+				this.occupied = false;
+			}
+		}
+		finally {
+			this.lock.unlock();
+		}
+		if (next != null) {
+			next.letThrough();
+		}
+	}
+
+	/**
+	 * Leaves {@code lease} for the next caller of the line, if none is left there yet.
+	 * Called inside the lines' map lock for the key, with callers in the line.
 	 */
 	boolean offer(ManagedLease lease) {
 		return this.offered.compareAndSet(null, lease);
@@ -109,6 +159,7 @@ final class LocalQueue {
 
 	/** The store call ended; {@code failure} is its error, if the store failed. */
 	void callEnded(@Nullable LockBackendException failure) {
+		List<Runnable> listeners;
 		this.lock.lock();
 		try {
 			this.calling = false;
@@ -116,7 +167,32 @@ final class LocalQueue {
 				this.failures++;
 				this.lastFailure = failure;
 			}
-			this.callEnded.signalAll();
+			listeners = this.callEndListeners;
+			this.callEndListeners = null;
+		}
+		finally {
+			this.lock.unlock();
+		}
+		if (listeners != null) {
+			listeners.forEach(Runnable::run);
+		}
+	}
+
+	/**
+	 * Calls {@code listener} when the store call on the wire for this line ends.
+	 * @return false, calling nothing, when no call is on the wire
+	 */
+	boolean onCallEnd(Runnable listener) {
+		this.lock.lock();
+		try {
+			if (!this.calling) {
+				return false;
+			}
+			if (this.callEndListeners == null) {
+				this.callEndListeners = new ArrayList<>(2);
+			}
+			this.callEndListeners.add(listener);
+			return true;
 		}
 		finally {
 			this.lock.unlock();
@@ -124,46 +200,10 @@ final class LocalQueue {
 	}
 
 	/**
-	 * Waits for the gate until {@code deadlineNanos}. If the wait time runs out while the
-	 * thread at the gate is inside a store call, waits for that call to end too (at most
-	 * {@code callTimeoutNanos}), since its outcome is this caller's answer.
-	 * @param joinedFailures {@link #failures()} when the caller joined
-	 * @return whether the gate was entered in time
-	 * @throws LockBackendException if a store call of the line failed since the caller
-	 * joined
+	 * The latest failure of a store call of this line, if any since
+	 * {@code joinedFailures}.
 	 */
-	boolean enter(String key, long deadlineNanos, boolean tryOnce, long joinedFailures, long callTimeoutNanos)
-			throws InterruptedException {
-		boolean entered = tryOnce ? this.gate.tryAcquire()
-				: this.gate.tryAcquire(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
-		if (!entered) {
-			awaitCallEnd(callTimeoutNanos);
-		}
-		LockBackendException failure = failureSince(joinedFailures);
-		if (failure != null) {
-			if (entered) {
-				this.gate.release();
-			}
-			throw new LockBackendException(key, "The store failed for a caller ahead of this one in the local line"
-					+ " for lock '" + key + "': " + failure.getMessage(), failure);
-		}
-		return entered;
-	}
-
-	private void awaitCallEnd(long timeoutNanos) throws InterruptedException {
-		this.lock.lock();
-		try {
-			long left = timeoutNanos;
-			while (this.calling && left > 0) {
-				left = this.callEnded.awaitNanos(left);
-			}
-		}
-		finally {
-			this.lock.unlock();
-		}
-	}
-
-	private @Nullable LockBackendException failureSince(long joinedFailures) {
+	@Nullable LockBackendException failureSince(long joinedFailures) {
 		this.lock.lock();
 		try {
 			return (this.failures != joinedFailures) ? this.lastFailure : null;
@@ -171,6 +211,24 @@ final class LocalQueue {
 		finally {
 			this.lock.unlock();
 		}
+	}
+
+	/**
+	 * A caller waiting in line: let through the gate, or given up (its deadline, an
+	 * interrupt, a cancel), whichever claims it first.
+	 */
+	abstract static class Turn {
+
+		private final AtomicBoolean claimed = new AtomicBoolean();
+
+		/** Whether this call decides the turn's fate. */
+		final boolean claim() {
+			return this.claimed.compareAndSet(false, true);
+		}
+
+		/** It is this caller's turn at the gate; must return at once. */
+		abstract void letThrough();
+
 	}
 
 }

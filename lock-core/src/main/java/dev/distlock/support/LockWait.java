@@ -14,8 +14,8 @@ import org.jspecify.annotations.Nullable;
  * machine that holds no thread between its steps: take over a lock left for the line, or
  * attempt at the store; on a busy answer pause until a release signal, the holder's
  * deadline, the busy answer's remaining lease, the retry interval (or backoff) or the
- * deadline, whichever comes first; then again. The answer completes {@link #result}: the
- * lease, or null when the wait ran out.
+ * deadline, whichever comes first; then again. The answer (the lease, or null when the
+ * wait ran out) goes to the caller's {@link LineTurn}.
  *
  * <p>
  * Its steps run one at a time on its {@link WaitDriver}. A store that answers at once is
@@ -23,9 +23,10 @@ import org.jspecify.annotations.Nullable;
  */
 final class LockWait {
 
-	final CompletableFuture<@Nullable ManagedLease> result = new CompletableFuture<>();
-
 	private final WaitLoop loop;
+
+	/** The caller's acquisition, told the answer. */
+	private final LineTurn owner;
 
 	private final LocalQueue queue;
 
@@ -52,9 +53,10 @@ final class LockWait {
 	 */
 	private volatile @Nullable Pause pause;
 
-	LockWait(WaitLoop loop, LockRequest first, LockSettings settings, LocalQueue queue, long deadline, long askedNanos,
-			WaitDriver driver) {
+	LockWait(WaitLoop loop, LineTurn owner, LockRequest first, LockSettings settings, LocalQueue queue, long deadline,
+			long askedNanos, WaitDriver driver) {
 		this.loop = loop;
+		this.owner = owner;
 		this.request = first;
 		this.settings = settings;
 		this.queue = queue;
@@ -70,14 +72,14 @@ final class LockWait {
 	}
 
 	/** Runs the first step on the calling thread. */
-	LockWait start() {
+	void start() {
 		step();
-		return this;
 	}
 
 	private void step() {
 		try {
-			if (this.result.isDone()) {
+			if (this.owner.result.isDone()) {
+				end(null, null);
 				return;
 			}
 			if (this.driver.interrupted()) {
@@ -85,7 +87,8 @@ final class LockWait {
 				return;
 			}
 			this.queue.signalled = false;
-			ManagedLease handed = this.loop.taken(this.queue, this.settings, this.askedNanos, this.deadline);
+			ManagedLease handed = this.loop.taken(this.queue, this.settings, this.askedNanos, this.deadline,
+					this.driver.thread());
 			if (handed != null) {
 				end(handed, null);
 				return;
@@ -140,11 +143,13 @@ final class LockWait {
 		}
 		this.queue.callEnded(null);
 		try {
-			if (this.result.isDone()) {
+			if (this.owner.result.isDone()) {
 				this.loop.giveBack(attempt);
+				end(null, null);
 				return;
 			}
-			ManagedLease lease = this.loop.outcome(this.request, attempt, this.settings, this.queue, sent);
+			ManagedLease lease = this.loop.outcome(this.request, attempt, this.settings, this.queue, sent,
+					this.driver.thread());
 			if (lease != null) {
 				end(lease, null);
 				return;
@@ -163,7 +168,7 @@ final class LockWait {
 	private void pauseOrEnd(long pauseNanos) {
 		long remainingWait = this.deadline - System.nanoTime();
 		if (remainingWait <= 0) {
-			end(this.loop.taken(this.queue, this.settings, this.askedNanos, this.deadline), null);
+			end(this.loop.taken(this.queue, this.settings, this.askedNanos, this.deadline, this.driver.thread()), null);
 			return;
 		}
 		Pause next = new Pause();
@@ -212,8 +217,8 @@ final class LockWait {
 	}
 
 	/**
-	 * The answer: unsubscribes, gives up a place kept in the store, then completes the
-	 * result. A lease nobody takes any more (the result was cancelled) is released.
+	 * The answer: unsubscribes, gives up a place kept in the store, then tells the
+	 * caller's acquisition.
 	 */
 	private void end(@Nullable ManagedLease lease, @Nullable RuntimeException failure) {
 		if (!this.ended.compareAndSet(false, true)) {
@@ -226,11 +231,7 @@ final class LockWait {
 		if (lease == null && this.request.keepsPlace()) {
 			this.loop.withdraw(this.request);
 		}
-		boolean completed = (failure != null) ? this.result.completeExceptionally(failure)
-				: this.result.complete(lease);
-		if (!completed && lease != null) {
-			this.loop.giveBack(lease);
-		}
+		this.owner.ended(lease, failure);
 	}
 
 	/** One pause between steps, resumed once: by its timer, a signal or a stop. */

@@ -156,12 +156,14 @@ final class ManagedLease implements Lease, ScopedLease {
 	/**
 	 * @param template the template that made the lease: re-entry only ever joins a lease
 	 * of the same template
+	 * @param acquirer the thread that gets the lease; null for a wait that held no thread
 	 */
 	ManagedLease(Object template, LockProvider provider, LockHandle handle, LockSettings settings, long sentAtNanos,
-			RenewalScheduler scheduler, Events events, LeaseLossListener lossListener, boolean releaseAfterCommit) {
+			RenewalScheduler scheduler, Events events, LeaseLossListener lossListener, boolean releaseAfterCommit,
+			@Nullable Thread acquirer) {
 		this(template, provider, handle, settings, scheduler, events, lossListener, releaseAfterCommit,
 				handle.fencingToken(), sentAtNanos, sentAtNanos, sentAtNanos + validityNanos(settings.leaseTime()),
-				Thread.currentThread());
+				acquirer);
 	}
 
 	/**
@@ -173,7 +175,7 @@ final class ManagedLease implements Lease, ScopedLease {
 	 */
 	private ManagedLease(Object template, LockProvider provider, LockHandle handle, LockSettings settings,
 			RenewalScheduler scheduler, Events events, LeaseLossListener lossListener, boolean releaseAfterCommit,
-			long token, long blockSentNanos, long acquiredAtNanos, long deadlineNanos, Thread acquirer) {
+			long token, long blockSentNanos, long acquiredAtNanos, long deadlineNanos, @Nullable Thread acquirer) {
 		this.holders = new LeaseHolders(acquirer);
 		this.token = token;
 		this.blockSentNanos = blockSentNanos;
@@ -276,7 +278,7 @@ final class ManagedLease implements Lease, ScopedLease {
 	 * this lease's deadline, renewed from here on for {@code acquirer}. The caller has
 	 * checked that a token is left and that the settings match.
 	 */
-	ManagedLease successor(LockSettings settings, Thread acquirer, long now) {
+	ManagedLease successor(LockSettings settings, @Nullable Thread acquirer, long now) {
 		ManagedLease next = new ManagedLease(this.template, this.provider, this.handle, settings, this.scheduler,
 				this.events, this.lossListener, this.releaseAfterCommit, this.token + 1, this.blockSentNanos, now,
 				this.deadlineNanos, acquirer);

@@ -175,7 +175,7 @@ final class MultiKeyAcquirer {
 		if (System.nanoTime() - sent < ManagedLease.validityNanos(settings.leaseTime())) {
 			List<ManagedLease> leases = new ArrayList<>(keys.size());
 			for (LockHandle handle : acquired.handles()) {
-				leases.add(this.holder.hold(handle, settings, sent));
+				leases.add(this.holder.hold(handle, settings, sent, Thread.currentThread()));
 			}
 			return leases;
 		}

@@ -1,5 +1,7 @@
 package dev.distlock.support;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * Where the steps of a waiter's {@link LockWait} run, and how its pauses are timed: on
  * the thread of a blocking caller, which runs them while it waits for its answer
@@ -23,6 +25,14 @@ interface WaitDriver {
 	 */
 	default boolean interrupted() {
 		return false;
+	}
+
+	/**
+	 * The thread that waits, told of a loss of the lease it gets; null for a wait that
+	 * holds no thread.
+	 */
+	default @Nullable Thread thread() {
+		return null;
 	}
 
 	/** A step scheduled for later. */

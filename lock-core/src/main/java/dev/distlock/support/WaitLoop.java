@@ -31,7 +31,11 @@ final class WaitLoop {
 	@FunctionalInterface
 	interface Holder {
 
-		ManagedLease hold(LockHandle handle, LockSettings settings, long sentAtNanos);
+		/**
+		 * @param acquirer the thread that gets the lease; null for a wait that held no
+		 * thread
+		 */
+		ManagedLease hold(LockHandle handle, LockSettings settings, long sentAtNanos, @Nullable Thread acquirer);
 
 	}
 
@@ -63,20 +67,6 @@ final class WaitLoop {
 		this.held = held;
 		this.holder = holder;
 		this.background = background;
-	}
-
-	/**
-	 * Starts the wait of the caller at the front of this JVM's line, with its first step
-	 * on the calling thread: the lease (or null when the wait ran out) completes the
-	 * returned wait's {@link LockWait#result}.
-	 * @param first the request of the first attempt; each later one follows from the
-	 * answer before it ({@link LockRequest#afterAttempt})
-	 * @param askedNanos when the caller asked for the lock: a lock left for the line is
-	 * taken over only as {@link Cohort#takeOver} allows for that moment
-	 */
-	LockWait start(LockRequest first, LockSettings settings, LocalQueue queue, long deadline, long askedNanos,
-			WaitDriver driver) {
-		return new LockWait(this, first, settings, queue, deadline, askedNanos, driver).start();
 	}
 
 	/** One store call, as a future; the store's own stage where it is one. */
@@ -133,11 +123,12 @@ final class WaitLoop {
 	 * The lease of an attempt that took the lock in time; null for a busy answer or one
 	 * that came too late to count, whose lock is released in the background.
 	 */
-	@Nullable ManagedLease outcome(LockRequest request, LockAttempt attempt, LockSettings settings, LocalQueue queue, long sent) {
+	@Nullable ManagedLease outcome(LockRequest request, LockAttempt attempt, LockSettings settings, LocalQueue queue, long sent,
+			@Nullable Thread acquirer) {
 		if (attempt instanceof LockAttempt.Acquired acquired) {
 			if (System.nanoTime() - sent < ManagedLease.validityNanos(settings.leaseTime())) {
 				queue.selfMarked = false;
-				return this.holder.hold(acquired.handle(), settings, sent);
+				return this.holder.hold(acquired.handle(), settings, sent, acquirer);
 			}
 			discardLate(acquired.handle());
 		}
@@ -185,7 +176,8 @@ final class WaitLoop {
 	 * @throws LockBackendException if the store failed the owner check the take-over
 	 * waited for, or did not answer it in time
 	 */
-	@Nullable ManagedLease taken(LocalQueue queue, LockSettings settings, long askedNanos, long deadline) {
+	@Nullable ManagedLease taken(LocalQueue queue, LockSettings settings, long askedNanos, long deadline,
+			@Nullable Thread acquirer) {
 		ManagedLease left = queue.takeOffer();
 		if (left == null) {
 			return null;
@@ -196,7 +188,7 @@ final class WaitLoop {
 		LockBackendException failure = null;
 		queue.callStarted();
 		try {
-			next = this.cohort.takeOver(left, settings, this.held, askedNanos, deadline);
+			next = this.cohort.takeOver(left, settings, this.held, askedNanos, deadline, acquirer);
 		}
 		catch (LockBackendException ex) {
 			failure = ex;

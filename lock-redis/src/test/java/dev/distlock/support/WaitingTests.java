@@ -232,9 +232,7 @@ class WaitingTests {
 
 	private boolean waitsForTheLock(Thread thread) {
 		for (StackTraceElement frame : thread.getStackTrace()) {
-			if ((frame.getClassName().equals(CallerThread.class.getName()) && frame.getMethodName().equals("await"))
-					|| (frame.getClassName().equals(LocalQueue.class.getName())
-							&& frame.getMethodName().equals("enter"))) {
+			if (frame.getClassName().equals(CallerThread.class.getName()) && frame.getMethodName().equals("await")) {
 				return true;
 			}
 		}
