@@ -8,6 +8,9 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.ExecutorService;
@@ -104,6 +107,9 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 	/** Releases that failed as the store could not be reached, being tried again. */
 	private final PendingReleases pendingReleases;
 
+	/** Runs the steps of waits that hold no thread ({@link #acquireAsync}). */
+	private final SharedWaitDriver sharedDriver;
+
 	/** Multi-key acquirers waiting for keys held here. */
 	private final KeyWaiters keyWaiters = new KeyWaiters();
 
@@ -175,6 +181,7 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 				defaults.retryInterval());
 		this.waitLoop = new WaitLoop(provider, this.held, this::hold, this::background, this.cohort,
 				this.pendingReleases);
+		this.sharedDriver = new SharedWaitDriver(scheduler);
 		this.lines = new LocalLines((orphan) -> this.waitLoop.discard(orphan, null));
 		this.multiKey = new MultiKeyAcquirer(provider, this.held, this::hold, this::background, this::reentrant,
 				this.keyWaiters);
@@ -293,24 +300,53 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 	}
 
 	/**
+	 * Takes {@code key} for a caller that does not wait on a thread: the machinery under
+	 * {@link #acquire(String, LockOptions)}, with every kind of hold and every guarantee
+	 * of it, but nothing parks while the caller waits. Its place in this JVM's line, its
+	 * attempts, pauses and take-overs are steps run on a few shared worker threads and
+	 * timed by the renewal scheduler. The first attempt runs on the calling thread, so an
+	 * uncontended acquisition on a store that answers at once completes before this
+	 * returns.
+	 *
+	 * <p>
+	 * Re-entry is as for the blocking calls: a scope of the calling thread re-enters its
+	 * lease. The lease belongs to no thread: a loss is told to the threads running a
+	 * scope of it, never to the thread that happened to complete the future.
+	 * @return completes with the lease, or empty when the wait time ran out; fails with
+	 * the exception {@code acquire} would throw. Cancelling it gives up the wait (a place
+	 * kept in the store is withdrawn); a lock taken meanwhile is released.
+	 */
+	public CompletableFuture<Optional<Lease>> acquireAsync(String key, LockOptions options) {
+		LockSettings settings = LockSettings.of(options, this.defaults);
+		ManagedLease scoped = scoped(key, settings);
+		if (scoped != null) {
+			return CompletableFuture.completedFuture(Optional.of(scoped.enter()));
+		}
+		LockObserver.Acquisition acquisition = this.observer.acquiring(key, settings.name(), settings.fair());
+		LineTurn turn = new LineTurn(this.waitLoop, this.lines, this.requests.of(key, settings), settings,
+				this.sharedDriver, this.provider.callTimeout().toNanos())
+			.start();
+		boolean tryOnly = settings.waitTime().isZero();
+		CompletableFuture<Optional<Lease>> answer = turn.result
+			.handle((lease, failure) -> Optional.ofNullable(observe(acquisition, lease, failure, tryOnly)));
+		answer.whenComplete((lease, failure) -> {
+			if (failure instanceof CancellationException cancelled) {
+				turn.cancel(cancelled);
+				CompositeLockObserver
+					.safely(() -> acquisition.notAcquired(LockObserver.AcquireOutcome.INTERRUPTED, cancelled));
+			}
+		});
+		return answer;
+	}
+
+	/**
 	 * An acquisition as the observer sees it: a re-entry is not one (it costs nothing);
 	 * {@code tryOnly} tells a skip (empty result) from a timeout (exception).
 	 */
 	private @Nullable Lease observed(String key, LockSettings settings, boolean tryOnly) {
-		checkKey(key);
-		// A kind the store lacks fails at the call, naming the store and the kind (the
-		// advisor checks annotated methods at startup); a fair lock only orders the
-		// store's queue, so a held scope re-enters it as it would a plain lock.
-		boolean fair = settings.kind() == LockKind.FAIR;
-		if (!fair) {
-			Capabilities.check(this.provider, settings.kind(), key);
-		}
-		ManagedLease scoped = reentrant(key, settings);
+		ManagedLease scoped = scoped(key, settings);
 		if (scoped != null) {
 			return scoped.enter();
-		}
-		if (fair) {
-			Capabilities.check(this.provider, LockKind.FAIR, key);
 		}
 		LockObserver.Acquisition acquisition = this.observer.acquiring(key, settings.name(), settings.fair());
 		ManagedLease lease;
@@ -321,6 +357,20 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 			}
 		}
 		catch (RuntimeException ex) {
+			observe(acquisition, null, ex, tryOnly);
+			throw ex;
+		}
+		return observe(acquisition, lease, null, tryOnly);
+	}
+
+	/**
+	 * Tells the observer how an acquisition ended.
+	 * @return the lease; throws the failure, if any
+	 */
+	private static @Nullable ManagedLease observe(LockObserver.Acquisition acquisition, @Nullable ManagedLease lease,
+			@Nullable Throwable failure, boolean tryOnly) {
+		if (failure != null) {
+			RuntimeException ex = unwrapped(failure);
 			LockObserver.AcquireOutcome outcome = (ex instanceof LockAcquisitionException)
 					? (Thread.currentThread().isInterrupted() || ex.getCause() instanceof InterruptedException)
 							? LockObserver.AcquireOutcome.INTERRUPTED : LockObserver.AcquireOutcome.TIMEOUT
@@ -329,12 +379,39 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 			throw ex;
 		}
 		if (lease == null) {
-			CompositeLockObserver.safely(() -> acquisition.notAcquired(LockObserver.AcquireOutcome.SKIPPED, null));
+			LockObserver.AcquireOutcome outcome = tryOnly ? LockObserver.AcquireOutcome.SKIPPED
+					: LockObserver.AcquireOutcome.TIMEOUT;
+			CompositeLockObserver.safely(() -> acquisition.notAcquired(outcome, null));
 			return null;
 		}
-		ManagedLease acquired = lease;
-		CompositeLockObserver.safely(() -> acquired.observe(acquisition.acquired(acquired)));
+		CompositeLockObserver.safely(() -> lease.observe(acquisition.acquired(lease)));
 		return lease;
+	}
+
+	private static RuntimeException unwrapped(Throwable failure) {
+		Throwable cause = (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause()
+				: failure;
+		return (cause instanceof RuntimeException runtime) ? runtime : new CompletionException(cause);
+	}
+
+	/**
+	 * Checks the key and the kind; the lease of {@code key} a scope of the current thread
+	 * re-enters, if any.
+	 */
+	private @Nullable ManagedLease scoped(String key, LockSettings settings) {
+		checkKey(key);
+		// A kind the store lacks fails at the call, naming the store and the kind (the
+		// advisor checks annotated methods at startup); a fair lock only orders the
+		// store's queue, so a held scope re-enters it as it would a plain lock.
+		boolean fair = settings.kind() == LockKind.FAIR;
+		if (!fair) {
+			Capabilities.check(this.provider, settings.kind(), key);
+		}
+		ManagedLease scoped = reentrant(key, settings);
+		if (scoped == null && fair) {
+			Capabilities.check(this.provider, LockKind.FAIR, key);
+		}
+		return scoped;
 	}
 
 	/**
@@ -642,6 +719,7 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 			}
 		}
 		this.pendingReleases.close();
+		this.sharedDriver.close();
 		this.cleanup.shutdown();
 	}
 

@@ -159,6 +159,20 @@ final class LineTurn extends LocalQueue.Turn {
 	}
 
 	/**
+	 * Gives up for a caller that no longer waits for the answer (a cancelled future): the
+	 * result fails at once, and a lease it already had is released.
+	 */
+	void cancel(RuntimeException reason) {
+		if (!this.result.completeExceptionally(reason) && !this.result.isCompletedExceptionally()) {
+			ManagedLease lease = this.result.join();
+			if (lease != null) {
+				this.loop.giveBack(lease);
+			}
+		}
+		stop(reason);
+	}
+
+	/**
 	 * Leaves the line and completes the result; a lease nobody takes any more (the result
 	 * was cancelled) is released.
 	 */
