@@ -207,6 +207,27 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 	}
 
 	/**
+	 * Takes every one of {@code keys} for a caller that does not wait on a thread: all
+	 * keys or none, as {@link #acquireAll}, waiting as {@link #acquireAsync} does. Keys a
+	 * scope of the calling thread holds are re-entered. The observer is not told.
+	 * @return completes with the lease of all keys, or empty when the wait time ran out;
+	 * fails with the exception {@code acquireAll} would throw. Cancelling it gives up the
+	 * wait; locks taken meanwhile are released.
+	 */
+	public CompletableFuture<Optional<MultiLease>> acquireAllAsync(Collection<String> keys, LockOptions options) {
+		LockSettings settings = LockSettings.of(options, this.defaults);
+		List<String> sorted = MultiKeyAcquirer.sortedKeys(keys);
+		MultiKeyWait wait = multiKey().start(sorted, checked(sorted, settings), this.sharedDriver);
+		CompletableFuture<Optional<MultiLease>> answer = wait.result.thenApply(Optional::ofNullable);
+		answer.whenComplete((lease, failure) -> {
+			if (failure instanceof CancellationException cancelled) {
+				wait.cancel(cancelled);
+			}
+		});
+		return answer;
+	}
+
+	/**
 	 * A multi-key acquisition as the observer sees it: one acquisition per key taken (a
 	 * re-entered key is none), told once the attempt has ended.
 	 */

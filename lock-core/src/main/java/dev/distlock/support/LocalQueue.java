@@ -27,8 +27,6 @@ final class LocalQueue {
 	/** Callers using this line; guarded by the lines' map compute. */
 	int users;
 
-	volatile boolean signalled;
-
 	/** The wait of the caller at the gate, told of signals. */
 	volatile @Nullable LockWait waiter;
 
@@ -73,7 +71,6 @@ final class LocalQueue {
 
 	/** A release (or loss) may have freed the key: the waiter at the gate retries. */
 	void signal() {
-		this.signalled = true;
 		LockWait wait = this.waiter;
 		if (wait != null) {
 			wait.signal();

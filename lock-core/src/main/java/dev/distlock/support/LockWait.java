@@ -21,7 +21,7 @@ import org.jspecify.annotations.Nullable;
  * Its steps run one at a time on its {@link WaitDriver}. A store that answers at once is
  * answered on the same step, with no hop to another thread.
  */
-final class LockWait {
+final class LockWait extends PausingWait {
 
 	private final WaitLoop loop;
 
@@ -36,8 +36,6 @@ final class LockWait {
 
 	private final long askedNanos;
 
-	private final WaitDriver driver;
-
 	private final ReleaseSignals signals;
 
 	private final Backoff backoff;
@@ -48,13 +46,9 @@ final class LockWait {
 
 	private LockRequest request;
 
-	/**
-	 * The pause the waiter is in; null while a step runs or a store call is on the wire.
-	 */
-	private volatile @Nullable Pause pause;
-
 	LockWait(WaitLoop loop, LineTurn owner, LockRequest first, LockSettings settings, LocalQueue queue, long deadline,
 			long askedNanos, WaitDriver driver) {
+		super(driver);
 		this.loop = loop;
 		this.owner = owner;
 		this.request = first;
@@ -62,7 +56,6 @@ final class LockWait {
 		this.queue = queue;
 		this.deadline = deadline;
 		this.askedNanos = askedNanos;
-		this.driver = driver;
 		this.signals = first.waiting() ? loop.signals(first.kind()) : ReleaseSignals.NONE;
 		this.backoff = new Backoff(settings.retryInterval().toNanos());
 		queue.waiter = this;
@@ -76,7 +69,8 @@ final class LockWait {
 		step();
 	}
 
-	private void step() {
+	@Override
+	void step() {
 		try {
 			if (this.owner.result.isDone()) {
 				end(null, null);
@@ -86,7 +80,7 @@ final class LockWait {
 				end(null, WaitLoop.interrupted(this.request.key(), this.settings, null));
 				return;
 			}
-			this.queue.signalled = false;
+			this.signalled = false;
 			ManagedLease handed = this.loop.taken(this.queue, this.settings, this.askedNanos, this.deadline,
 					this.driver.thread());
 			if (handed != null) {
@@ -171,32 +165,7 @@ final class LockWait {
 			end(this.loop.taken(this.queue, this.settings, this.askedNanos, this.deadline, this.driver.thread()), null);
 			return;
 		}
-		Pause next = new Pause();
-		this.pause = next;
-		WaitDriver.Timer timer = this.driver.schedule(() -> resume(next), Math.min(pauseNanos, remainingWait));
-		next.timer = timer;
-		if (next.resumed.get()) {
-			timer.cancel();
-		}
-		else if (this.queue.signalled) {
-			resume(next);
-		}
-	}
-
-	/** A release (or loss) may have freed the key: a pausing waiter tries again now. */
-	void signal() {
-		Pause current = this.pause;
-		if (current != null) {
-			resume(current);
-		}
-	}
-
-	private void resume(Pause paused) {
-		if (paused.resumed.compareAndSet(false, true)) {
-			this.pause = null;
-			paused.timer.cancel();
-			this.driver.execute(this::step);
-		}
+		pause(Math.min(pauseNanos, remainingWait));
 	}
 
 	/**
@@ -206,12 +175,9 @@ final class LockWait {
 	 * @return whether the wait ended here
 	 */
 	boolean stop(RuntimeException reason) {
-		Pause current = this.pause;
-		if (current == null || !current.resumed.compareAndSet(false, true)) {
+		if (!unpause()) {
 			return false;
 		}
-		this.pause = null;
-		current.timer.cancel();
 		end(null, reason);
 		return true;
 	}
@@ -232,15 +198,6 @@ final class LockWait {
 			this.loop.withdraw(this.request);
 		}
 		this.owner.ended(lease, failure);
-	}
-
-	/** One pause between steps, resumed once: by its timer, a signal or a stop. */
-	private static final class Pause {
-
-		final AtomicBoolean resumed = new AtomicBoolean();
-
-		volatile WaitDriver.Timer timer = WaitDriver.Timer.NONE;
-
 	}
 
 }

@@ -6,11 +6,11 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 
 import dev.distlock.Lease;
 import dev.distlock.LockAcquisitionException;
-import dev.distlock.LockBackendException;
 import dev.distlock.spi.BatchRelease;
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockHandle;
@@ -26,12 +26,13 @@ import org.jspecify.annotations.Nullable;
  * attempt per round, all or none, until they are all taken or the one wait time runs out.
  *
  * <p>
- * Between attempts the caller sleeps until the key that was found busy is released (the
- * store's release signal, or this JVM's own release of it), its holder's remaining lease
- * ends, or the retry interval passes. Since every attempt takes all keys or none, and
- * every caller asks for them sorted, two callers with overlapping keys neither deadlock
- * nor hold a part each while waiting for the other's (Redisson's multi-lock, which takes
- * keys one by one in the caller's order, livelocks that way: its issue #4050).
+ * Between attempts the wait pauses ({@link MultiKeyWait}) until the key that was found
+ * busy is released (the store's release signal, or this JVM's own release of it), its
+ * holder's remaining lease ends, or the retry interval passes. Since every attempt takes
+ * all keys or none, and every caller asks for them sorted, two callers with overlapping
+ * keys neither deadlock nor hold a part each while waiting for the other's (Redisson's
+ * multi-lock, which takes keys one by one in the caller's order, livelocks that way: its
+ * issue #4050).
  */
 final class MultiKeyAcquirer {
 
@@ -75,11 +76,23 @@ final class MultiKeyAcquirer {
 	}
 
 	/**
+	 * The blocking wait: the caller's own thread runs the wait's steps
+	 * ({@link CallerThread}); an interrupt ends it, as the caller gives up.
 	 * @param keys sorted, distinct
 	 * @return the lease, or null when the wait ran out
 	 */
 	@Nullable DefaultMultiLease acquire(List<String> keys, LockSettings settings) {
-		long deadline = System.nanoTime() + settings.waitTime().toNanos();
+		CallerThread caller = new CallerThread();
+		MultiKeyWait wait = start(keys, settings, caller);
+		return caller.await(wait.result, () -> wait.stop(interrupted(keys, settings, null)));
+	}
+
+	/**
+	 * Starts the wait for {@code keys} (sorted, distinct) on {@code driver}, with its
+	 * first step on the calling thread: the keys a scope of the calling thread holds are
+	 * re-entered, the rest taken all at once.
+	 */
+	MultiKeyWait start(List<String> keys, LockSettings settings, WaitDriver driver) {
 		Map<String, Lease> parts = new HashMap<>();
 		List<String> rest = new ArrayList<>();
 		for (String key : keys) {
@@ -91,78 +104,36 @@ final class MultiKeyAcquirer {
 				rest.add(key);
 			}
 		}
-		boolean done = false;
-		try {
-			if (!rest.isEmpty()) {
-				List<ManagedLease> taken = takeAll(rest, settings, deadline);
-				if (taken == null) {
-					return null;
-				}
-				for (ManagedLease lease : taken) {
-					parts.put(lease.key(), lease);
-				}
-			}
-			done = true;
-			return new DefaultMultiLease(keys, keys.stream().map(parts::get).toList());
-		}
-		finally {
-			if (!done) {
-				parts.values().forEach(Lease::release);
-			}
-		}
+		MultiKeyWait wait = new MultiKeyWait(this, keys, parts, rest, settings, driver);
+		wait.step();
+		return wait;
 	}
 
-	private @Nullable List<ManagedLease> takeAll(List<String> keys, LockSettings settings, long deadline) {
-		boolean waiting = !settings.waitTime().isZero();
-		LockRequest request = LockRequest.all(keys, settings.leaseTime()).withWaiting(waiting);
-		ReleaseSignals signals = (waiting && this.provider instanceof ReleaseSignalling signalling)
-				? signalling.releaseSignals() : ReleaseSignals.NONE;
-		ThreadWakeup wakeup = new ThreadWakeup();
-		Map<String, ReleaseSignals.Subscription> subscriptions = new HashMap<>();
-		List<KeyWaiters.Registration> local = waiting ? this.localReleases.register(keys, wakeup::signal) : List.of();
-		Backoff backoff = new Backoff(settings.retryInterval().toNanos());
-		try {
-			while (true) {
-				if (Thread.currentThread().isInterrupted()) {
-					throw interrupted(keys, settings, null);
-				}
-				wakeup.signalled = false;
-				ManagedLease localHolder = heldHere(keys);
-				if (localHolder != null) {
-					// Another thread of this JVM holds a key: its release wakes us.
-					long remainingWait = deadline - System.nanoTime();
-					if (remainingWait <= 0) {
-						return null;
-					}
-					pause(wakeup, Math.max(0, Math.min(Math.min(settings.retryInterval().toNanos(), remainingWait),
-							localHolder.nanosToDeadline())), keys, settings);
-					continue;
-				}
-				long sent = System.nanoTime();
-				LockAttempt attempt = attempt(request, settings);
-				if (attempt instanceof LockAttempt.AcquiredAll acquired) {
-					List<ManagedLease> leases = held(acquired, settings, sent, keys);
-					if (leases != null) {
-						return leases;
-					}
-				}
-				long remainingWait = deadline - System.nanoTime();
-				if (remainingWait <= 0) {
-					return null;
-				}
-				long pause = backoff.nextPauseNanos();
-				if (attempt instanceof LockAttempt.Busy busy) {
-					pause = busyPause(busy, pause, keys.get(0), signals, subscriptions, wakeup, settings);
-					if (pause < 0) {
-						continue;
-					}
-				}
-				pause(wakeup, Math.min(pause, remainingWait), keys, settings);
-			}
-		}
-		finally {
-			subscriptions.values().forEach(ReleaseSignals.Subscription::close);
-			local.forEach(KeyWaiters.Registration::close);
+	ReleaseSignals signals() {
+		return (this.provider instanceof ReleaseSignalling signalling) ? signalling.releaseSignals()
+				: ReleaseSignals.NONE;
+	}
+
+	KeyWaiters localReleases() {
+		return this.localReleases;
+	}
+
+	CompletableFuture<LockAttempt> tryLock(LockRequest request) {
+		return this.provider.tryLock(request).toCompletableFuture();
+	}
+
+	/** Releases, in the background, a lease nobody waits for any more. */
+	void giveBack(DefaultMultiLease lease) {
+		this.background.run(lease::release, "Could not release the multi-key lock " + lease.key()
+				+ " that its caller stopped waiting for; it expires after its lease");
+	}
+
+	/** Releases, in the background, the locks of an attempt nobody waits for any more. */
+	void giveBack(LockAttempt attempt, List<String> keys) {
+		if (attempt instanceof LockAttempt.AcquiredAll acquired) {
+			List<LockHandle> handles = acquired.handles();
+			this.background.run(() -> releaseAll(handles), "Could not release the multi-key lock " + keys
+					+ " that its caller stopped waiting for; it expires after its lease");
 		}
 	}
 
@@ -170,12 +141,12 @@ final class MultiKeyAcquirer {
 	 * The leases of an attempt that took every key in time; null for one whose answer
 	 * came too late to count, whose locks are released in the background.
 	 */
-	private @Nullable List<ManagedLease> held(LockAttempt.AcquiredAll acquired, LockSettings settings, long sent,
-			List<String> keys) {
+	@Nullable List<ManagedLease> held(LockAttempt.AcquiredAll acquired, LockSettings settings, long sent, List<String> keys,
+			@Nullable Thread acquirer) {
 		if (System.nanoTime() - sent < ManagedLease.validityNanos(settings.leaseTime())) {
 			List<ManagedLease> leases = new ArrayList<>(keys.size());
 			for (LockHandle handle : acquired.handles()) {
-				leases.add(this.holder.hold(handle, settings, sent, Thread.currentThread()));
+				leases.add(this.holder.hold(handle, settings, sent, acquirer));
 			}
 			return leases;
 		}
@@ -193,28 +164,16 @@ final class MultiKeyAcquirer {
 	 * @param pause the backoff's pause, for a store whose signals are not heard
 	 * @param firstKey the key to wait on if the store did not name the busy one
 	 */
-	private long busyPause(LockAttempt.Busy busy, long pause, String firstKey, ReleaseSignals signals,
-			Map<String, ReleaseSignals.Subscription> subscriptions, ThreadWakeup wakeup, LockSettings settings) {
+	long busyPause(LockAttempt.Busy busy, long pause, String firstKey, ReleaseSignals signals,
+			Map<String, ReleaseSignals.Subscription> subscriptions, Runnable wakeup, LockSettings settings) {
 		String busyKey = (busy.key() != null) ? busy.key() : firstKey;
 		if (signals != ReleaseSignals.NONE && !subscriptions.containsKey(busyKey)) {
-			subscriptions.put(busyKey, signals.subscribe(busyKey, wakeup::signal));
+			subscriptions.put(busyKey, signals.subscribe(busyKey, wakeup));
 			return -1;
 		}
 		long next = (signals != ReleaseSignals.NONE && signals.isListening(busyKey))
 				? settings.retryInterval().toNanos() : pause;
 		return busy.remaining().isZero() ? next : Math.min(next, busy.remaining().toNanos());
-	}
-
-	private LockAttempt attempt(LockRequest request, LockSettings settings) {
-		try {
-			return LockAttempt.join(this.provider.tryLock(request));
-		}
-		catch (LockBackendException ex) {
-			if (Thread.currentThread().isInterrupted()) {
-				throw interrupted(request.keys(), settings, ex);
-			}
-			throw ex;
-		}
 	}
 
 	/**
@@ -230,7 +189,7 @@ final class MultiKeyAcquirer {
 		}
 	}
 
-	private @Nullable ManagedLease heldHere(List<String> keys) {
+	@Nullable ManagedLease heldHere(List<String> keys) {
 		for (String key : keys) {
 			ManagedLease local = this.held.get(key);
 			if (local != null && local.heldNow()) {
@@ -238,12 +197,6 @@ final class MultiKeyAcquirer {
 			}
 		}
 		return null;
-	}
-
-	private static void pause(ThreadWakeup wakeup, long pauseNanos, List<String> keys, LockSettings settings) {
-		if (!wakeup.park(pauseNanos)) {
-			throw interrupted(keys, settings, null);
-		}
 	}
 
 	static LockAcquisitionException interrupted(List<String> keys, LockSettings settings, @Nullable Exception cause) {

@@ -1,0 +1,156 @@
+package dev.distlock.support;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+
+import dev.distlock.Lease;
+import dev.distlock.LockOptions;
+import dev.distlock.MultiLease;
+import dev.distlock.inmemory.InMemoryLockProvider;
+import dev.distlock.spi.LockAttempt;
+import dev.distlock.spi.LockProvider;
+import dev.distlock.spi.LockRequest;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * {@link DefaultLockTemplate#acquireAsync} on the in-memory store: no hop on the
+ * uncontended path, a cancelled wait leaves the line and the store's queue, and store
+ * calls run on the template's workers, never on the scheduler's thread that times every
+ * waiter's pauses.
+ */
+@Timeout(value = 30, unit = TimeUnit.SECONDS)
+class AsyncAcquireTests {
+
+	private final InMemoryLockProvider store = new InMemoryLockProvider();
+
+	private final List<AutoCloseable> closeables = new ArrayList<>();
+
+	private final DefaultLockTemplate template = template(this.store);
+
+	private final DefaultLockTemplate other = template(this.store);
+
+	private DefaultLockTemplate template(LockProvider provider) {
+		RenewalScheduler scheduler = new RenewalScheduler();
+		DefaultLockTemplate template = new DefaultLockTemplate(provider, scheduler,
+				LockOptions.builder()
+					.waitTime(Duration.ofSeconds(5))
+					.leaseTime(Duration.ofSeconds(30))
+					.autoRenew(true)
+					.retryInterval(Duration.ofMillis(100))
+					.build());
+		this.closeables.add(template);
+		this.closeables.add(scheduler);
+		return template;
+	}
+
+	@AfterEach
+	void close() throws Exception {
+		for (AutoCloseable closeable : this.closeables) {
+			closeable.close();
+		}
+	}
+
+	private static String key() {
+		return "async-" + UUID.randomUUID();
+	}
+
+	@Test
+	void anUncontendedAcquireCompletesBeforeItReturns() throws Exception {
+		CompletableFuture<Optional<Lease>> acquired = this.template.acquireAsync(key(), LockOptions.defaults());
+		assertThat(acquired).isDone();
+		acquired.get().orElseThrow().release();
+		assertThat(this.template.heldLocks()).isZero();
+	}
+
+	/**
+	 * One fair waiter at the front of the line, queued in the store, one behind it: both
+	 * cancelled, both leave the line, and the front one's place in the store's queue is
+	 * given up at once rather than left to lapse.
+	 */
+	@Test
+	void aCancelledWaitLeavesTheLineAndTheStoresQueue() throws Exception {
+		String key = key();
+		LockOptions fair = LockOptions.builder().fair(true).waitTime(Duration.ofMinutes(1)).build();
+		Lease held = this.template.acquire(key, fair);
+		CompletableFuture<Optional<Lease>> front = this.other.acquireAsync(key, fair);
+		CompletableFuture<Optional<Lease>> behind = this.other.acquireAsync(key, fair);
+		Await.until("the front waiter queued", Duration.ofSeconds(10), () -> this.store.queueLength(key) == 1);
+		assertThat(this.other.waitingThreads()).containsEntry(key, 2);
+		behind.cancel(false);
+		front.cancel(false);
+		Await.until("both left the line", Duration.ofSeconds(10), () -> this.other.queuedKeys() == 0);
+		Await.until("the place in the store's queue given up", Duration.ofSeconds(10),
+				() -> this.store.queueLength(key) == 0);
+		held.release();
+		assertThat(this.other.heldLocks()).isZero();
+		assertThat(this.store.storedKeys()).isZero();
+	}
+
+	/**
+	 * A multi-key wait holds no thread either: it takes all its keys once the one held
+	 * elsewhere is released, and none before.
+	 */
+	@Test
+	void aMultiKeyWaitTakesAllKeysOnceTheLastIsReleased() throws Exception {
+		String key = key();
+		List<String> keys = List.of(key + "-a", key + "-b", key + "-c");
+		Lease held = this.template.acquire(keys.get(1), LockOptions.defaults());
+		CompletableFuture<Optional<MultiLease>> all = this.other.acquireAllAsync(keys, LockOptions.defaults());
+		assertThat(all).isNotDone();
+		assertThat(this.other.heldLocks()).isZero();
+		held.release();
+		MultiLease lease = all.get(10, TimeUnit.SECONDS).orElseThrow();
+		assertThat(this.other.heldLocks()).isEqualTo(3);
+		lease.release();
+		assertThat(this.store.storedKeys()).isZero();
+	}
+
+	/**
+	 * A store without release signals: the waiter polls, each pause timed by the
+	 * scheduler, and each attempt after the first runs on a worker of the template.
+	 */
+	@Test
+	void storeCallsOfAPollingWaitRunOnWorkersNeverOnTheSchedulersThread() throws Exception {
+		ThreadRecordingProvider recording = new ThreadRecordingProvider(this.store);
+		DefaultLockTemplate polling = template(recording);
+		String key = key();
+		Lease held = this.template.acquire(key, LockOptions.defaults());
+		CompletableFuture<Optional<Lease>> waiting = polling.acquireAsync(key, LockOptions.defaults());
+		Await.until("a few attempts", Duration.ofSeconds(10), () -> recording.threads.size() >= 4);
+		held.release();
+		waiting.get(10, TimeUnit.SECONDS).orElseThrow().release();
+		List<String> later = recording.threads.subList(1, recording.threads.size());
+		assertThat(later).allSatisfy((thread) -> assertThat(thread).startsWith("distlock-wait-"));
+	}
+
+	/** The in-memory store through the bare SPI, noting the thread of every attempt. */
+	private static final class ThreadRecordingProvider implements LockProvider {
+
+		private final InMemoryLockProvider store;
+
+		final List<String> threads = new CopyOnWriteArrayList<>();
+
+		ThreadRecordingProvider(InMemoryLockProvider store) {
+			this.store = store;
+		}
+
+		@Override
+		public CompletionStage<LockAttempt> tryLock(LockRequest request) {
+			this.threads.add(Thread.currentThread().getName());
+			return this.store.tryLock(request);
+		}
+
+	}
+
+}
