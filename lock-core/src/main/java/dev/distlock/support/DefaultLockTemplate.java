@@ -173,7 +173,8 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 		this.scheduler = scheduler;
 		this.defaults = defaults;
 		this.observer = observer;
-		this.lossListener = (observer == LockObserver.NONE) ? lossListener : new ObservedLoss(lossListener, observer);
+		this.lossListener = (observer == LockObserver.NONE) ? lossListener
+				: new Observations.ObservedLoss(lossListener, observer);
 		this.releaseAfterCommit = releaseAfterCommit;
 		this.cohort = new Cohort(handover, provider, this.cleanup);
 		this.requests = new LockRequests(provider, this.cohort);
@@ -349,7 +350,7 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 			.start();
 		boolean tryOnly = settings.waitTime().isZero();
 		CompletableFuture<Optional<Lease>> answer = turn.result
-			.handle((lease, failure) -> Optional.ofNullable(observe(acquisition, lease, failure, tryOnly)));
+			.handle((lease, failure) -> Optional.ofNullable(Observations.ended(acquisition, lease, failure, tryOnly)));
 		answer.whenComplete((lease, failure) -> {
 			if (failure instanceof CancellationException cancelled) {
 				turn.cancel(cancelled);
@@ -378,41 +379,10 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 			}
 		}
 		catch (RuntimeException ex) {
-			observe(acquisition, null, ex, tryOnly);
+			Observations.ended(acquisition, null, ex, tryOnly);
 			throw ex;
 		}
-		return observe(acquisition, lease, null, tryOnly);
-	}
-
-	/**
-	 * Tells the observer how an acquisition ended.
-	 * @return the lease; throws the failure, if any
-	 */
-	private static @Nullable ManagedLease observe(LockObserver.Acquisition acquisition, @Nullable ManagedLease lease,
-			@Nullable Throwable failure, boolean tryOnly) {
-		if (failure != null) {
-			RuntimeException ex = unwrapped(failure);
-			LockObserver.AcquireOutcome outcome = (ex instanceof LockAcquisitionException)
-					? (Thread.currentThread().isInterrupted() || ex.getCause() instanceof InterruptedException)
-							? LockObserver.AcquireOutcome.INTERRUPTED : LockObserver.AcquireOutcome.TIMEOUT
-					: LockObserver.AcquireOutcome.ERROR;
-			CompositeLockObserver.safely(() -> acquisition.notAcquired(outcome, ex));
-			throw ex;
-		}
-		if (lease == null) {
-			LockObserver.AcquireOutcome outcome = tryOnly ? LockObserver.AcquireOutcome.SKIPPED
-					: LockObserver.AcquireOutcome.TIMEOUT;
-			CompositeLockObserver.safely(() -> acquisition.notAcquired(outcome, null));
-			return null;
-		}
-		CompositeLockObserver.safely(() -> lease.observe(acquisition.acquired(lease)));
-		return lease;
-	}
-
-	private static RuntimeException unwrapped(Throwable failure) {
-		Throwable cause = (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause()
-				: failure;
-		return (cause instanceof RuntimeException runtime) ? runtime : new CompletionException(cause);
+		return Observations.ended(acquisition, lease, null, tryOnly);
 	}
 
 	/**
@@ -428,7 +398,7 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 		if (!fair) {
 			Capabilities.check(this.provider, settings.kind(), key);
 		}
-		ManagedLease scoped = reentrant(key, settings);
+		ManagedLease scoped = Reentry.scoped(this, key, settings);
 		if (scoped == null && fair) {
 			Capabilities.check(this.provider, LockKind.FAIR, key);
 		}
@@ -448,54 +418,11 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 	}
 
 	/**
-	 * The lease of {@code key} whose scope the current thread runs in, if any: re-entry
-	 * is for code inside a locked scope on its own thread, never merely for the thread
-	 * that once acquired (it may have handed the lease on).
-	 */
-	private @Nullable ManagedLease reentrant(String key, LockSettings settings) {
-		for (Lease lease : LockContext.held()) {
-			List<Lease> parts = (lease instanceof DefaultMultiLease multi) ? multi.parts() : List.of(lease);
-			for (Lease part : parts) {
-				ManagedLease managed = DefaultMultiLease.managed(part);
-				if (managed != null && managed.key().equals(key) && managed.reentrantFor(this)
-						&& reentersAs(managed.settings(), settings, key)) {
-					return managed;
-				}
-			}
-		}
-		return null;
-	}
-
-	/**
 	 * The lease of {@code key} a multi-key acquisition of the current thread re-enters:
-	 * as {@link #reentrant(String, LockSettings)} for a plain (write) lock.
+	 * as {@link Reentry#scoped} for a plain (write) lock.
 	 */
 	private @Nullable ManagedLease reentrant(String key) {
-		return reentrant(key, LockSettings.of(LockOptions.defaults(), this.defaults));
-	}
-
-	/**
-	 * Whether a scope of {@code outer} lets a nested acquisition with {@code inner}
-	 * re-enter it: a semaphore only its own permit (locks and semaphores of one key are
-	 * unrelated); a writer both sides (reading under a write lock is a downgrade); a
-	 * reader only reads. A reader asking to write is refused: two readers upgrading at
-	 * once would wait for each other forever.
-	 */
-	private static boolean reentersAs(LockSettings outer, LockSettings inner, String key) {
-		boolean outerPermit = outer.kind() == LockKind.PERMITS;
-		boolean innerPermit = inner.kind() == LockKind.PERMITS;
-		if (outerPermit || innerPermit) {
-			if (outerPermit && innerPermit && outer.permits() != inner.permits()) {
-				throw new PermitCountMismatchException(key, outer.permits(), inner.permits());
-			}
-			return outerPermit && innerPermit;
-		}
-		if (outer.kind() == LockKind.SHARED && inner.kind() != LockKind.SHARED) {
-			throw new IllegalStateException("Lock '" + key + "': this thread holds the read lock and asks for the"
-					+ " write lock; upgrading is not supported, since two readers upgrading at once would wait for each"
-					+ " other forever. Release the read lock first, or take the write lock from the start");
-		}
-		return true;
+		return Reentry.scoped(this, key, LockSettings.of(LockOptions.defaults(), this.defaults));
 	}
 
 	/**
@@ -683,23 +610,6 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 	 */
 	public record HeldLock(String key, @Nullable String name, long fencingToken, List<String> holderThreads,
 			Duration heldFor, Duration remainingLease, Duration leaseTime) {
-	}
-
-	/** Tells the observer of a loss, then the listener. */
-	private record ObservedLoss(LeaseLossListener listener, LockObserver observer) implements LeaseLossListener {
-
-		@Override
-		public void leaseLost(Lease lease, String reason, @Nullable Thread holder) {
-			this.listener.leaseLost(lease, reason, holder);
-		}
-
-		@Override
-		public void leaseLost(Lease lease, LockObserver.LossReason kind, String reason, @Nullable Thread holder) {
-			CompositeLockObserver.safely(() -> this.observer.leaseLost(lease,
-					(lease instanceof ManagedLease managed) ? managed.name() : null, kind));
-			this.listener.leaseLost(lease, kind, reason, holder);
-		}
-
 	}
 
 	/**
