@@ -65,23 +65,32 @@ class AsyncAcquireTests {
 		return "async-" + UUID.randomUUID();
 	}
 
+	/** The store is asked on the calling thread, and its answer completes the future. */
 	@Test
-	void anUncontendedAcquireCompletesBeforeItReturns() throws Exception {
-		CompletableFuture<Optional<Lease>> acquired = this.template.acquireAsync(key(), LockOptions.defaults());
+	void anUncontendedAcquireCompletesOnTheCallingThread() throws Exception {
+		ThreadRecordingProvider recording = new ThreadRecordingProvider(this.store);
+		DefaultLockTemplate template = template(recording);
+		CompletableFuture<Optional<Lease>> acquired = template.acquireAsync(key(), LockOptions.defaults());
 		assertThat(acquired).isDone();
+		assertThat(recording.threads).containsExactly(Thread.currentThread().getName());
 		acquired.get().orElseThrow().release();
-		assertThat(this.template.heldLocks()).isZero();
+		assertThat(template.heldLocks()).isZero();
 	}
 
 	/**
 	 * One fair waiter at the front of the line, queued in the store, one behind it: both
 	 * cancelled, both leave the line, and the front one's place in the store's queue is
-	 * given up at once rather than left to lapse.
+	 * given up at once rather than left to lapse (after three retry intervals, here three
+	 * minutes).
 	 */
 	@Test
 	void aCancelledWaitLeavesTheLineAndTheStoresQueue() throws Exception {
 		String key = key();
-		LockOptions fair = LockOptions.builder().fair(true).waitTime(Duration.ofMinutes(1)).build();
+		LockOptions fair = LockOptions.builder()
+			.fair(true)
+			.waitTime(Duration.ofMinutes(1))
+			.retryInterval(Duration.ofMinutes(1))
+			.build();
 		Lease held = this.template.acquire(key, fair);
 		CompletableFuture<Optional<Lease>> front = this.other.acquireAsync(key, fair);
 		CompletableFuture<Optional<Lease>> behind = this.other.acquireAsync(key, fair);
