@@ -1,0 +1,18 @@
+package dev.distlock.jdbc;
+
+import com.zaxxer.hikari.HikariDataSource;
+
+/** Locks held by the caller's transaction on MariaDB: row locks on the key's row. */
+class MariaDbTransactionLockTests extends AbstractJdbcTransactionLockTests {
+
+	@Override
+	HikariDataSource newDataSource() {
+		return TestDatabases.mariadb();
+	}
+
+	@Override
+	String waitingSql() {
+		return "SELECT count(*) FROM information_schema.INNODB_LOCK_WAITS";
+	}
+
+}
