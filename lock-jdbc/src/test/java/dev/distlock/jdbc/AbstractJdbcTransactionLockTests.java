@@ -59,6 +59,9 @@ abstract class AbstractJdbcTransactionLockTests {
 	/** Counts the transactions waiting for a transaction lock on the server. */
 	abstract String waitingSql();
 
+	/** Reads the session's lock wait setting, which a wait sets for itself. */
+	abstract String lockWaitSettingSql();
+
 	@BeforeAll
 	void start() {
 		this.dataSource = newDataSource();
@@ -148,15 +151,21 @@ abstract class AbstractJdbcTransactionLockTests {
 
 	/**
 	 * A waiter queued behind the holder gets the lock when the holder commits, within its
-	 * wait time.
+	 * wait time; the lock wait setting of its session is as before.
 	 */
 	@Test
 	void aWaiterGetsTheLockWhenTheHolderCommits() throws Exception {
 		String key = key();
 		Holder holder = new Holder(this.one, key, false);
 		long held = holder.start();
-		CompletableFuture<Long> waiter = CompletableFuture
-			.supplyAsync(() -> this.two.transactions.execute((status) -> this.two.locks.lock(key, LONG)), this.threads);
+		CompletableFuture<Long> waiter = CompletableFuture.supplyAsync(() -> this.two.transactions.execute((status) -> {
+			String setting = this.two.jdbc.queryForObject(lockWaitSettingSql(), String.class);
+			long token = this.two.locks.lock(key, LONG);
+			assertThat(this.two.jdbc.queryForObject(lockWaitSettingSql(), String.class))
+				.as("the lock wait setting after the wait")
+				.isEqualTo(setting);
+			return token;
+		}), this.threads);
 		Conditions.await("the waiter waits in the database", Duration.ofSeconds(30),
 				() -> this.two.jdbc.queryForObject(waitingSql(), Long.class) > 0);
 		assertThat(waiter).isNotDone();
@@ -166,7 +175,8 @@ abstract class AbstractJdbcTransactionLockTests {
 
 	/**
 	 * With the default wait time, a busy lock ends the wait with LockAcquisitionException
-	 * within that time (never an endless block), and the transaction stays usable.
+	 * within that time (never an endless block), the transaction stays usable, and the
+	 * lock wait setting of its session is as before.
 	 */
 	@Test
 	void theWaitIsBoundedByTheWaitTime() throws Exception {
@@ -177,8 +187,12 @@ abstract class AbstractJdbcTransactionLockTests {
 			long start = System.nanoTime();
 			CompletableFuture<Integer> waiter = CompletableFuture
 				.supplyAsync(() -> this.two.transactions.execute((status) -> {
+					String setting = this.two.jdbc.queryForObject(lockWaitSettingSql(), String.class);
 					assertThatExceptionOfType(LockAcquisitionException.class).isThrownBy(() -> this.two.locks.lock(key))
 						.withMessageContaining(key);
+					assertThat(this.two.jdbc.queryForObject(lockWaitSettingSql(), String.class))
+						.as("the lock wait setting after the wait ran out")
+						.isEqualTo(setting);
 					return this.two.jdbc.queryForObject("SELECT 1", Integer.class);
 				}), this.threads);
 			assertThat(waiter.get(60, TimeUnit.SECONDS)).isOne();

@@ -15,4 +15,9 @@ class MariaDbTransactionLockTests extends AbstractJdbcTransactionLockTests {
 		return "SELECT count(*) FROM information_schema.INNODB_LOCK_WAITS";
 	}
 
+	@Override
+	String lockWaitSettingSql() {
+		return "SELECT CAST(@@SESSION.innodb_lock_wait_timeout AS CHAR)";
+	}
+
 }

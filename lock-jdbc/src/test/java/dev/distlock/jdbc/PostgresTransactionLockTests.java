@@ -15,4 +15,9 @@ class PostgresTransactionLockTests extends AbstractJdbcTransactionLockTests {
 		return "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted";
 	}
 
+	@Override
+	String lockWaitSettingSql() {
+		return "SELECT current_setting('lock_timeout')";
+	}
+
 }
