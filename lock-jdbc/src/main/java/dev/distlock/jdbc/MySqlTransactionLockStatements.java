@@ -85,10 +85,14 @@ final class MySqlTransactionLockStatements extends TransactionLockStatements {
 		}
 		long deadline = System.nanoTime() + waitTime.toNanos();
 		boolean inserted = false;
+		boolean first = true;
 		while (true) {
-			long remaining = deadline - System.nanoTime();
-			long wholeSeconds = TimeUnit.NANOSECONDS.toSeconds(remaining);
-			Row row = (wholeSeconds >= 1) ? lockWaiting(connection, key, wholeSeconds) : lockNowait(connection, key);
+			long wholeSeconds = TimeUnit.NANOSECONDS.toSeconds(deadline - System.nanoTime());
+			// A free lock costs one statement; a busy one is queued for while whole
+			// seconds of the wait are left.
+			boolean queue = !first && wholeSeconds >= 1;
+			first = false;
+			Row row = queue ? lockWaiting(connection, key, wholeSeconds) : lockNowait(connection, key);
 			if (row == Row.MISSING) {
 				// Deleted by hand since this JVM saw it: insert it once more.
 				this.knownRows.remove(key);
@@ -109,11 +113,11 @@ final class MySqlTransactionLockStatements extends TransactionLockStatements {
 				}
 				return OptionalLong.of(token);
 			}
-			remaining = deadline - System.nanoTime();
+			long remaining = deadline - System.nanoTime();
 			if (remaining <= 0) {
 				return OptionalLong.empty();
 			}
-			if (wholeSeconds < 1) {
+			if (!queue && wholeSeconds < 1) {
 				long pollMillis = Math.min(TimeUnit.NANOSECONDS.toMillis(remaining),
 						ThreadLocalRandom.current().nextLong(MAX_POLL_MILLIS / 5, MAX_POLL_MILLIS + 1));
 				Thread.sleep(Math.max(1, pollMillis));
