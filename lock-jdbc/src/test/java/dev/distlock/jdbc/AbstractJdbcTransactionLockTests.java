@@ -62,6 +62,12 @@ abstract class AbstractJdbcTransactionLockTests {
 	/** Reads the session's lock wait setting, which a wait sets for itself. */
 	abstract String lockWaitSettingSql();
 
+	/** Reads the id of the current session. */
+	abstract String sessionIdSql();
+
+	/** Ends the session {@code id} on the server, as a crash of its client would. */
+	abstract void killSession(JdbcTemplate admin, long id);
+
 	@BeforeAll
 	void start() {
 		this.dataSource = newDataSource();
@@ -167,10 +173,34 @@ abstract class AbstractJdbcTransactionLockTests {
 			return token;
 		}), this.threads);
 		Conditions.await("the waiter waits in the database", Duration.ofSeconds(30),
-				() -> this.two.jdbc.queryForObject(waitingSql(), Long.class) > 0);
+				() -> waiter.isDone() || this.two.jdbc.queryForObject(waitingSql(), Long.class) > 0);
+		if (waiter.isDone()) {
+			waiter.join();
+		}
 		assertThat(waiter).isNotDone();
 		holder.finish();
 		assertThat(waiter.get(30, TimeUnit.SECONDS)).isGreaterThan(held);
+	}
+
+	/**
+	 * No lease, yet no dead holder keeps the lock: when the holder's session dies (its
+	 * JVM crashed, its connection broke), the database ends its transaction and frees the
+	 * lock.
+	 */
+	@Test
+	void aHolderWhoseSessionDiesFreesTheLock() throws Exception {
+		String key = key();
+		Holder holder = new Holder(this.one, key, false);
+		long held = holder.start();
+		this.two.transactions.executeWithoutResult(
+				(status) -> assertThat(this.two.locks.tryLock(key, Duration.ZERO)).as("while held").isEmpty());
+		killSession(this.two.jdbc, holder.session);
+		this.two.transactions.executeWithoutResult((status) -> {
+			OptionalLong token = this.two.locks.tryLock(key, LONG);
+			assertThat(token).as("after the holder's session died").isPresent();
+			assertThat(token.getAsLong()).isGreaterThan(held);
+		});
+		holder.finishQuietly();
 	}
 
 	/**
@@ -268,6 +298,9 @@ abstract class AbstractJdbcTransactionLockTests {
 
 		private final CompletableFuture<Long> token = new CompletableFuture<>();
 
+		/** The id of the holder's session on the server. */
+		private volatile long session;
+
 		private CompletableFuture<Void> done;
 
 		Holder(Side side, String key, boolean rollback) {
@@ -279,7 +312,9 @@ abstract class AbstractJdbcTransactionLockTests {
 		long start() throws Exception {
 			this.done = CompletableFuture.runAsync(() -> this.side.transactions.executeWithoutResult((status) -> {
 				try {
-					this.token.complete(this.side.locks.lock(this.key, LONG));
+					long held = this.side.locks.lock(this.key, LONG);
+					this.session = this.side.jdbc.queryForObject(sessionIdSql(), Long.class);
+					this.token.complete(held);
 					this.finish.await();
 				}
 				catch (InterruptedException ex) {
@@ -293,6 +328,17 @@ abstract class AbstractJdbcTransactionLockTests {
 				}
 			}), AbstractJdbcTransactionLockTests.this.threads);
 			return this.token.get(30, TimeUnit.SECONDS);
+		}
+
+		/** Lets a holder whose transaction cannot commit any more end. */
+		void finishQuietly() {
+			this.finish.countDown();
+			try {
+				this.done.get(30, TimeUnit.SECONDS);
+			}
+			catch (Exception ex) {
+				// Its connection is gone: the commit fails, as it should.
+			}
 		}
 
 		/** Ends the holder's transaction and waits until it has ended. */

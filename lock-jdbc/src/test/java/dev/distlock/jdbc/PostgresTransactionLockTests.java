@@ -2,6 +2,8 @@ package dev.distlock.jdbc;
 
 import com.zaxxer.hikari.HikariDataSource;
 
+import org.springframework.jdbc.core.JdbcTemplate;
+
 /** Locks held by the caller's transaction on PostgreSQL: advisory transaction locks. */
 class PostgresTransactionLockTests extends AbstractJdbcTransactionLockTests {
 
@@ -18,6 +20,16 @@ class PostgresTransactionLockTests extends AbstractJdbcTransactionLockTests {
 	@Override
 	String lockWaitSettingSql() {
 		return "SELECT current_setting('lock_timeout')";
+	}
+
+	@Override
+	String sessionIdSql() {
+		return "SELECT pg_backend_pid()";
+	}
+
+	@Override
+	void killSession(JdbcTemplate admin, long id) {
+		admin.queryForObject("SELECT pg_terminate_backend(" + id + ")", Boolean.class);
 	}
 
 }
