@@ -9,6 +9,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
 import org.springframework.core.test.tools.CompileWithForkedClassLoader;
@@ -57,7 +58,7 @@ class ZookeeperAotTests {
 	}
 
 	@Configuration(proxyBeanMethods = false)
-	@EnableAutoConfiguration
+	@EnableAutoConfiguration(exclude = DataSourceAutoConfiguration.class)
 	@Import({ AotServices.Orders.class, AotServices.Catalog.class, AotServices.Transfers.class })
 	static class App {
 

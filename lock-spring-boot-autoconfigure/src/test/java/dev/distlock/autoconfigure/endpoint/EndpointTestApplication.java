@@ -8,12 +8,13 @@ import java.util.Map;
 
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.boot.json.JsonParserFactory;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 
 /**
  * A web application with the starter's auto-configuration, the in-memory store and the
  * Actuator, for the endpoint's HTTP tests; and the HTTP calls they make.
  */
-@SpringBootApplication
+@SpringBootApplication(exclude = DataSourceAutoConfiguration.class)
 class EndpointTestApplication {
 
 	private static final HttpClient CLIENT = HttpClient.newHttpClient();

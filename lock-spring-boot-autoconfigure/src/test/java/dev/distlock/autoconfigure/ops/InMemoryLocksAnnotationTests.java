@@ -10,6 +10,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.context.annotation.Bean;
 
@@ -52,7 +53,7 @@ class InMemoryLocksAnnotationTests {
 		this.locks.assertNoneAcquired();
 	}
 
-	@SpringBootApplication
+	@SpringBootApplication(exclude = DataSourceAutoConfiguration.class)
 	static class OrdersApplication {
 
 		@Bean
