@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletionStage;
@@ -27,6 +28,7 @@ import dev.distlock.LockBackendException;
 import dev.distlock.jdbc.dialect.JdbcLockDialect;
 import dev.distlock.spi.BatchRenewal;
 import dev.distlock.spi.Capabilities;
+import dev.distlock.spi.LatchStore;
 import dev.distlock.spi.LocalHandover;
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockHandle;
@@ -81,6 +83,13 @@ import org.jspecify.annotations.Nullable;
  * backoff.
  *
  * <p>
+ * Semaphores ({@link LockKind#PERMITS}) and countdown latches ({@link #latches()}) live
+ * in tables of their own beside the lock table, created by the same DDL: a permit is a
+ * row with its own owner and lease, taken in a transaction that locks its semaphore's row
+ * (see {@link JdbcSemaphores}); a latch counts each participant once (see
+ * {@link JdbcLatches}).
+ *
+ * <p>
  * Rows whose lease ran out more than {@linkplain Builder#sweepAfter a day} ago are
  * deleted by a background sweep, once an hour. A key swept and taken again starts its
  * fence at the database's clock, above every token issued before, as long as that clock
@@ -108,6 +117,8 @@ public final class JdbcLockProvider implements ReleaseSignalling, BatchRenewal, 
 	/** Leases renewed per statement. */
 	private static final int RENEW_BATCH = 500;
 
+	private static final Set<LockKind> KINDS = Set.of(LockKind.EXCLUSIVE, LockKind.PERMITS);
+
 	private static final List<String> COLUMNS = List.of("name", "owner", "fence", "expires_at", "waited");
 
 	private final DataSource dataSource;
@@ -132,6 +143,10 @@ public final class JdbcLockProvider implements ReleaseSignalling, BatchRenewal, 
 
 	private volatile boolean closed;
 
+	private final JdbcSemaphores semaphores;
+
+	private final JdbcLatches latches;
+
 	/**
 	 * A provider over {@code dataSource} with the lock table {@code tableName}, the
 	 * database detected from the connection's metadata, and default settings (3 s per
@@ -155,6 +170,10 @@ public final class JdbcLockProvider implements ReleaseSignalling, BatchRenewal, 
 		this.calls.scheduler()
 			.scheduleWithFixedDelay(() -> this.calls.background(this::sweepQuietly),
 					ThreadLocalRandom.current().nextLong(sweepEvery), sweepEvery, TimeUnit.NANOSECONDS);
+		this.semaphores = new JdbcSemaphores(this.calls, this.tableName, this::dialect,
+				new LazySignals(this.listenerDataSource, this::dialect, this.tableName, "_permit"));
+		this.latches = new JdbcLatches(this.calls, this.tableName, this::dialect,
+				new LazySignals(this.listenerDataSource, this::dialect, this.tableName, "_latch"));
 	}
 
 	/** A builder for a provider over {@code dataSource}. */
@@ -229,18 +248,50 @@ public final class JdbcLockProvider implements ReleaseSignalling, BatchRenewal, 
 	/** Keys that a waiter of this JVM listens for; 0 when nobody waits. */
 	public int subscribedKeys() {
 		PostgresReleaseSignals current = this.signals;
-		return (current != null) ? current.subscribedKeys() : 0;
+		return ((current != null) ? current.subscribedKeys() : 0) + this.semaphores.subscribedKeys();
+	}
+
+	/**
+	 * On PostgreSQL, waiters for a permit are woken by {@code NOTIFY} when a permit of
+	 * their semaphore is freed, on a channel of the semaphores' own; elsewhere they poll.
+	 */
+	@Override
+	public ReleaseSignals permitSignals() {
+		return this.semaphores.signals();
+	}
+
+	/**
+	 * Plain locks and semaphores: a permit is a row with its own owner and lease (see
+	 * {@link JdbcSemaphores}).
+	 */
+	@Override
+	public Set<LockKind> kinds() {
+		return KINDS;
+	}
+
+	/**
+	 * Countdown latches as rows of their own tables (see {@link JdbcLatches}), woken by
+	 * {@code NOTIFY} on PostgreSQL and by one poller per provider elsewhere.
+	 */
+	@Override
+	public Optional<LatchStore> latches() {
+		return Optional.of(this.latches);
 	}
 
 	/**
 	 * {@inheritDoc}
 	 * <p>
-	 * Plain locks only ({@link LockKind#EXCLUSIVE}); answers on the calling thread,
-	 * within the store timeout.
+	 * Plain locks ({@link LockKind#EXCLUSIVE}) and permits ({@link LockKind#PERMITS});
+	 * answers on the calling thread, within the store timeout.
 	 */
 	@Override
 	public CompletionStage<LockAttempt> tryLock(LockRequest request) {
 		return LockAttempt.of(() -> {
+			if (request.kind() == LockKind.PERMITS) {
+				checkKey(request.key());
+				return this.semaphores.tryAcquire(request.key(), request.permits(), request.leaseTime(),
+						request.waiting());
+			}
 			if (request.kind() != LockKind.EXCLUSIVE) {
 				throw Capabilities.unsupported(this, request.kind(), request.key());
 			}
@@ -298,6 +349,10 @@ public final class JdbcLockProvider implements ReleaseSignalling, BatchRenewal, 
 	 */
 	@Override
 	public void renewAll(List<LockHandle> handles, List<Duration> leaseTimes, RenewalResults results) {
+		if (!handles.stream().allMatch(JdbcLockHandle.class::isInstance)) {
+			renewMixed(handles, leaseTimes, results);
+			return;
+		}
 		for (int from = 0; from < handles.size(); from += RENEW_BATCH) {
 			int to = Math.min(handles.size(), from + RENEW_BATCH);
 			List<JdbcLockDialect.Lease> leases = new ArrayList<>(to - from);
@@ -321,6 +376,44 @@ public final class JdbcLockProvider implements ReleaseSignalling, BatchRenewal, 
 			for (int i = from; i < to; i++) {
 				results.renewed(i, renewed[i - from]);
 			}
+		}
+	}
+
+	/**
+	 * Locks in batches as {@link #renewAll}, other handles (permits) one by one.
+	 */
+	private void renewMixed(List<LockHandle> handles, List<Duration> leaseTimes, RenewalResults results) {
+		List<LockHandle> locks = new ArrayList<>();
+		List<Duration> lockLeases = new ArrayList<>();
+		List<Integer> lockIndexes = new ArrayList<>();
+		for (int i = 0; i < handles.size(); i++) {
+			if (handles.get(i) instanceof JdbcLockHandle) {
+				locks.add(handles.get(i));
+				lockLeases.add(leaseTimes.get(i));
+				lockIndexes.add(i);
+				continue;
+			}
+			try {
+				results.renewed(i, handles.get(i).renew(leaseTimes.get(i)));
+			}
+			catch (LockBackendException ex) {
+				results.failed(i, ex);
+			}
+		}
+		if (!locks.isEmpty()) {
+			renewAll(locks, lockLeases, new RenewalResults() {
+
+				@Override
+				public void renewed(int index, boolean renewed) {
+					results.renewed(lockIndexes.get(index), renewed);
+				}
+
+				@Override
+				public void failed(int index, RuntimeException failure) {
+					results.failed(lockIndexes.get(index), failure);
+				}
+
+			});
 		}
 	}
 
@@ -397,8 +490,11 @@ public final class JdbcLockProvider implements ReleaseSignalling, BatchRenewal, 
 	public void createTableIfMissing() {
 		this.calls.call("", "create the lock table '" + this.tableName + "'", (connection) -> {
 			String ddl = ddl(dialect(connection)).replace(DEFAULT_TABLE_NAME, this.tableName);
-			try (Statement statement = connection.createStatement()) {
-				statement.execute(ddl);
+			// One statement per table: MariaDB's driver runs one statement per call.
+			for (String table : ddl.split(";\\s*\\n")) {
+				try (Statement statement = connection.createStatement()) {
+					statement.execute(table);
+				}
 			}
 			return null;
 		}, null);
@@ -436,7 +532,8 @@ public final class JdbcLockProvider implements ReleaseSignalling, BatchRenewal, 
 
 	private void sweepQuietly() {
 		try {
-			int swept = sweep();
+			long idleMicros = micros(this.sweepAfter);
+			int swept = sweep() + this.semaphores.sweep(idleMicros) + this.latches.sweep(idleMicros);
 			if (swept > 0 && logger.isDebugEnabled()) {
 				logger.debug("Swept " + swept + " idle lock rows from " + this.tableName);
 			}
@@ -454,6 +551,8 @@ public final class JdbcLockProvider implements ReleaseSignalling, BatchRenewal, 
 		if (current != null) {
 			current.close();
 		}
+		this.semaphores.close();
+		this.latches.close();
 		this.calls.close();
 	}
 

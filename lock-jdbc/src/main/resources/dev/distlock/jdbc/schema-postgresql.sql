@@ -7,3 +7,36 @@ CREATE TABLE IF NOT EXISTS distributed_lock (
     expires_at TIMESTAMPTZ(6) NOT NULL,
     waited     BOOLEAN      NOT NULL DEFAULT FALSE
 );
+
+-- Semaphores: one row per semaphore (its permit count, its fence, whether a waiter marked it),
+-- locked while a permit is taken, and one row per held permit with its own owner and lease.
+CREATE TABLE IF NOT EXISTS distributed_lock_semaphore (
+    name    VARCHAR(255) NOT NULL PRIMARY KEY,
+    permits INTEGER      NOT NULL,
+    fence   BIGINT       NOT NULL,
+    waited  BOOLEAN      NOT NULL DEFAULT FALSE
+);
+CREATE TABLE IF NOT EXISTS distributed_lock_permit (
+    name       VARCHAR(255)   NOT NULL,
+    owner      VARCHAR(64)    NOT NULL,
+    fence      BIGINT         NOT NULL,
+    expires_at TIMESTAMPTZ(6) NOT NULL,
+    PRIMARY KEY (name, owner)
+);
+
+-- Countdown latches: one row per latch, and one row per participant counted in a generation.
+CREATE TABLE IF NOT EXISTS distributed_lock_latch (
+    name                VARCHAR(255)   NOT NULL PRIMARY KEY,
+    generation          BIGINT         NOT NULL,
+    latch_count         INTEGER        NOT NULL,
+    remaining           INTEGER        NOT NULL,
+    previous_generation BIGINT         NOT NULL,
+    previous_opened     BOOLEAN        NOT NULL,
+    expires_at          TIMESTAMPTZ(6) NOT NULL
+);
+CREATE TABLE IF NOT EXISTS distributed_lock_latch_participant (
+    name        VARCHAR(255) NOT NULL,
+    generation  BIGINT       NOT NULL,
+    participant VARCHAR(255) NOT NULL,
+    PRIMARY KEY (name, generation, participant)
+);

@@ -1,0 +1,108 @@
+package dev.distlock.jdbc;
+
+/**
+ * The SQL of the semaphore tables for one database. {@code
+ *
+<table>
+ * _semaphore} holds one row per semaphore: its permit count, its fence (the last token
+ * issued, only rising) and whether a waiter marked it; {@code
+ *
+<table>
+ * _permit} one row per held permit, with its own owner and lease. Taking a permit locks
+ * the semaphore's row ({@code SELECT ... FOR
+ * UPDATE}) and then counts the live permits, so that takers of one semaphore go one after
+ * another and each counts what the one before it committed: on PostgreSQL every statement
+ * of a read-committed transaction sees what was committed before it began, and on MariaDB
+ * and MySQL the count is a locking read ({@code LOCK IN SHARE MODE}), which reads the
+ * latest committed rows whatever the isolation level.
+ */
+final class SemaphoreStatements {
+
+	final SqlClock clock;
+
+	/** Locks the semaphore's row, reading its count: name. */
+	final String lockRow;
+
+	/** Creates the semaphore's row if missing, with no permit held: name, permits. */
+	final String createRow;
+
+	/**
+	 * The live permits and the microseconds until the first of them runs out: name.
+	 */
+	final String live;
+
+	/** Marks the semaphore as waited on: name. */
+	final String markWaited;
+
+	/**
+	 * Stores the count and raises the fence to {@code max(fence + 1, clock)}, returning
+	 * it (PostgreSQL) or handing it back through {@code LAST_INSERT_ID}: permits, name.
+	 */
+	final String raiseFence;
+
+	/** Adds a permit, unless its owner has it: name, owner, fence, lease micros. */
+	final String addPermit;
+
+	/** The fence of a live permit of an owner: name, owner. */
+	final String heldFence;
+
+	/** Extends a live permit of an owner: lease micros, name, owner, fence. */
+	final String renew;
+
+	/**
+	 * Frees a live permit of an owner: name, owner, fence (and on PostgreSQL the channel,
+	 * notified when a waiter had marked the semaphore, and the mark cleared).
+	 */
+	final String release;
+
+	/**
+	 * The live permits of some semaphores and their highest fence, per semaphore, for
+	 * {@link PollingSignals}: {@code ?} stands for the names' placeholders.
+	 */
+	final String poll;
+
+	/** Frees a permit of an owner whatever its lease (an undo): name, owner. */
+	final String undo;
+
+	/** Deletes permits whose lease ran out. */
+	final String sweepPermits;
+
+	/**
+	 * Deletes semaphores without permits whose last permit was taken more than the given
+	 * micros ago (a semaphore taken again starts its fence at the clock).
+	 */
+	final String sweepSemaphores;
+
+	SemaphoreStatements(SqlClock clock, String table) {
+		this.clock = clock;
+		String semaphores = table + "_semaphore";
+		String permits = table + "_permit";
+		String live = " WHERE name = ? AND owner = ? AND fence = ? AND expires_at > " + clock.now;
+		this.lockRow = "SELECT permits FROM " + semaphores + " WHERE name = ? FOR UPDATE";
+		this.createRow = clock.insertIfAbsent(semaphores, "name, permits, fence, waited", "?, ?, 0, FALSE");
+		this.live = "SELECT COUNT(*), COALESCE(MIN(" + clock.microsUntil("expires_at") + "), 0) FROM " + permits
+				+ " WHERE name = ? AND expires_at > " + clock.now + (clock.postgres ? "" : " LOCK IN SHARE MODE");
+		this.markWaited = "UPDATE " + semaphores + " SET waited = TRUE WHERE name = ?";
+		String raised = "GREATEST(fence + 1, " + clock.nowMicros + ")";
+		this.raiseFence = clock.postgres
+				? "UPDATE " + semaphores + " SET permits = ?, fence = " + raised + " WHERE name = ? RETURNING fence"
+				: "UPDATE " + semaphores + " SET permits = ?, fence = LAST_INSERT_ID(" + raised + ") WHERE name = ?";
+		this.addPermit = clock.insertIfAbsent(permits, "name, owner, fence, expires_at",
+				"?, ?, ?, " + clock.plusMicros());
+		this.heldFence = "SELECT fence FROM " + permits + " WHERE name = ? AND owner = ? AND expires_at > " + clock.now;
+		this.renew = "UPDATE " + permits + " SET expires_at = " + clock.plusMicros() + live;
+		// The semaphore's row is written (and locked) only when a waiter marked it; the
+		// notification goes out on commit.
+		this.release = clock.postgres ? "WITH freed AS (DELETE FROM " + permits + live + " RETURNING name),"
+				+ " signalled AS (UPDATE " + semaphores + " s SET waited = FALSE FROM freed WHERE s.name = freed.name"
+				+ " AND s.waited RETURNING pg_notify(?, s.name)) SELECT (SELECT COUNT(*) FROM freed),"
+				+ " (SELECT COUNT(*) FROM signalled)" : "DELETE FROM " + permits + live;
+		this.poll = "SELECT name, COUNT(*), MAX(fence) FROM " + permits + " WHERE name IN (?) AND expires_at > "
+				+ clock.now + " GROUP BY name";
+		this.undo = "DELETE FROM " + permits + " WHERE name = ? AND owner = ?";
+		this.sweepPermits = "DELETE FROM " + permits + " WHERE expires_at <= " + clock.now;
+		this.sweepSemaphores = "DELETE FROM " + semaphores + " WHERE fence < " + clock.nowMicros + " - ?"
+				+ " AND NOT EXISTS (SELECT 1 FROM " + permits + " p WHERE p.name = " + semaphores + ".name)";
+	}
+
+}
