@@ -67,7 +67,7 @@ final class JdbcLatches implements LatchStore, AutoCloseable {
 		this.table = table;
 		this.dialect = dialect;
 		this.notifications = notifications;
-		this.poller = new PollingSignals(calls, this::readStates);
+		this.poller = new PollingSignals(calls, this::readStates, (state) -> false);
 	}
 
 	private LatchStatements statements(Connection connection) throws SQLException {
@@ -87,6 +87,7 @@ final class JdbcLatches implements LatchStore, AutoCloseable {
 
 	@Override
 	public LatchState join(String key, int count, Duration expiry) {
+		checkKey(key);
 		long expiryMicros = JdbcSemaphores.micros(expiry);
 		return write(key, "join latch '" + key + "'", (connection, sql, row) -> {
 			if (row.live()) {
@@ -121,7 +122,7 @@ final class JdbcLatches implements LatchStore, AutoCloseable {
 				Transactions.update(tx, sql.count, key, generation, participant);
 				Transactions.update(tx, sql.countDown, expiryMicros, key);
 				if (row.state().remaining() == 1) {
-					notify(tx, key);
+					signal(tx, key);
 				}
 				return DistributedLatch.CountDown.COUNTED;
 			});
@@ -153,7 +154,7 @@ final class JdbcLatches implements LatchStore, AutoCloseable {
 			}
 			LatchState armed = arm(connection, sql, key, generation, count, generation, current.remaining() == 0,
 					expiryMicros);
-			notify(connection, key);
+			signal(connection, key);
 			return armed;
 		});
 	}
@@ -192,7 +193,7 @@ final class JdbcLatches implements LatchStore, AutoCloseable {
 	}
 
 	/** Notifies the latch's waiters on commit (PostgreSQL). */
-	private void notify(Connection connection, String key) throws SQLException {
+	private void signal(Connection connection, String key) throws SQLException {
 		String channel = this.notifications.channel(this.dialect.run(connection));
 		if (channel != null) {
 			try (PreparedStatement statement = connection.prepareStatement("SELECT pg_notify(?, ?)")) {
@@ -254,6 +255,14 @@ final class JdbcLatches implements LatchStore, AutoCloseable {
 	public void close() {
 		this.notifications.close();
 		this.poller.close();
+	}
+
+	private static void checkKey(String key) {
+		if (key.length() > JdbcLockProvider.MAX_KEY_LENGTH) {
+			throw new IllegalArgumentException("The JDBC store takes latch keys of at most "
+					+ JdbcLockProvider.MAX_KEY_LENGTH + " characters (the latch table's name column), but got one of "
+					+ key.length() + ": '" + key.substring(0, 40) + "...'");
+		}
 	}
 
 	/** A latch's row, locked: its state, and whether its expiry has not passed. */

@@ -530,10 +530,20 @@ public final class JdbcLockProvider implements ReleaseSignalling, BatchRenewal, 
 				(connection) -> dialect(connection).sweep(connection, this.tableName, idleMicros), null);
 	}
 
+	/**
+	 * Deletes permits whose lease ran out, semaphores without permits idle for longer
+	 * than {@code idle}, and latches expired for longer than {@code idle}; part of the
+	 * hourly sweep.
+	 * @return the number of rows deleted
+	 */
+	int sweepFamily(Duration idle) {
+		long idleMicros = micros(idle);
+		return this.semaphores.sweep(idleMicros) + this.latches.sweep(idleMicros);
+	}
+
 	private void sweepQuietly() {
 		try {
-			long idleMicros = micros(this.sweepAfter);
-			int swept = sweep() + this.semaphores.sweep(idleMicros) + this.latches.sweep(idleMicros);
+			int swept = sweep() + sweepFamily(this.sweepAfter);
 			if (swept > 0 && logger.isDebugEnabled()) {
 				logger.debug("Swept " + swept + " idle lock rows from " + this.tableName);
 			}

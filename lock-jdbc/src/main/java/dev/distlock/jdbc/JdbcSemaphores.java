@@ -86,7 +86,7 @@ final class JdbcSemaphores implements AutoCloseable {
 		this.table = table;
 		this.dialect = dialect;
 		this.signals = signals;
-		this.poller = new PollingSignals(calls, this::readPermits);
+		this.poller = new PollingSignals(calls, this::readPermits, (state) -> ((Polled) state).free());
 	}
 
 	private SemaphoreStatements statements(Connection connection) throws SQLException {
@@ -112,16 +112,16 @@ final class JdbcSemaphores implements AutoCloseable {
 	 * The live permits of the semaphores among {@code keys} that have any, for the
 	 * poller.
 	 */
-	private Map<String, List<Long>> readPermits(Connection connection, List<String> keys) throws SQLException {
+	private Map<String, Polled> readPermits(Connection connection, List<String> keys) throws SQLException {
 		String query = statements(connection).poll.replace("IN (?)", "IN (" + "?, ".repeat(keys.size() - 1) + "?)");
-		Map<String, List<Long>> states = new HashMap<>();
+		Map<String, Polled> states = new HashMap<>();
 		try (PreparedStatement statement = connection.prepareStatement(query)) {
 			for (int i = 0; i < keys.size(); i++) {
 				statement.setString(i + 1, keys.get(i));
 			}
 			try (ResultSet result = statement.executeQuery()) {
 				while (result.next()) {
-					states.put(result.getString(1), List.of(result.getLong(2), result.getLong(3)));
+					states.put(result.getString(1), new Polled(result.getInt(2), result.getLong(3), result.getLong(4)));
 				}
 			}
 		}
@@ -194,6 +194,18 @@ final class JdbcSemaphores implements AutoCloseable {
 
 	static long micros(Duration duration) {
 		return Math.max(1, TimeUnit.NANOSECONDS.toMicros(duration.toNanos()));
+	}
+
+	/**
+	 * A semaphore as the poller reads it: its count, its live permits and the highest
+	 * fence among them.
+	 */
+	record Polled(int permits, long live, long highestFence) {
+
+		boolean free() {
+			return this.live < this.permits;
+		}
+
 	}
 
 	/**

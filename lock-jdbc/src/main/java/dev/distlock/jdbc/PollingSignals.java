@@ -13,6 +13,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Predicate;
 
 import dev.distlock.spi.ReleaseSignals;
 import org.apache.commons.logging.Log;
@@ -23,11 +24,13 @@ import org.apache.commons.logging.LogFactory;
  * latches: while anybody in this JVM waits, one query per {@value #POLL_MILLIS} ms reads
  * the state of every key waited for (up to {@value #KEYS_PER_QUERY} per query: a latch's
  * generation and count, a semaphore's live permits), and the waiters of each key whose
- * state changed are woken. Waiting costs the database that one query per interval,
- * whatever the number of waiters, and a release is seen within about an interval. A key
- * counts as listened to from its first poll on (which wakes its waiters once, so that
- * nothing before it goes unnoticed) while polls succeed; a poll that fails wakes nobody,
- * and waiters fall back to their own backoff until one succeeds again.
+ * state changed, or whose state says that what they wait for is there (a free permit: a
+ * permit taken and freed between two polls leaves the state as it was), are woken.
+ * Waiting costs the database that one query per interval, whatever the number of waiters,
+ * and a release is seen within about an interval. A key counts as listened to from its
+ * first poll on (which wakes its waiters once, so that nothing before it goes unnoticed)
+ * while polls succeed; a poll that fails wakes nobody, and waiters fall back to their own
+ * backoff until one succeeds again.
  */
 final class PollingSignals implements ReleaseSignals, AutoCloseable {
 
@@ -40,6 +43,8 @@ final class PollingSignals implements ReleaseSignals, AutoCloseable {
 	private final JdbcCalls calls;
 
 	private final Reader reader;
+
+	private final Predicate<Object> ready;
 
 	private final Map<String, Set<Runnable>> subscribers = new ConcurrentHashMap<>();
 
@@ -54,9 +59,14 @@ final class PollingSignals implements ReleaseSignals, AutoCloseable {
 
 	private volatile boolean closed;
 
-	PollingSignals(JdbcCalls calls, Reader reader) {
+	/**
+	 * @param ready whether a key's state wakes its waiters even when unchanged since the
+	 * last poll
+	 */
+	PollingSignals(JdbcCalls calls, Reader reader, Predicate<Object> ready) {
 		this.calls = calls;
 		this.reader = reader;
+		this.ready = ready;
 	}
 
 	@Override
@@ -130,7 +140,7 @@ final class PollingSignals implements ReleaseSignals, AutoCloseable {
 				for (String key : chunk) {
 					Optional<Object> now = Optional.ofNullable(states.get(key));
 					Optional<Object> before = this.seen.put(key, now);
-					if (!now.equals(before)) {
+					if (!now.equals(before) || now.filter(this.ready).isPresent()) {
 						signal(key);
 					}
 				}

@@ -56,8 +56,8 @@ final class SemaphoreStatements {
 	final String release;
 
 	/**
-	 * The live permits of some semaphores and their highest fence, per semaphore, for
-	 * {@link PollingSignals}: {@code ?} stands for the names' placeholders.
+	 * The count of some semaphores, their live permits and the highest fence among those,
+	 * for {@link PollingSignals}: {@code ?} stands for the names' placeholders.
 	 */
 	final String poll;
 
@@ -97,8 +97,9 @@ final class SemaphoreStatements {
 				+ " signalled AS (UPDATE " + semaphores + " s SET waited = FALSE FROM freed WHERE s.name = freed.name"
 				+ " AND s.waited RETURNING pg_notify(?, s.name)) SELECT (SELECT COUNT(*) FROM freed),"
 				+ " (SELECT COUNT(*) FROM signalled)" : "DELETE FROM " + permits + live;
-		this.poll = "SELECT name, COUNT(*), MAX(fence) FROM " + permits + " WHERE name IN (?) AND expires_at > "
-				+ clock.now + " GROUP BY name";
+		this.poll = "SELECT s.name, s.permits, COUNT(p.owner), COALESCE(MAX(p.fence), 0) FROM " + semaphores
+				+ " s LEFT JOIN " + permits + " p ON p.name = s.name AND p.expires_at > " + clock.now
+				+ " WHERE s.name IN (?) GROUP BY s.name, s.permits";
 		this.undo = "DELETE FROM " + permits + " WHERE name = ? AND owner = ?";
 		this.sweepPermits = "DELETE FROM " + permits + " WHERE expires_at <= " + clock.now;
 		this.sweepSemaphores = "DELETE FROM " + semaphores + " WHERE fence < " + clock.nowMicros + " - ?"

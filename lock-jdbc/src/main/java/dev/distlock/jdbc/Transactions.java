@@ -34,16 +34,23 @@ final class Transactions {
 			return result;
 		}
 		finally {
-			if (!done) {
+			if (done) {
+				connection.setAutoCommit(true);
+			}
+			else {
 				rollbackQuietly(connection);
 			}
-			connection.setAutoCommit(true);
 		}
 	}
 
+	/**
+	 * After a failure, whose exception is the one to throw: a broken connection's
+	 * transaction ends with it on the server, and the pool resets autocommit.
+	 */
 	private static void rollbackQuietly(Connection connection) {
 		try {
 			connection.rollback();
+			connection.setAutoCommit(true);
 		}
 		catch (SQLException ex) {
 			// The connection is broken: the server ends the transaction with it.

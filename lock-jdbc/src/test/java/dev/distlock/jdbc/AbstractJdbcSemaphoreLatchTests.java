@@ -36,8 +36,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * What the JDBC semaphores and latches guarantee beyond the published contracts, on a
  * real database server with two providers over pools of their own (two JVMs): never more
  * permit holders than permits while takers of both race, a killed holder's permit back at
- * its lease, and a participant counted once however many times, and from wherever, its
- * count-down is sent at once.
+ * its lease, a participant counted once however many times, and from wherever, its
+ * count-down is sent at once, and tokens and generations rising across the sweep.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Tag("server")
@@ -169,6 +169,28 @@ abstract class AbstractJdbcSemaphoreLatchTests {
 		assertThat(there.state(key).remaining()).as("participants still missing").isEqualTo(1);
 		assertThat(here.countDown(key, generation, "worker-2", Duration.ofMinutes(1))).isEqualTo(CountDown.COUNTED);
 		assertThat(there.state(key).remaining()).as("opened by the second participant").isZero();
+	}
+
+	/**
+	 * The sweep deletes lapsed permits, idle semaphores and expired latches, and what is
+	 * taken again afterwards still numbers above what was issued before.
+	 */
+	@Test
+	void theSweepDeletesLapsedRowsAndTokensStillRise() {
+		String key = key();
+		Duration brief = Duration.ofMillis(200);
+		LockHandle lapsed = acquired(LockAttempt.join(this.pair.provider.tryLock(LockRequest.permit(key, 1, brief))));
+		LatchStore latches = this.pair.provider.latches().orElseThrow();
+		long generation = latches.join(key, 2, brief).generation();
+		// The latch was armed after the permit was taken, with the same lease: gone, it
+		// tells that the permit's lease ran out too, on the database's clock.
+		Conditions.await("the permit and the latch to lapse", Duration.ofSeconds(10), () -> latches.state(key) == null);
+		assertThat(this.pair.provider.sweepFamily(Duration.ofNanos(1000))).as("rows swept").isGreaterThanOrEqualTo(3);
+		LockHandle next = acquired(LockAttempt.join(this.pair.other.tryLock(LockRequest.permit(key, 1, LONG_LEASE))));
+		assertThat(next.fencingToken()).as("a token after the sweep").isGreaterThan(lapsed.fencingToken());
+		assertThat(latches.join(key, 2, Duration.ofMinutes(1)).generation()).as("a generation after the sweep")
+			.isGreaterThan(generation);
+		assertThat(next.release()).isTrue();
 	}
 
 	private static void await(CountDownLatch gate) {
