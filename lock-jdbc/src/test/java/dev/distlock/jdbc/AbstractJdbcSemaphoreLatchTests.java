@@ -84,7 +84,7 @@ abstract class AbstractJdbcSemaphoreLatchTests {
 			LockProvider provider = (t % 2 == 0) ? this.pair.provider : this.pair.other;
 			takers.add(CompletableFuture.runAsync(() -> {
 				await(gate);
-				for (int i = 0; i < 30; i++) {
+				for (int i = 0; i < 20; i++) {
 					LockAttempt attempt = LockAttempt
 						.join(provider.tryLock(LockRequest.permit(key, permits, LONG_LEASE)));
 					if (!(attempt instanceof LockAttempt.Acquired acquired)) {
@@ -119,7 +119,7 @@ abstract class AbstractJdbcSemaphoreLatchTests {
 	@Test
 	void aKilledHoldersPermitLapsesAtItsLease() {
 		String key = key();
-		Duration lease = Duration.ofSeconds(3);
+		Duration lease = Duration.ofSeconds(1);
 		HikariDataSource pool = newDataSource();
 		JdbcLockProvider doomed = new JdbcLockProvider(pool, JdbcPair.TABLE);
 		LockHandle dead = acquired(LockAttempt.join(doomed.tryLock(LockRequest.permit(key, 1, lease))));

@@ -161,6 +161,8 @@ class PostgresSemaphoreLatchFaultTests {
 			this.proxy.heal();
 		}
 		workload.join(LEASE.multipliedBy(6).plusSeconds(30));
+		System.out.println(getClass().getSimpleName() + ": " + faults + " faults, " + workload.holds().size()
+				+ " holds, outcomes " + workload.outcomes());
 		List<String> checked = FamilyChecks.moreThanPermits(workload.holds(), 3);
 		assertThat(checked).as("outcomes " + workload.outcomes()).hasSize(1);
 		assertThat(FamilyChecks.maxInside(checked)).as("holders at once").isBetween(2, 3);
