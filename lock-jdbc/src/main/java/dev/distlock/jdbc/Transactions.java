@@ -29,15 +29,13 @@ final class Transactions {
 		boolean done = false;
 		try {
 			T result = work.run(connection);
-			connection.commit();
+			// Turning autocommit back on commits: one round trip, not two.
+			connection.setAutoCommit(true);
 			done = true;
 			return result;
 		}
 		finally {
-			if (done) {
-				connection.setAutoCommit(true);
-			}
-			else {
+			if (!done) {
 				rollbackQuietly(connection);
 			}
 		}
