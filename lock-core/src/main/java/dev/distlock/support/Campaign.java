@@ -3,7 +3,6 @@ package dev.distlock.support;
 import java.time.Duration;
 import java.util.List;
 import java.util.OptionalLong;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -23,20 +22,21 @@ import org.jspecify.annotations.Nullable;
 /**
  * One instance's candidacy in one leader election, on one thread of its own: it campaigns
  * with {@link LockTemplate#tryAcquire} on {@code leader:<name>} (a renewed lease), and
- * while it leads it watches the term's lease, revoking the term when the lease is lost or
- * when no renewal was confirmed within the renew deadline, and when it yields or stops.
+ * while it leads it revokes the term when the lease is lost, when no renewal was
+ * confirmed within the renew deadline, and when it yields or stops.
  *
  * <p>
  * The renew deadline is read from the lease's own deadline (the last confirmed renewal
  * was sent one validity before it), so it counts from the same moment the store's expiry
- * does, on the monotonic clock.
+ * does, on the monotonic clock. While it leads, the thread sleeps until that deadline: a
+ * timer that, when it fires, either revokes the term or, if a renewal moved the deadline
+ * meanwhile, sleeps until the new one. It wakes early only for a yield, a stop, or the
+ * loss of the lease, which interrupts it as the lease's holder
+ * ({@link OnLeaseLost#INTERRUPT}).
  */
 public final class Campaign implements LeaderElection {
 
 	private static final Log logger = LogFactory.getLog(Campaign.class);
-
-	/** How often the leader looks at its lease between deadlines. */
-	private static final long WATCH_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
 
 	private final LockTemplate template;
 
@@ -85,7 +85,7 @@ public final class Campaign implements LeaderElection {
 			.waitTime(settings.retryPeriod())
 			.leaseTime(settings.leaseTime())
 			.autoRenew(true)
-			.onLeaseLost(OnLeaseLost.LOG)
+			.onLeaseLost(OnLeaseLost.INTERRUPT)
 			.name("leader:" + name)
 			.build();
 		this.marginNanos = LockHandle.validityNanos(settings.leaseTime()) - settings.renewDeadline().toNanos();
@@ -267,11 +267,18 @@ public final class Campaign implements LeaderElection {
 			this.campaignAfterNanos = System.nanoTime() + this.settings.yieldBackoff().toNanos();
 		}
 		releaseQuietly(lease);
+		// a loss found while the term was ending would otherwise cut the next wait short
+		Thread.interrupted();
 	}
 
-	/** Waits until the term ends, and says why. */
+	/**
+	 * Waits until the term ends, and says why: sleeps until the renew deadline, woken
+	 * early by {@link #yield()}, {@link #stop()} or a loss of the lease (an interrupt).
+	 */
 	private LeaderListener.Reason watch(Lease lease) {
 		while (true) {
+			// a loss interrupts this thread to wake it; the lease's state tells the rest
+			Thread.interrupted();
 			if (!this.running) {
 				return LeaderListener.Reason.SHUTDOWN;
 			}
@@ -285,7 +292,7 @@ public final class Campaign implements LeaderElection {
 			if (left <= 0) {
 				return LeaderListener.Reason.RENEWAL_FAILED;
 			}
-			LockSupport.parkNanos(this, Math.min(left, WATCH_NANOS));
+			LockSupport.parkNanos(this, left);
 		}
 	}
 
