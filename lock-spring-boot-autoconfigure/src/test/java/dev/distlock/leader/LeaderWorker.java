@@ -6,6 +6,8 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
 import java.util.OptionalLong;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 
@@ -40,14 +42,18 @@ import org.springframework.transaction.support.TransactionTemplate;
  * One candidate of a cross-JVM leader election, with the default settings of the client,
  * the store and the election: while it leads, it writes its term's token to one fenced
  * resource every few milliseconds (a {@link RedisFencedValues} value on Redis, a
- * {@link JdbcFence} check in a transaction on PostgreSQL, a Redis value for locks in
- * ZooKeeper), and prints what happened to each write. {@code hold <n>} on its standard
- * input makes the next write wait a second between the leadership check and the write, as
- * a leader paused mid-operation would.
+ * {@link JdbcFence} check in a transaction on PostgreSQL and MariaDB, a Redis value for
+ * locks in ZooKeeper), and prints what happened to each write. {@code hold <n>} on its
+ * standard input makes the next write wait a second between the leadership check and the
+ * write, as a leader paused mid-operation would; {@code gate <n>} begins a write that
+ * reaches the resource only on {@code open <n>}, with the token of the term it began in.
  */
 public final class LeaderWorker {
 
-	/** Setting: {@code redis}, {@code postgres} or {@code zookeeper}. */
+	/**
+	 * Setting: {@code redis}, {@code zookeeper}, or a database ({@code postgres},
+	 * {@code mariadb}).
+	 */
 	public static final String STORE = "store";
 
 	static final String RESOURCE = "leader-resource";
@@ -71,7 +77,7 @@ public final class LeaderWorker {
 		Store store = switch (WorkerArgs.require(settings, STORE)) {
 			case "redis" -> redis(settings);
 			case "zookeeper" -> zookeeper(settings);
-			default -> postgres(settings);
+			default -> jdbc(settings);
 		};
 		DefaultLockTemplate template = new DefaultLockTemplate(store.provider(), new RenewalScheduler(),
 				LockOptions.builder()
@@ -86,10 +92,12 @@ public final class LeaderWorker {
 			@Override
 			public void granted(LeaderElection election, long token) {
 				print("GRANTED " + token);
+				print("GRANTED-AT " + token + " " + System.currentTimeMillis());
 			}
 
 			@Override
 			public void revoked(LeaderElection election, long token, Reason reason) {
+				print("REVOKED-AT " + token + " " + System.currentTimeMillis());
 				print("REVOKED " + token + " " + reason);
 			}
 
@@ -101,9 +109,16 @@ public final class LeaderWorker {
 		elections.start();
 		print("READY");
 		BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+		Map<String, CountDownLatch> gates = new ConcurrentHashMap<>();
 		for (String line = in.readLine(); line != null; line = in.readLine()) {
 			if (line.startsWith("hold ")) {
 				hold.set(line.substring(5));
+			}
+			else if (line.startsWith("gate ")) {
+				gate(line.substring(5), election, store, gates);
+			}
+			else if (line.startsWith("open ")) {
+				gates.getOrDefault(line.substring(5), new CountDownLatch(0)).countDown();
 			}
 		}
 		elections.close();
@@ -156,7 +171,7 @@ public final class LeaderWorker {
 		};
 	}
 
-	private static Store postgres(Map<String, String> settings) {
+	private static Store jdbc(Map<String, String> settings) {
 		HikariConfig config = new HikariConfig();
 		config.setJdbcUrl(WorkerArgs.require(settings, "jdbc.url"));
 		config.setUsername(WorkerArgs.require(settings, "jdbc.user"));
@@ -205,6 +220,41 @@ public final class LeaderWorker {
 			}
 			LockSupport.parkNanos(20_000_000L);
 		}
+	}
+
+	/**
+	 * One write that the leader begins now, with its term's token, and that reaches the
+	 * resource only on {@code open <n>}: an operation whose leader was deposed while it
+	 * ran. Runs beside the regular writes.
+	 */
+	private static void gate(String name, LeaderElection election, Store store, Map<String, CountDownLatch> gates) {
+		OptionalLong term = election.currentToken();
+		if (term.isEmpty()) {
+			print("NOT-LEADER " + name);
+			return;
+		}
+		long token = term.getAsLong();
+		CountDownLatch open = new CountDownLatch(1);
+		gates.put(name, open);
+		print("GATED " + name + " " + token);
+		Thread late = new Thread(() -> {
+			try {
+				open.await();
+				store.write(name + ":" + token, token);
+				print("LATE " + name + " WROTE " + token);
+			}
+			catch (StaleTokenException ex) {
+				print("LATE " + name + " REFUSED " + token);
+			}
+			catch (LockBackendException ex) {
+				print("LATE " + name + " FAILED " + token);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+		}, "late-writer-" + name);
+		late.setDaemon(true);
+		late.start();
 	}
 
 	private static void print(String line) {

@@ -1,0 +1,19 @@
+package dev.distlock.leader;
+
+import dev.distlock.testsupport.DatabaseServer;
+import dev.distlock.testsupport.PostgresServer;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
+
+/**
+ * {@link AbstractLeaderFaultCrossJvmTests} on PostgreSQL. Each fault waits out a lease,
+ * as on Redis, which the default build runs; this one runs with {@code -Psoak}.
+ */
+@EnabledIfSystemProperty(named = "distlock.soak", matches = "true")
+class PostgresLeaderFaultCrossJvmTests extends AbstractDatabaseLeaderFaultCrossJvmTests {
+
+	@Override
+	protected DatabaseServer startDatabase() {
+		return PostgresServer.start();
+	}
+
+}
