@@ -29,13 +29,15 @@ import org.springframework.context.ApplicationEventPublisher;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Role;
+import org.springframework.core.env.Environment;
 
 /**
  * Leader elections on the {@link LockTemplate}'s store, from
  * {@code distributed-lock.leader.elections.*}: a {@link LeaderElections} bean started and
  * stopped with the application, {@link LeaderGrantedEvent}/{@link LeaderRevokedEvent}
  * (and Spring Integration's leader events where it is present), every
- * {@link LeaderListener} bean told, {@link LeaderOnly} methods, and Micrometer gauges.
+ * {@link LeaderListener} bean told, {@link LeaderOnly} methods, Micrometer gauges, and a
+ * {@link dev.distlock.LeaderElection} bean per election, qualified by its name.
  */
 @AutoConfiguration(after = DistributedLockAutoConfiguration.class)
 @ConditionalOnBooleanProperty(name = "distributed-lock.enabled", matchIfMissing = true)
@@ -60,6 +62,11 @@ public final class DistributedLockLeaderAutoConfiguration {
 			}
 		}
 		return elections;
+	}
+
+	@Bean
+	static LeaderElectionBeans distributedLockLeaderElectionBeans(Environment environment) {
+		return new LeaderElectionBeans(environment);
 	}
 
 	@Bean

@@ -11,6 +11,7 @@ import dev.distlock.LeaderGrantedEvent;
 import dev.distlock.LeaderListener;
 import dev.distlock.LeaderOnly;
 import dev.distlock.LeaderRevokedEvent;
+import dev.distlock.LockTemplate;
 import dev.distlock.autoconfigure.DistributedLockAutoConfiguration;
 import dev.distlock.autoconfigure.endpoint.DistributedLocksEndpoint;
 import dev.distlock.autoconfigure.endpoint.DistributedLocksEndpointAutoConfiguration;
@@ -19,6 +20,7 @@ import dev.distlock.testsupport.Conditions;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.context.properties.source.InvalidConfigurationPropertyValueException;
@@ -136,6 +138,94 @@ class DistributedLockLeaderAutoConfigurationTests {
 	void aDisabledElectionIsNotJoined() {
 		this.runner.withPropertyValues("distributed-lock.leader.elections.reports.enabled=false")
 			.run((context) -> assertThat(context.getBean(LeaderElections.class).get("reports")).isNull());
+	}
+
+	@Test
+	void eachElectionIsABeanQualifiedByItsName() {
+		this.runner
+			.withPropertyValues("distributed-lock.leader.elections.reports.lease-time=3s",
+					"distributed-lock.leader.elections.reports.renew-deadline=2s",
+					"distributed-lock.leader.elections.billing.lease-time=3s",
+					"distributed-lock.leader.elections.billing.renew-deadline=2s",
+					"distributed-lock.leader.elections.archive.enabled=false")
+			.withUserConfiguration(ByName.class)
+			.run((context) -> {
+				LeaderElections elections = context.getBean(LeaderElections.class);
+				assertThat(context.getBeansOfType(LeaderElection.class)).containsOnlyKeys("reportsLeaderElection",
+						"billingLeaderElection");
+				Injected injected = context.getBean(Injected.class);
+				assertThat(injected.first()).isSameAs(elections.get("reports"));
+				assertThat(injected.second()).isSameAs(elections.get("billing"));
+				Conditions.await("granted", Duration.ofSeconds(10), injected.first()::isLeader);
+			});
+	}
+
+	@Test
+	void theOnlyElectionIsInjectedByType() {
+		this.runner
+			.withPropertyValues("distributed-lock.leader.elections.reports.lease-time=3s",
+					"distributed-lock.leader.elections.reports.renew-deadline=2s")
+			.withUserConfiguration(ByType.class)
+			.run((context) -> assertThat(context.getBean(Injected.class).first())
+				.isSameAs(context.getBean(LeaderElections.class).get("reports")));
+	}
+
+	@Test
+	void theApplicationsOwnBeanOfThatNameWins() {
+		this.runner
+			.withPropertyValues("distributed-lock.leader.elections.reports.lease-time=3s",
+					"distributed-lock.leader.elections.reports.renew-deadline=2s")
+			.withBean("reportsLeaderElection", String.class, () -> "mine")
+			.run((context) -> {
+				assertThat(context.getBean("reportsLeaderElection")).isEqualTo("mine");
+				assertThat(context.getBeansOfType(LeaderElection.class)).isEmpty();
+				assertThat(context.getBean(LeaderElections.class).get("reports")).isNotNull();
+			});
+	}
+
+	@Test
+	void anElectionMissingFromTheApplicationsOwnElectionsFailsStartupNamingIt() {
+		this.runner
+			.withPropertyValues("distributed-lock.leader.elections.reports.lease-time=3s",
+					"distributed-lock.leader.elections.reports.renew-deadline=2s")
+			.withUserConfiguration(OwnElections.class, ByType.class)
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.rootCause()
+				.hasMessageContaining("The LeaderElections bean has no election 'reports'"));
+	}
+
+	record Injected(LeaderElection first, LeaderElection second) {
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class ByName {
+
+		@Bean
+		Injected injected(@Qualifier("reports") LeaderElection reports, @Qualifier("billing") LeaderElection billing) {
+			return new Injected(reports, billing);
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class OwnElections {
+
+		@Bean
+		LeaderElections ownElections(LockTemplate template) {
+			return new LeaderElections(template, "own");
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class ByType {
+
+		@Bean
+		Injected injected(LeaderElection election) {
+			return new Injected(election, election);
+		}
+
 	}
 
 	@Configuration(proxyBeanMethods = false)
