@@ -17,7 +17,6 @@ import dev.distlock.LeaderElection;
 import dev.distlock.LeaderElections;
 import dev.distlock.LeaderListener;
 import dev.distlock.LeaderSettings;
-import dev.distlock.LockBackendException;
 import dev.distlock.LockOptions;
 import dev.distlock.StaleTokenException;
 import dev.distlock.jdbc.JdbcFence;
@@ -214,8 +213,10 @@ public final class LeaderWorker {
 				catch (StaleTokenException ex) {
 					print("REFUSED " + token);
 				}
-				catch (LockBackendException ex) {
-					print("FAILED " + token);
+				catch (RuntimeException ex) {
+					// the store failed (a LockBackendException, or the transaction's
+					// rollback): the writer carries on
+					print("FAILED " + token + " " + ex);
 				}
 			}
 			LockSupport.parkNanos(20_000_000L);
@@ -246,8 +247,10 @@ public final class LeaderWorker {
 			catch (StaleTokenException ex) {
 				print("LATE " + name + " REFUSED " + token);
 			}
-			catch (LockBackendException ex) {
-				print("LATE " + name + " FAILED " + token);
+			catch (RuntimeException ex) {
+				// the store failed (a LockBackendException, or the transaction's
+				// rollback)
+				print("LATE " + name + " FAILED " + token + " " + ex);
 			}
 			catch (InterruptedException ex) {
 				Thread.currentThread().interrupt();
