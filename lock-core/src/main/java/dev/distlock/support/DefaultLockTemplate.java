@@ -426,6 +426,14 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 	}
 
 	/**
+	 * What {@code acquire} throws when the wait time of {@code options} ran out, for the
+	 * asynchronous template.
+	 */
+	RuntimeException notAcquired(String key, LockOptions options) {
+		return notAcquired(key, LockSettings.of(options, this.defaults));
+	}
+
+	/**
 	 * The wait ran out while another thread of this JVM holds the key. When that lease
 	 * came from {@code acquire} on this very thread, say so: such a lease is not
 	 * re-entrant outside its scope, and the caller may have expected it to be.

@@ -87,7 +87,7 @@ public final class LeasedCall {
 		lease.release();
 	}
 
-	private static OnLeaseLost onLeaseLost(Lease lease) {
+	static OnLeaseLost onLeaseLost(Lease lease) {
 		if (lease instanceof ManagedLease managed) {
 			return managed.onLeaseLost();
 		}
