@@ -214,6 +214,23 @@ class AsyncLockTemplateTests {
 		assertThat(this.template.heldLocks()).isZero();
 	}
 
+	/**
+	 * Cancelling the caller's stage frees the lock even when the action's stage cannot be
+	 * cancelled and ends only later; its end releases nothing more.
+	 */
+	@Test
+	void cancellingReleasesTheLockOnceEvenIfTheActionsStageRunsOn() throws Exception {
+		String key = key();
+		CompletableFuture<String> work = new CompletableFuture<>();
+		CompletableFuture<String> run = this.async.execute(key, work::minimalCompletionStage);
+		assertThat(heldElsewhere(key)).isTrue();
+		run.cancel(false);
+		assertThat(heldElsewhere(key)).as("held after cancel").isFalse();
+		work.complete("late");
+		assertThat(this.releases.of(key)).containsExactly(LockObserver.HoldOutcome.RELEASED);
+		assertThat(this.template.heldLocks()).isZero();
+	}
+
 	/** Cancelling while still waiting: the action never runs and no lock is left held. */
 	@Test
 	void cancellingAWaitLeavesNoLockAndNeverRunsTheAction() throws Exception {
