@@ -1,5 +1,6 @@
 package dev.distlock.autoconfigure;
 
+import dev.distlock.AsyncLockTemplate;
 import dev.distlock.LockLostEvent;
 import dev.distlock.LockTemplate;
 import dev.distlock.aop.DistributedLockAdvisor;
@@ -8,6 +9,7 @@ import dev.distlock.aop.LockAutoProxyRegistrar;
 import dev.distlock.spi.Capabilities;
 import dev.distlock.spi.LockKind;
 import dev.distlock.spi.LockProvider;
+import dev.distlock.support.DefaultAsyncLockTemplate;
 import dev.distlock.support.DefaultLockTemplate;
 import dev.distlock.support.HandoverSettings;
 import dev.distlock.support.LockObserver;
@@ -35,9 +37,9 @@ import org.springframework.core.env.Environment;
 /**
  * Store-neutral auto-configuration of distributed locks: the shared
  * {@link RenewalScheduler}, the {@link LockTemplate} over whichever {@link LockProvider}
- * a store's auto-configuration (or the application) defines, and the
- * {@code @DistributedLock} advisor. Every bean backs off when the application defines its
- * own.
+ * a store's auto-configuration (or the application) defines, the
+ * {@link AsyncLockTemplate} over it, and the {@code @DistributedLock} advisor. Every bean
+ * backs off when the application defines its own.
  */
 @AutoConfiguration
 @ConditionalOnBooleanProperty(name = "distributed-lock.enabled", matchIfMissing = true)
@@ -82,6 +84,17 @@ public final class DistributedLockAutoConfiguration {
 					.publishEvent(new LockLostEvent(lease, reason, (holder != null) ? holder.getName() : "none")),
 				properties.isReleaseAfterCommit(), LockObserver.composite(observers.orderedStream().toList()),
 				handover(properties.getHandover()));
+	}
+
+	/**
+	 * The asynchronous template over the lock template, when that is the library's own:
+	 * the same locks, defaults, observers and loss events.
+	 */
+	@Bean
+	@ConditionalOnMissingBean(AsyncLockTemplate.class)
+	@ConditionalOnBean(DefaultLockTemplate.class)
+	DefaultAsyncLockTemplate distributedAsyncLockTemplate(DefaultLockTemplate distributedLockTemplate) {
+		return new DefaultAsyncLockTemplate(distributedLockTemplate);
 	}
 
 	/** The hand-over settings, or a startup failure naming the property at fault. */
