@@ -10,6 +10,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -26,6 +27,7 @@ import javax.sql.DataSource;
 
 import dev.distlock.LockBackendException;
 import dev.distlock.jdbc.dialect.JdbcLockDialect;
+import dev.distlock.spi.BatchRelease;
 import dev.distlock.spi.BatchRenewal;
 import dev.distlock.spi.Capabilities;
 import dev.distlock.spi.LatchStore;
@@ -83,6 +85,13 @@ import org.jspecify.annotations.Nullable;
  * backoff.
  *
  * <p>
+ * Read-write locks ({@link LockKind#SHARED}; see {@link JdbcReadWriteLocks}) keep read
+ * holds in {@code TABLE_reader} and waiting writers' intents in {@code TABLE_intent};
+ * multi-key locks ({@link LockKind#MULTI}; see {@link JdbcMultiLocks}) write the plain
+ * locks' rows of every key in one transaction, locking them in key order. Segmented locks
+ * are plain and multi-key locks.
+ *
+ * <p>
  * Semaphores ({@link LockKind#PERMITS}) and countdown latches ({@link #latches()}) live
  * in tables of their own beside the lock table, created by the same DDL: a permit is a
  * row with its own owner and lease, taken in a transaction that locks its semaphore's row
@@ -95,7 +104,8 @@ import org.jspecify.annotations.Nullable;
  * fence at the database's clock, above every token issued before, as long as that clock
  * never steps back by more than the sweep age.
  */
-public final class JdbcLockProvider implements ReleaseSignalling, BatchRenewal, LocalHandover, AutoCloseable {
+public final class JdbcLockProvider
+		implements ReleaseSignalling, BatchRenewal, BatchRelease, LocalHandover, AutoCloseable {
 
 	private static final Log logger = LogFactory.getLog(JdbcLockProvider.class);
 
@@ -117,7 +127,8 @@ public final class JdbcLockProvider implements ReleaseSignalling, BatchRenewal, 
 	/** Leases renewed per statement. */
 	private static final int RENEW_BATCH = 500;
 
-	private static final Set<LockKind> KINDS = Set.of(LockKind.EXCLUSIVE, LockKind.PERMITS);
+	private static final Set<LockKind> KINDS = Set
+		.copyOf(EnumSet.of(LockKind.EXCLUSIVE, LockKind.SHARED, LockKind.PERMITS, LockKind.MULTI));
 
 	private static final List<String> COLUMNS = List.of("name", "owner", "fence", "expires_at", "waited");
 
@@ -147,6 +158,10 @@ public final class JdbcLockProvider implements ReleaseSignalling, BatchRenewal, 
 
 	private final JdbcLatches latches;
 
+	private final JdbcReadWriteLocks readWrite;
+
+	private final JdbcMultiLocks multi;
+
 	/**
 	 * A provider over {@code dataSource} with the lock table {@code tableName}, the
 	 * database detected from the connection's metadata, and default settings (3 s per
@@ -166,6 +181,8 @@ public final class JdbcLockProvider implements ReleaseSignalling, BatchRenewal, 
 		String database = (builder.dialect != null) ? label(builder.dialect) : "the database";
 		this.calls = new JdbcCalls(builder.dataSource, positive("storeTimeout", builder.storeTimeout), database,
 				builder.directWindow);
+		this.readWrite = new JdbcReadWriteLocks(this, this.calls);
+		this.multi = new JdbcMultiLocks(this, this.calls);
 		long sweepEvery = Math.min(TimeUnit.HOURS.toNanos(1), this.sweepAfter.toNanos());
 		this.calls.scheduler()
 			.scheduleWithFixedDelay(() -> this.calls.background(this::sweepQuietly),
@@ -261,15 +278,6 @@ public final class JdbcLockProvider implements ReleaseSignalling, BatchRenewal, 
 	}
 
 	/**
-	 * Plain locks and semaphores: a permit is a row with its own owner and lease (see
-	 * {@link JdbcSemaphores}).
-	 */
-	@Override
-	public Set<LockKind> kinds() {
-		return KINDS;
-	}
-
-	/**
 	 * Countdown latches as rows of their own tables (see {@link JdbcLatches}), woken by
 	 * {@code NOTIFY} on PostgreSQL and by one poller per provider elsewhere.
 	 */
@@ -279,24 +287,62 @@ public final class JdbcLockProvider implements ReleaseSignalling, BatchRenewal, 
 	}
 
 	/**
+	 * Plain locks, read-write locks ({@link LockKind#SHARED}, see
+	 * {@link JdbcReadWriteLocks}), semaphores ({@link LockKind#PERMITS}, see
+	 * {@link JdbcSemaphores}) and multi-key locks ({@link LockKind#MULTI}, see
+	 * {@link JdbcMultiLocks}).
+	 */
+	@Override
+	public Set<LockKind> kinds() {
+		return KINDS;
+	}
+
+	/**
 	 * {@inheritDoc}
 	 * <p>
-	 * Plain locks ({@link LockKind#EXCLUSIVE}) and permits ({@link LockKind#PERMITS});
-	 * answers on the calling thread, within the store timeout.
+	 * Answers on the calling thread, within the store timeout.
 	 */
 	@Override
 	public CompletionStage<LockAttempt> tryLock(LockRequest request) {
-		return LockAttempt.of(() -> {
-			if (request.kind() == LockKind.PERMITS) {
+		return LockAttempt.of(() -> switch (request.kind()) {
+			case EXCLUSIVE -> {
+				JdbcLockDialect.Acquire[] outcome = new JdbcLockDialect.Acquire[1];
+				LockAttempt attempt = tryLockBlock(request.key(), request.leaseTime(), request.waiting(),
+						request.tokens(), outcome);
+				yield this.readWrite.afterWriterAttempt(request, attempt, outcome[0] == null || outcome[0].readers());
+			}
+			case SHARED -> this.readWrite.tryLockShared(request.key(), request.leaseTime(), request.waiting());
+			case PERMITS -> {
 				checkKey(request.key());
-				return this.semaphores.tryAcquire(request.key(), request.permits(), request.leaseTime(),
+				yield this.semaphores.tryAcquire(request.key(), request.permits(), request.leaseTime(),
 						request.waiting());
 			}
-			if (request.kind() != LockKind.EXCLUSIVE) {
-				throw Capabilities.unsupported(this, request.kind(), request.key());
-			}
-			return tryLockBlock(request.key(), request.leaseTime(), request.waiting(), request.tokens());
+			case MULTI -> this.multi.tryLockAll(request.keys(), request.leaseTime(), request.waiting());
+			default -> throw Capabilities.unsupported(this, request.kind(), request.key());
 		});
+	}
+
+	/** Ends a waiting writer's intent at once (see {@link JdbcReadWriteLocks}). */
+	@Override
+	public void withdraw(LockRequest request) {
+		String waiter = request.waiterId();
+		if (request.kind() == LockKind.EXCLUSIVE && waiter != null) {
+			this.readWrite.withdraw(request.key(), waiter);
+		}
+	}
+
+	/**
+	 * One statement on PostgreSQL, one transaction on MariaDB and MySQL (see
+	 * {@link JdbcMultiLocks}).
+	 */
+	@Override
+	public List<Boolean> releaseAll(List<LockHandle> handles) {
+		return this.multi.releaseAll(handles);
+	}
+
+	/** A fresh owner: {@code <instance uuid>:<sequence>}. */
+	String newOwner() {
+		return this.instanceId + ":" + this.sequence.incrementAndGet();
 	}
 
 	/**
@@ -309,13 +355,14 @@ public final class JdbcLockProvider implements ReleaseSignalling, BatchRenewal, 
 	 * clock) + tokens - 1}), so a block costs no extra statement. The handle's renewals
 	 * and release check that last token.
 	 */
-	private LockAttempt tryLockBlock(String key, Duration leaseTime, boolean waiting, int tokens) {
+	private LockAttempt tryLockBlock(String key, Duration leaseTime, boolean waiting, int tokens,
+			JdbcLockDialect.Acquire[] outcome) {
 		if (tokens < 1) {
 			throw new IllegalArgumentException("A token block holds at least one token but was " + tokens);
 		}
 		checkKey(key);
 		long leaseMicros = micros(leaseTime);
-		String owner = this.instanceId + ":" + this.sequence.incrementAndGet();
+		String owner = newOwner();
 		// Past this, a lock the call may have taken has run out by itself.
 		long undoUntil = System.nanoTime() + leaseTime.toNanos() + this.calls.timeout().toNanos();
 		JdbcLockDialect.Acquire acquire = this.calls.call(key, "acquire lock '" + key + "'",
@@ -326,6 +373,7 @@ public final class JdbcLockProvider implements ReleaseSignalling, BatchRenewal, 
 						undo(key, owner, undoUntil);
 					}
 				});
+		outcome[0] = acquire;
 		if (acquire.acquired()) {
 			return new LockAttempt.Acquired(new JdbcLockHandle(key, owner, acquire.fence(), acquire.lastFence()));
 		}
@@ -349,10 +397,41 @@ public final class JdbcLockProvider implements ReleaseSignalling, BatchRenewal, 
 	 */
 	@Override
 	public void renewAll(List<LockHandle> handles, List<Duration> leaseTimes, RenewalResults results) {
-		if (!handles.stream().allMatch(JdbcLockHandle.class::isInstance)) {
-			renewMixed(handles, leaseTimes, results);
-			return;
+		List<LockHandle> plain = new ArrayList<>(handles.size());
+		List<Duration> plainLeases = new ArrayList<>(handles.size());
+		List<Integer> at = new ArrayList<>(handles.size());
+		for (int i = 0; i < handles.size(); i++) {
+			if (handles.get(i) instanceof JdbcLockHandle) {
+				plain.add(handles.get(i));
+				plainLeases.add(leaseTimes.get(i));
+				at.add(i);
+			}
+			else {
+				// A read hold: one transaction of its own.
+				try {
+					results.renewed(i, handles.get(i).renew(leaseTimes.get(i)));
+				}
+				catch (LockBackendException ex) {
+					results.failed(i, ex);
+				}
+			}
 		}
+		renewPlain(plain, plainLeases, new RenewalResults() {
+
+			@Override
+			public void renewed(int index, boolean renewed) {
+				results.renewed(at.get(index), renewed);
+			}
+
+			@Override
+			public void failed(int index, RuntimeException failure) {
+				results.failed(at.get(index), failure);
+			}
+
+		});
+	}
+
+	private void renewPlain(List<LockHandle> handles, List<Duration> leaseTimes, RenewalResults results) {
 		for (int from = 0; from < handles.size(); from += RENEW_BATCH) {
 			int to = Math.min(handles.size(), from + RENEW_BATCH);
 			List<JdbcLockDialect.Lease> leases = new ArrayList<>(to - from);
@@ -380,44 +459,6 @@ public final class JdbcLockProvider implements ReleaseSignalling, BatchRenewal, 
 	}
 
 	/**
-	 * Locks in batches as {@link #renewAll}, other handles (permits) one by one.
-	 */
-	private void renewMixed(List<LockHandle> handles, List<Duration> leaseTimes, RenewalResults results) {
-		List<LockHandle> locks = new ArrayList<>();
-		List<Duration> lockLeases = new ArrayList<>();
-		List<Integer> lockIndexes = new ArrayList<>();
-		for (int i = 0; i < handles.size(); i++) {
-			if (handles.get(i) instanceof JdbcLockHandle) {
-				locks.add(handles.get(i));
-				lockLeases.add(leaseTimes.get(i));
-				lockIndexes.add(i);
-				continue;
-			}
-			try {
-				results.renewed(i, handles.get(i).renew(leaseTimes.get(i)));
-			}
-			catch (LockBackendException ex) {
-				results.failed(i, ex);
-			}
-		}
-		if (!locks.isEmpty()) {
-			renewAll(locks, lockLeases, new RenewalResults() {
-
-				@Override
-				public void renewed(int index, boolean renewed) {
-					results.renewed(lockIndexes.get(index), renewed);
-				}
-
-				@Override
-				public void failed(int index, RuntimeException failure) {
-					results.failed(lockIndexes.get(index), failure);
-				}
-
-			});
-		}
-	}
-
-	/**
 	 * Checks that the lock table exists with the columns this store uses, and, on MariaDB
 	 * and MySQL, that its key column compares keys exactly (a binary collation).
 	 * @throws IllegalStateException naming what is missing and where the DDL is, or the
@@ -432,6 +473,15 @@ public final class JdbcLockProvider implements ReleaseSignalling, BatchRenewal, 
 			if (problem != null) {
 				throw new IllegalStateException("distlock's JDBC store cannot use the table '" + this.tableName
 						+ "' on " + label(dialect()) + ": " + problem);
+			}
+			String familyProblem = this.calls.call("",
+					"check the read-write lock tables of the lock table '" + this.tableName + "'",
+					(connection) -> JdbcReadWriteLocks.missingTable(connection, this.tableName), null);
+			if (familyProblem != null) {
+				throw new IllegalStateException("distlock's JDBC store cannot use " + label(dialect()) + ": "
+						+ familyProblem + ". Create it with the DDL in lock-jdbc's jar at classpath:"
+						+ dialect().schemaResource() + " (renaming the tables if you chose another name), or set"
+						+ " distributed-lock.jdbc.initialize-schema=always to have it created at startup.");
 			}
 		}
 		else {
@@ -547,6 +597,7 @@ public final class JdbcLockProvider implements ReleaseSignalling, BatchRenewal, 
 			if (swept > 0 && logger.isDebugEnabled()) {
 				logger.debug("Swept " + swept + " idle lock rows from " + this.tableName);
 			}
+			this.readWrite.sweep(micros(this.sweepAfter));
 		}
 		catch (RuntimeException ex) {
 			logger.debug("Could not sweep idle lock rows; trying again later", ex);
@@ -588,7 +639,7 @@ public final class JdbcLockProvider implements ReleaseSignalling, BatchRenewal, 
 		return tableName;
 	}
 
-	private static void checkKey(String key) {
+	static void checkKey(String key) {
 		if (key.length() > MAX_KEY_LENGTH) {
 			throw new IllegalArgumentException("The JDBC store takes lock keys of at most " + MAX_KEY_LENGTH
 					+ " characters (the table's name column), but got one of " + key.length() + ": '"
@@ -603,7 +654,7 @@ public final class JdbcLockProvider implements ReleaseSignalling, BatchRenewal, 
 		return duration;
 	}
 
-	private static long micros(Duration duration) {
+	static long micros(Duration duration) {
 		return Math.max(1, TimeUnit.NANOSECONDS.toMicros(duration.toNanos()));
 	}
 

@@ -43,3 +43,20 @@ CREATE TABLE IF NOT EXISTS distributed_lock_latch_participant (
     participant VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_0900_bin NOT NULL,
     PRIMARY KEY (name, generation, participant)
 ) ENGINE = InnoDB;
+
+-- Read holds of read-write locks: one row per hold, with its own owner, token and lease. While
+-- readers hold a key, its row above has the owner '#readers' and the latest read lease.
+CREATE TABLE IF NOT EXISTS distributed_lock_reader (
+    name       VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_0900_bin NOT NULL,
+    owner      VARCHAR(64)  CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
+    fence      BIGINT       NOT NULL,
+    expires_at DATETIME(6)  NOT NULL,
+    PRIMARY KEY (name, owner)
+) ENGINE = InnoDB;
+-- Intents of writers waiting behind readers: no new reader comes in while one is live.
+CREATE TABLE IF NOT EXISTS distributed_lock_intent (
+    name       VARCHAR(255) CHARACTER SET utf8mb4 COLLATE utf8mb4_0900_bin NOT NULL,
+    waiter     VARCHAR(64)  CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
+    expires_at DATETIME(6)  NOT NULL,
+    PRIMARY KEY (name, waiter)
+) ENGINE = InnoDB;

@@ -40,3 +40,20 @@ CREATE TABLE IF NOT EXISTS distributed_lock_latch_participant (
     participant VARCHAR(255) NOT NULL,
     PRIMARY KEY (name, generation, participant)
 );
+
+-- Read holds of read-write locks: one row per hold, with its own owner, token and lease. While
+-- readers hold a key, its row above has the owner '#readers' and the latest read lease.
+CREATE TABLE IF NOT EXISTS distributed_lock_reader (
+    name       VARCHAR(255) NOT NULL,
+    owner      VARCHAR(64)  NOT NULL,
+    fence      BIGINT       NOT NULL,
+    expires_at TIMESTAMPTZ(6) NOT NULL,
+    PRIMARY KEY (name, owner)
+);
+-- Intents of writers waiting behind readers: no new reader comes in while one is live.
+CREATE TABLE IF NOT EXISTS distributed_lock_intent (
+    name       VARCHAR(255) NOT NULL,
+    waiter     VARCHAR(64)  NOT NULL,
+    expires_at TIMESTAMPTZ(6) NOT NULL,
+    PRIMARY KEY (name, waiter)
+);

@@ -1,13 +1,17 @@
 package dev.distlock.jdbc;
 
+import java.time.Duration;
+import java.util.UUID;
 import java.util.function.Supplier;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.distlock.spi.LockAttempt;
+import dev.distlock.spi.LockRequest;
 
 /**
- * Two providers over pools of their own on one database server, as two application
- * instances would have, on the table {@code family_lock} and its semaphore and latch
- * tables, created if missing.
+ * Two providers on one real database server, over pools of their own, as two application
+ * instances would have, on the table {@code family_lock} and the tables of the rest of
+ * the family.
  */
 final class JdbcPair implements AutoCloseable {
 
@@ -21,13 +25,27 @@ final class JdbcPair implements AutoCloseable {
 
 	final JdbcLockProvider other;
 
-	JdbcPair(Supplier<HikariDataSource> pools) {
-		this.dataSource = pools.get();
-		this.otherDataSource = pools.get();
+	JdbcPair(Supplier<HikariDataSource> dataSources) {
+		this.dataSource = dataSources.get();
+		this.otherDataSource = dataSources.get();
 		this.provider = new JdbcLockProvider(this.dataSource, TABLE);
 		this.provider.createTableIfMissing();
 		this.provider.validateSchema();
 		this.other = new JdbcLockProvider(this.otherDataSource, TABLE);
+		// Pools filled and threads started, so that no test's first call pays for them.
+		for (JdbcLockProvider warm : new JdbcLockProvider[] { this.provider, this.other }) {
+			LockAttempt attempt = LockAttempt
+				.join(warm.tryLock(LockRequest.shared("family-warm-up-" + UUID.randomUUID(), Duration.ofSeconds(5))));
+			((LockAttempt.Acquired) attempt).handle().release();
+		}
+	}
+
+	static JdbcPair postgres() {
+		return new JdbcPair(TestDatabases::postgres);
+	}
+
+	static JdbcPair mariadb() {
+		return new JdbcPair(TestDatabases::mariadb);
 	}
 
 	@Override

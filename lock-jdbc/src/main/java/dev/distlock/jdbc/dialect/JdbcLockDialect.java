@@ -247,8 +247,15 @@ public abstract sealed class JdbcLockDialect permits PostgresDialect, MySqlDiale
 	 * @param fence the fencing token when taken: the first of the reserved block
 	 * @param lastFence the last token of the block when taken, which the row now holds
 	 * @param remainingMicros when busy, the holder's remaining lease (at least 1)
+	 * @param readers when busy, whether readers may be the holders (true when the
+	 * statement did not tell): only then does a waiting writer record an intent
 	 */
-	public record Acquire(boolean acquired, long fence, long lastFence, long remainingMicros) {
+	public record Acquire(boolean acquired, long fence, long lastFence, long remainingMicros, boolean readers) {
+
+		/** An outcome that does not tell who holds a busy lock. */
+		public Acquire(boolean acquired, long fence, long lastFence, long remainingMicros) {
+			this(acquired, fence, lastFence, remainingMicros, true);
+		}
 
 		/** Taken, with the fence the row now holds: the last of {@code tokens}. */
 		static Acquire taken(long lastFence, int tokens) {
@@ -257,6 +264,11 @@ public abstract sealed class JdbcLockDialect permits PostgresDialect, MySqlDiale
 
 		static Acquire busy(long remainingMicros) {
 			return new Acquire(false, 0, 0, Math.max(1, remainingMicros));
+		}
+
+		/** Busy, held by readers ({@code readers}) or by a plain lock. */
+		static Acquire busy(long remainingMicros, boolean readers) {
+			return new Acquire(false, 0, 0, Math.max(1, remainingMicros), readers);
 		}
 
 	}

@@ -93,7 +93,9 @@ final class MySqlDialect extends JdbcLockDialect {
 					Statement.RETURN_GENERATED_KEYS)) {
 				statement.setString(1, key);
 				statement.executeUpdate();
-				return Acquire.busy(lastInsertId(statement));
+				// Twice the remaining lease, plus 1 if readers hold the key.
+				long marked = lastInsertId(statement);
+				return Acquire.busy(marked >> 1, (marked & 1) == 1);
 			}
 		}
 		try (PreparedStatement statement = connection.prepareStatement(sql.remaining)) {
@@ -232,10 +234,11 @@ final class MySqlDialect extends JdbcLockDialect {
 					+ " LAST_INSERT_ID(" + NOW_MICROS + " + ?), TIMESTAMPADD(MICROSECOND, ?, " + NOW + "), FALSE)";
 			this.remaining = "SELECT TIMESTAMPDIFF(MICROSECOND, " + NOW + ", expires_at) FROM " + table
 					+ " WHERE name = ?";
-			// Sets waited (the comparison is true) and returns the remaining lease.
+			// Sets waited (the comparison is true) and returns twice the remaining lease,
+			// plus 1 when readers (of read-write locks) hold the key.
 			this.markWaited = "UPDATE " + table
-					+ " SET waited = (LAST_INSERT_ID(GREATEST(1, TIMESTAMPDIFF(MICROSECOND, " + NOW
-					+ ", expires_at))) > 0) WHERE name = ?";
+					+ " SET waited = (LAST_INSERT_ID(2 * GREATEST(1, TIMESTAMPDIFF(MICROSECOND, " + NOW
+					+ ", expires_at)) + (owner IS NOT NULL AND owner = '#readers')) > 0) WHERE name = ?";
 			// waited is set to itself: its value + 1 comes back through LAST_INSERT_ID.
 			this.release = "UPDATE " + table + " SET owner = NULL, expires_at = " + NOW
 					+ ", waited = LAST_INSERT_ID(waited + 1) - 1" + HELD;

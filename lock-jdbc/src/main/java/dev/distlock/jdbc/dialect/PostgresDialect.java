@@ -71,7 +71,7 @@ final class PostgresDialect extends JdbcLockDialect {
 			statement.setString(1, key);
 			try (ResultSet result = statement.executeQuery()) {
 				// A row gone in between (swept) is free: try again at once.
-				return Acquire.busy(result.next() ? result.getLong(1) : 1);
+				return result.next() ? Acquire.busy(result.getLong(1), result.getBoolean(2)) : Acquire.busy(1, false);
 			}
 		}
 	}
@@ -158,8 +158,11 @@ final class PostgresDialect extends JdbcLockDialect {
 					+ " WHERE l.owner IS NULL OR l.expires_at <= clock_timestamp() OR l.owner = EXCLUDED.owner"
 					+ " RETURNING l.fence";
 			String remainingMicros = "(extract(epoch FROM expires_at - clock_timestamp()) * 1000000)::bigint";
-			this.remaining = "SELECT " + remainingMicros + " FROM " + table + " WHERE name = ?";
-			this.markWaited = "UPDATE " + table + " SET waited = TRUE WHERE name = ? RETURNING " + remainingMicros;
+			// The second column: whether readers hold the key (read-write locks' owner).
+			String readers = ", owner IS NOT NULL AND owner = '#readers'";
+			this.remaining = "SELECT " + remainingMicros + readers + " FROM " + table + " WHERE name = ?";
+			this.markWaited = "UPDATE " + table + " SET waited = TRUE WHERE name = ? RETURNING " + remainingMicros
+					+ readers;
 			this.renewAll = "UPDATE " + table + " AS l SET expires_at = clock_timestamp() + v.lease * interval"
 					+ " '1 microsecond' FROM unnest(?::text[], ?::text[], ?::bigint[], ?::bigint[]) AS v(name, owner, fence, lease)"
 					+ " WHERE l.name = v.name AND l.owner = v.owner AND l.fence = v.fence"

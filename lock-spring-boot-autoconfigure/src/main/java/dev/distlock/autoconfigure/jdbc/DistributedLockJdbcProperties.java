@@ -20,9 +20,10 @@ public class DistributedLockJdbcProperties {
 	private String tableName = "distributed_lock";
 
 	/**
-	 * When to create the lock table at startup, if missing, with the DDL shipped for the
-	 * database: embedded (only for an embedded database, so never for PostgreSQL, MariaDB
-	 * or MySQL), always, or never. The table is checked at startup either way.
+	 * When to create the lock table and the tables of read-write locks at startup, if
+	 * missing, with the DDL shipped for the database: embedded (only for an embedded
+	 * database, so never for PostgreSQL, MariaDB or MySQL), always, or never. The tables
+	 * are checked at startup either way.
 	 */
 	private DatabaseInitializationMode initializeSchema = DatabaseInitializationMode.EMBEDDED;
 

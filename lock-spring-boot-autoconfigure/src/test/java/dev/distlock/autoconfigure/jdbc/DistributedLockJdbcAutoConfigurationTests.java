@@ -84,6 +84,37 @@ class DistributedLockJdbcAutoConfigurationTests {
 				.hasMessageContaining("lacks the column(s) expires_at, waited"));
 	}
 
+	/**
+	 * A lock table made before read-write locks existed, without their two tables, stops
+	 * startup naming the missing one; creating the tables at startup adds both and keeps
+	 * the lock table.
+	 */
+	@Test
+	void aMissingReadWriteLockTableStopsStartupNamingIt() {
+		String table = table();
+		new JdbcTemplate(PostgresServer.shared().dataSource()).execute(
+				"CREATE TABLE " + table + " (name VARCHAR(255) PRIMARY KEY, owner VARCHAR(64), fence BIGINT NOT NULL,"
+						+ " expires_at TIMESTAMPTZ(6) NOT NULL, waited BOOLEAN NOT NULL DEFAULT FALSE)");
+		this.runner.withPropertyValues("distributed-lock.jdbc.table-name=" + table)
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.rootCause()
+				.hasMessageContaining("the table '" + table + "_reader'")
+				.hasMessageContaining("read-write locks")
+				.hasMessageContaining("distributed-lock.jdbc.initialize-schema=always"));
+		this.runner
+			.withPropertyValues("distributed-lock.jdbc.table-name=" + table,
+					"distributed-lock.jdbc.initialize-schema=always")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				LockTemplate template = context.getBean(LockTemplate.class);
+				try (Lease lease = template.acquire("autoconfig-read",
+						LockOptions.builder().mode(dev.distlock.LockMode.READ).build())) {
+					assertThat(lease.isHeld()).isTrue();
+				}
+			});
+	}
+
 	@Test
 	void aTableNameThatIsNoIdentifierStopsStartupNamingTheProperty() {
 		this.runner.withPropertyValues("distributed-lock.jdbc.table-name=locks; DROP TABLE x")

@@ -1,0 +1,413 @@
+package dev.distlock.jdbc;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+import dev.distlock.LockBackendException;
+import dev.distlock.spi.LockAttempt;
+import dev.distlock.spi.LockHandle;
+import dev.distlock.spi.LockRequest;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Read-write locks of the JDBC store. The writer's side is the plain lock's row. While
+ * readers hold a key, its row's owner is {@link FamilySql#READERS} and its
+ * {@code expires_at} the latest read lease, so a plain acquire finds it busy exactly as
+ * long as a reader may still hold it, and every read takes the next fencing token from
+ * the row's fence: a writer's token is above every earlier hold's. Each read hold is a
+ * row of {@code TABLE_reader} with its own owner, token and lease on the database's
+ * clock: a reader that is neither renewed nor released lapses at its own lease, whatever
+ * the other readers do (the last release or renewal sets the lock row's lease to the
+ * latest live read lease).
+ *
+ * <p>
+ * Writers are preferred: a waiting writer that finds readers in its way records an intent
+ * in {@code TABLE_intent} (kept for the request's queue timeout after each attempt), and
+ * no new reader comes in while a live intent is recorded; the writer's attempt that takes
+ * the key ends it, and so does a withdrawal. A reader's attempt and every change to the
+ * read holds of a key run in one transaction that first locks the key's row, so readers
+ * and writers of a key are serialized on that row. On PostgreSQL the last reader's
+ * release and a withdrawn intent are signalled by {@code NOTIFY}, as a writer's release
+ * is.
+ */
+final class JdbcReadWriteLocks {
+
+	private static final Log logger = LogFactory.getLog(JdbcReadWriteLocks.class);
+
+	/** A first read of a key that races with another to create its row tries again. */
+	private static final int MAX_TRIES = 4;
+
+	/** A first read that created the key's row: run again, now that the row is there. */
+	private static final long RETRY = -1;
+
+	private final JdbcLockProvider provider;
+
+	private final JdbcCalls calls;
+
+	private volatile @Nullable FamilySql sql;
+
+	/**
+	 * The intents this JVM's writers may have recorded (key and waiter), so that a writer
+	 * that found a plain lock in its way ends no intent it never recorded.
+	 */
+	private final Set<String> recorded = ConcurrentHashMap.newKeySet();
+
+	JdbcReadWriteLocks(JdbcLockProvider provider, JdbcCalls calls) {
+		this.provider = provider;
+		this.calls = calls;
+	}
+
+	private FamilySql sql() {
+		FamilySql known = this.sql;
+		if (known == null) {
+			known = new FamilySql(this.provider.dialect(), this.provider.tableName());
+			this.sql = known;
+		}
+		return known;
+	}
+
+	/**
+	 * One read hold on {@code key}: taken when no writer holds the key and no writer's
+	 * intent is recorded; otherwise busy until the writer's lease or the intent ends, and
+	 * the row is marked so that the writer's release is signalled if {@code waiting}.
+	 */
+	LockAttempt tryLockShared(String key, Duration leaseTime, boolean waiting) {
+		JdbcLockProvider.checkKey(key);
+		FamilySql sql = sql();
+		String owner = this.provider.newOwner();
+		long leaseMicros = JdbcLockProvider.micros(leaseTime);
+		long undoUntil = System.nanoTime() + leaseTime.toNanos() + this.calls.timeout().toNanos();
+		Taken taken = this.calls.call(key, "take a read lock on '" + key + "'",
+				(connection) -> takeRead(connection, sql, key, owner, leaseMicros, waiting), (late) -> {
+					if (late == null || late.acquired()) {
+						undo(key, owner, undoUntil);
+					}
+				});
+		if (taken.acquired()) {
+			return new LockAttempt.Acquired(new JdbcReadHandle(key, owner, taken.value()));
+		}
+		return new LockAttempt.Busy(Duration.ofNanos(TimeUnit.MICROSECONDS.toNanos(Math.max(1, taken.value()))));
+	}
+
+	private Taken takeRead(Connection connection, FamilySql sql, String key, String owner, long leaseMicros,
+			boolean waiting) throws SQLException {
+		for (int attempt = 1;; attempt++) {
+			try {
+				Taken taken = sql.inTransaction(connection,
+						(tx) -> takeReadInTransaction(tx, sql, key, owner, leaseMicros, waiting));
+				if (taken.acquired() || taken.value() != RETRY || attempt >= MAX_TRIES) {
+					return taken;
+				}
+			}
+			catch (SQLException ex) {
+				// Another caller created the key's row first: its row is there now.
+				if (attempt >= MAX_TRIES || ex.getSQLState() == null || !ex.getSQLState().startsWith("23")) {
+					throw ex;
+				}
+			}
+		}
+	}
+
+	private Taken takeReadInTransaction(Connection connection, FamilySql sql, String key, String owner,
+			long leaseMicros, boolean waiting) throws SQLException {
+		try (PreparedStatement statement = connection
+			.prepareStatement("SELECT owner, fence, " + sql.microsUntil("expires_at") + ", " + sql.nowMicros + " FROM "
+					+ sql.table + " WHERE name = ? FOR UPDATE")) {
+			statement.setString(1, key);
+			try (ResultSet row = statement.executeQuery()) {
+				if (!row.next()) {
+					// The key's first use: its row is created holding no lock, then
+					// locked.
+					connection.rollback();
+					sql.createRows(connection, List.of(key));
+					return new Taken(false, RETRY);
+				}
+				String holder = row.getString(1);
+				long fence = row.getLong(2);
+				long remaining = row.getLong(3);
+				long now = row.getLong(4);
+				boolean readers = FamilySql.READERS.equals(holder);
+				if (holder != null && !readers && remaining > 0) {
+					return busy(connection, sql, key, waiting, remaining);
+				}
+				Long intent = FamilySql.queryLong(connection, "SELECT MAX(" + sql.microsUntil("expires_at") + ") FROM "
+						+ sql.intents + " WHERE name = ? AND" + " expires_at > " + sql.now, key);
+				if (intent != null && intent > 0) {
+					return busy(connection, sql, key, waiting, intent);
+				}
+				long next = Math.max(fence + 1, now);
+				// The read row first: the lock row's lease, set after it, is never
+				// shorter.
+				insertReader(connection, sql, key, owner, next, leaseMicros);
+				boolean live = readers && remaining > 0;
+				String expires = live ? "GREATEST(expires_at, " + sql.after("?") + ")" : sql.after("?");
+				FamilySql.update(connection,
+						"UPDATE " + sql.table + " SET owner = ?, fence = ?, expires_at = " + expires
+								+ (live ? "" : ", waited = FALSE") + " WHERE name = ?",
+						FamilySql.READERS, next, leaseMicros, key);
+				return new Taken(true, next);
+			}
+		}
+	}
+
+	private static Taken busy(Connection connection, FamilySql sql, String key, boolean waiting, long remaining)
+			throws SQLException {
+		if (waiting) {
+			FamilySql.update(connection, "UPDATE " + sql.table + " SET waited = TRUE WHERE name = ?", key);
+		}
+		return new Taken(false, remaining);
+	}
+
+	private static void insertReader(Connection connection, FamilySql sql, String key, String owner, long fence,
+			long leaseMicros) throws SQLException {
+		String upsert = sql.postgres
+				? " ON CONFLICT (name, owner) DO UPDATE SET fence = EXCLUDED.fence, expires_at = EXCLUDED.expires_at"
+				: " ON DUPLICATE KEY UPDATE fence = VALUES(fence), expires_at = VALUES(expires_at)";
+		FamilySql.update(connection, "INSERT INTO " + sql.readers
+				+ " (name, owner, fence, expires_at) VALUES (?, ?, ?, " + sql.after("?") + ")" + upsert, key, owner,
+				fence, leaseMicros);
+	}
+
+	/**
+	 * After a waiting writer's plain attempt on {@code request}'s key: busy behind
+	 * readers, it records or refreshes the writer's intent (one statement, which records
+	 * nothing when a writer holds the key); taken after an attempt that may have recorded
+	 * one, it ends the intent and marks the row, so that the writer's release wakes the
+	 * readers the intent held back.
+	 * @param behindReaders whether the attempt, if busy, may have found readers (false
+	 * when the store told a plain lock holds the key: no intent, and no statement)
+	 */
+	LockAttempt afterWriterAttempt(LockRequest request, LockAttempt attempt, boolean behindReaders) {
+		String key = request.key();
+		String waiter = request.waiterId();
+		if (waiter == null) {
+			return attempt;
+		}
+		FamilySql sql = sql();
+		if (attempt instanceof LockAttempt.Busy && behindReaders) {
+			String upsert = sql.postgres ? " ON CONFLICT (name, waiter) DO UPDATE SET expires_at = EXCLUDED.expires_at"
+					: " ON DUPLICATE KEY UPDATE expires_at = VALUES(expires_at)";
+			long timeout = JdbcLockProvider.micros(request.queueTimeout());
+			// Before the statement: one whose reply is lost may have recorded it.
+			this.recorded.add(key + '\n' + waiter);
+			this.calls.call(key, "record a waiting writer's intent on lock '" + key + "'",
+					(connection) -> FamilySql.update(connection,
+							"INSERT INTO " + sql.intents + " (name, waiter, expires_at) SELECT name, ?, "
+									+ sql.after("?") + " FROM " + sql.table
+									+ " WHERE name = ? AND owner = ? AND expires_at > " + sql.now + upsert,
+							waiter, timeout, key, FamilySql.READERS),
+					null);
+		}
+		else if (request.intentRecorded() && attempt instanceof LockAttempt.Acquired acquired
+				&& this.recorded.remove(key + '\n' + waiter)) {
+			String owner = ((JdbcLockProvider.JdbcLockHandle) acquired.handle()).owner;
+			try {
+				this.calls.call(key, "end a writer's intent on lock '" + key + "'", (connection) -> {
+					FamilySql.update(connection, "DELETE FROM " + sql.intents + " WHERE name = ? AND waiter = ?", key,
+							waiter);
+					return FamilySql.update(connection,
+							"UPDATE " + sql.table + " SET waited = TRUE WHERE name = ? AND owner = ?", key, owner);
+				}, null);
+			}
+			catch (LockBackendException ex) {
+				// The lock is held all the same; the intent lapses after its timeout.
+				logger.debug("Could not end a writer's intent on lock '" + key + "'; it lapses by itself", ex);
+			}
+		}
+		return attempt;
+	}
+
+	/**
+	 * Ends writer {@code waiter}'s intent on {@code key} at once; on PostgreSQL a
+	 * recorded one is signalled, waking the readers it held back.
+	 */
+	void withdraw(String key, String waiter) {
+		if (!this.recorded.remove(key + '\n' + waiter)) {
+			return;
+		}
+		FamilySql sql = sql();
+		this.calls.call(key, "withdraw a writer's intent on lock '" + key + "'", (connection) -> {
+			int deleted = FamilySql.update(connection, "DELETE FROM " + sql.intents + " WHERE name = ? AND waiter = ?",
+					key, waiter);
+			if (deleted > 0 && sql.channel != null) {
+				notify(connection, sql.channel, key);
+			}
+			return deleted;
+		}, null);
+	}
+
+	private static void notify(Connection connection, String channel, String key) throws SQLException {
+		try (PreparedStatement statement = connection.prepareStatement("SELECT pg_notify(?, ?)")) {
+			statement.setString(1, channel);
+			statement.setString(2, key);
+			statement.executeQuery().close();
+		}
+	}
+
+	/** Read holds and intents whose lease ran out more than {@code idleMicros} ago. */
+	int sweep(long idleMicros) {
+		FamilySql sql = sql();
+		return this.calls.call("", "sweep idle read holds and intents of the lock table '" + sql.table + "'",
+				(connection) -> FamilySql.update(connection,
+						"DELETE FROM " + sql.readers + " WHERE expires_at < " + sql.after("?"), -idleMicros)
+						+ FamilySql.update(connection,
+								"DELETE FROM " + sql.intents + " WHERE expires_at < " + sql.after("?"), -idleMicros),
+				null);
+	}
+
+	private void undo(String key, String owner, long untilNanos) {
+		this.calls.backgroundUntil("undo a read lock on '" + key + "' taken without its result",
+				(connection) -> release(connection, sql(), key, owner, null), untilNanos);
+	}
+
+	/**
+	 * Drops one read hold ({@code fence} null: whatever its lease, for an undo) and sets
+	 * the lock row's lease to the latest live read lease, or frees it when none is left
+	 * (signalling the release if the row was waited on).
+	 * @return whether the hold was there, and whether its release was signalled
+	 */
+	private static Released release(Connection connection, FamilySql sql, String key, String owner,
+			@Nullable Long fence) throws SQLException {
+		return sql.inTransaction(connection, (tx) -> {
+			Long waited = FamilySql.queryLong(tx,
+					"SELECT CASE WHEN waited THEN 1 ELSE 0 END FROM " + sql.table + " WHERE name = ? FOR UPDATE", key);
+			int deleted = (fence != null)
+					? FamilySql.update(tx,
+							"DELETE FROM " + sql.readers + " WHERE name = ? AND owner = ? AND fence = ?"
+									+ " AND expires_at > " + sql.now,
+							key, owner, fence)
+					: FamilySql.update(tx, "DELETE FROM " + sql.readers + " WHERE name = ? AND owner = ?", key, owner);
+			if (deleted == 0 || waited == null) {
+				return Released.NOT_HELD;
+			}
+			Long others = FamilySql.queryLong(tx,
+					"SELECT 1 FROM " + sql.readers + " WHERE name = ? AND expires_at > " + sql.now + " LIMIT 1", key);
+			if (others != null) {
+				FamilySql.update(tx,
+						"UPDATE " + sql.table + " SET expires_at = COALESCE((SELECT MAX(r.expires_at) FROM "
+								+ sql.readers + " r WHERE r.name = ? AND r.expires_at > " + sql.now + "), " + sql.now
+								+ ") WHERE name = ? AND owner = ?",
+						key, key, FamilySql.READERS);
+				return Released.RELEASED;
+			}
+			int freed = FamilySql.update(tx, "UPDATE " + sql.table + " SET owner = NULL, expires_at = " + sql.now
+					+ " WHERE name = ? AND owner = ?", key, FamilySql.READERS);
+			if (freed == 1 && waited == 1 && sql.channel != null) {
+				notify(tx, sql.channel, key);
+			}
+			return (freed == 1 && waited == 1) ? Released.LAST_TO_WAITERS : Released.RELEASED;
+		});
+	}
+
+	/**
+	 * The first of the read-write locks' tables that is missing or lacks a column, as a
+	 * phrase; null when both are there.
+	 */
+	static @Nullable String missingTable(Connection connection, String lockTable) throws SQLException {
+		String[][] tables = { { lockTable + "_reader", "name, owner, fence, expires_at" },
+				{ lockTable + "_intent", "name, waiter, expires_at" } };
+		for (String[] table : tables) {
+			try (Statement statement = connection.createStatement()) {
+				statement.executeQuery("SELECT " + table[1] + " FROM " + table[0] + " WHERE 1 = 0").close();
+			}
+			catch (SQLException ex) {
+				if (JdbcCalls.retryable(ex)) {
+					throw ex;
+				}
+				return "the table '" + table[0] + "' (" + table[1] + "), which read-write locks use, is missing or"
+						+ " lacks a column";
+			}
+		}
+		return null;
+	}
+
+	/** The outcome of a read attempt: the token if taken, else the remaining micros. */
+	private record Taken(boolean acquired, long value) {
+
+	}
+
+	private enum Released {
+
+		NOT_HELD, RELEASED, LAST_TO_WAITERS
+
+	}
+
+	/** One read hold: its own owner, token and lease. */
+	final class JdbcReadHandle implements LockHandle {
+
+		private final String key;
+
+		private final String owner;
+
+		private final long token;
+
+		JdbcReadHandle(String key, String owner, long token) {
+			this.key = key;
+			this.owner = owner;
+			this.token = token;
+		}
+
+		@Override
+		public String key() {
+			return this.key;
+		}
+
+		@Override
+		public long fencingToken() {
+			return this.token;
+		}
+
+		/**
+		 * Extends this hold's lease, and the lock row's to at least it, if the hold has
+		 * not run out; one transaction.
+		 */
+		@Override
+		public boolean renew(Duration leaseTime) {
+			FamilySql sql = sql();
+			long micros = JdbcLockProvider.micros(leaseTime);
+			return JdbcReadWriteLocks.this.calls.call(this.key, "renew a read lock on '" + this.key + "'",
+					(connection) -> sql.inTransaction(connection, (tx) -> {
+						Long locked = FamilySql.queryLong(tx,
+								"SELECT 1 FROM " + sql.table + " WHERE name = ? AND owner = ? FOR UPDATE", this.key,
+								FamilySql.READERS);
+						if (locked == null || FamilySql.update(tx,
+								"UPDATE " + sql.readers + " SET expires_at = " + sql.after("?")
+										+ " WHERE name = ? AND owner = ? AND fence = ? AND expires_at > " + sql.now,
+								micros, this.key, this.owner, this.token) == 0) {
+							return false;
+						}
+						FamilySql.update(tx, "UPDATE " + sql.table + " SET expires_at = GREATEST(expires_at, "
+								+ sql.after("?") + ") WHERE name = ?", micros, this.key);
+						return true;
+					}), null);
+		}
+
+		/**
+		 * Drops this hold if it has not run out; the last reader's release frees the key.
+		 */
+		@Override
+		public boolean release() {
+			FamilySql sql = sql();
+			return JdbcReadWriteLocks.this.calls.call(this.key, "release a read lock on '" + this.key + "'",
+					(connection) -> JdbcReadWriteLocks.release(connection, sql, this.key, this.owner, this.token),
+					null) != Released.NOT_HELD;
+		}
+
+		@Override
+		public String toString() {
+			return "JdbcReadHandle[" + this.key + ", owner=" + this.owner + ", token=" + this.token + "]";
+		}
+
+	}
+
+}

@@ -1,0 +1,38 @@
+package dev.distlock.jdbc;
+
+import dev.distlock.spi.LockProvider;
+import dev.distlock.testsupport.AbstractMultiLockContractTests;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+
+/**
+ * The published multi-key lock contract on a real MariaDB server, with two providers
+ * standing for two JVMs.
+ */
+@Tag("server")
+class MariaDbMultiLockContractTests extends AbstractMultiLockContractTests {
+
+	private static JdbcPair pair;
+
+	@BeforeAll
+	static void start() {
+		pair = JdbcPair.mariadb();
+	}
+
+	@AfterAll
+	static void stop() {
+		pair.close();
+	}
+
+	@Override
+	protected LockProvider provider() {
+		return pair.provider;
+	}
+
+	@Override
+	protected LockProvider otherProvider() {
+		return pair.other;
+	}
+
+}
