@@ -5,7 +5,6 @@ import java.net.ServerSocket;
 import java.util.UUID;
 
 import dev.distlock.DistributedLock;
-import dev.distlock.LockMode;
 import dev.distlock.LockOptions;
 import dev.distlock.LockTemplate;
 import dev.distlock.autoconfigure.DistributedLockAutoConfiguration;
@@ -93,14 +92,14 @@ class StartupFailureReportTests {
 	}
 
 	@Test
-	void aReadLockOnAStoreWithoutReadLocksNamesTheMethodTheStoreAndTheCapability(CapturedOutput output) {
-		String table = "reads_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
-		String report = failureReport(output, ReadLockApp.class, postgres("distributed-lock.jdbc.table-name=" + table,
+	void aFairLockOnAStoreWithoutFairLocksNamesTheMethodTheStoreAndTheCapability(CapturedOutput output) {
+		String table = "fair_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+		String report = failureReport(output, FairLockApp.class, postgres("distributed-lock.jdbc.table-name=" + table,
 				"distributed-lock.jdbc.initialize-schema=always"));
 		assertThat(report).doesNotContain("Unexpected AOP exception");
 		assertThat(description(report)).contains("Catalog.read()")
 			.contains("the jdbc store does not")
-			.contains("lock kind SHARED");
+			.contains("lock kind FAIR");
 		assertThat(action(report)).contains("Lock in a store that offers it");
 	}
 
@@ -219,7 +218,7 @@ class StartupFailureReportTests {
 	@Configuration(proxyBeanMethods = false)
 	@ImportAutoConfiguration({ DataSourceAutoConfiguration.class, DistributedLockJdbcAutoConfiguration.class,
 			DistributedLockAutoConfiguration.class })
-	static class ReadLockApp {
+	static class FairLockApp {
 
 		@Bean
 		Catalog catalog() {
@@ -228,19 +227,19 @@ class StartupFailureReportTests {
 
 	}
 
-	static class ReadingCatalog {
+	static class FairCatalog {
 
-		@DistributedLock(key = "#id", mode = LockMode.READ)
+		@DistributedLock(key = "#id", fair = true)
 		public void read(String id) {
 		}
 
 	}
 
 	/**
-	 * A plain lock here and a read lock inherited: the proxy meets the plain one first,
-	 * and the read lock's error must come out all the same.
+	 * A plain lock here and a fair lock inherited: the proxy meets the plain one first,
+	 * and the fair lock's error must come out all the same.
 	 */
-	static class Catalog extends ReadingCatalog {
+	static class Catalog extends FairCatalog {
 
 		@DistributedLock(key = "#id")
 		public void write(String id) {
