@@ -183,14 +183,15 @@ public final class JdbcLockProvider
 				builder.directWindow);
 		this.readWrite = new JdbcReadWriteLocks(this, this.calls);
 		this.multi = new JdbcMultiLocks(this, this.calls);
-		long sweepEvery = Math.min(TimeUnit.HOURS.toNanos(1), this.sweepAfter.toNanos());
-		this.calls.scheduler()
-			.scheduleWithFixedDelay(() -> this.calls.background(this::sweepQuietly),
-					ThreadLocalRandom.current().nextLong(sweepEvery), sweepEvery, TimeUnit.NANOSECONDS);
 		this.semaphores = new JdbcSemaphores(this.calls, this.tableName, this::dialect,
 				new LazySignals(this.listenerDataSource, this::dialect, this.tableName, "_permit"));
 		this.latches = new JdbcLatches(this.calls, this.tableName, this::dialect,
 				new LazySignals(this.listenerDataSource, this::dialect, this.tableName, "_latch"));
+		// Scheduled last: the sweep reaches every member of the family.
+		long sweepEvery = Math.min(TimeUnit.HOURS.toNanos(1), this.sweepAfter.toNanos());
+		this.calls.scheduler()
+			.scheduleWithFixedDelay(() -> this.calls.background(this::sweepQuietly),
+					ThreadLocalRandom.current().nextLong(sweepEvery), sweepEvery, TimeUnit.NANOSECONDS);
 	}
 
 	/** A builder for a provider over {@code dataSource}. */
