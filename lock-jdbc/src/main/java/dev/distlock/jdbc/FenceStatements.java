@@ -1,8 +1,5 @@
 package dev.distlock.jdbc;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -82,24 +79,7 @@ final class FenceStatements {
 
 	/** The DDL of the fence table, under the name {@code table}. */
 	static String ddl(JdbcLockDialect dialect, String table) {
-		String resource = schemaResource(dialect);
-		try (InputStream in = FenceStatements.class.getClassLoader().getResourceAsStream(resource)) {
-			if (in == null) {
-				throw new IllegalStateException("Missing " + resource + " in lock-jdbc's jar");
-			}
-			StringBuilder sql = new StringBuilder();
-			for (String line : new String(in.readAllBytes(), StandardCharsets.UTF_8).split("\n")) {
-				if (!line.startsWith("--")) {
-					sql.append(line).append('\n');
-				}
-			}
-			String statement = sql.toString().trim();
-			statement = statement.endsWith(";") ? statement.substring(0, statement.length() - 1) : statement;
-			return statement.replace(JdbcFence.DEFAULT_TABLE_NAME, table);
-		}
-		catch (IOException ex) {
-			throw new IllegalStateException("Cannot read " + resource, ex);
-		}
+		return SchemaResources.read(schemaResource(dialect)).replace(JdbcFence.DEFAULT_TABLE_NAME, table);
 	}
 
 	/** The class path of the fence table's DDL for {@code dialect}. */

@@ -1,8 +1,5 @@
 package dev.distlock.jdbc;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.ResultSet;
@@ -552,22 +549,7 @@ public final class JdbcLockProvider
 	}
 
 	private static String ddl(JdbcLockDialect dialect) {
-		try (InputStream in = JdbcLockProvider.class.getClassLoader().getResourceAsStream(dialect.schemaResource())) {
-			if (in == null) {
-				throw new IllegalStateException("Missing " + dialect.schemaResource() + " in lock-jdbc's jar");
-			}
-			StringBuilder sql = new StringBuilder();
-			for (String line : new String(in.readAllBytes(), StandardCharsets.UTF_8).split("\n")) {
-				if (!line.startsWith("--")) {
-					sql.append(line).append('\n');
-				}
-			}
-			String statement = sql.toString().trim();
-			return statement.endsWith(";") ? statement.substring(0, statement.length() - 1) : statement;
-		}
-		catch (IOException ex) {
-			throw new IllegalStateException("Cannot read " + dialect.schemaResource(), ex);
-		}
+		return SchemaResources.read(dialect.schemaResource());
 	}
 
 	/**

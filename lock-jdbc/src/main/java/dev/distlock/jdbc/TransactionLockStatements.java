@@ -1,8 +1,5 @@
 package dev.distlock.jdbc;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -57,24 +54,7 @@ abstract sealed class TransactionLockStatements
 
 	/** The DDL of the table, under the name {@code table}. */
 	static String ddl(JdbcLockDialect dialect, String table) {
-		String resource = schemaResource(dialect);
-		try (InputStream in = TransactionLockStatements.class.getClassLoader().getResourceAsStream(resource)) {
-			if (in == null) {
-				throw new IllegalStateException("Missing " + resource + " in lock-jdbc's jar");
-			}
-			StringBuilder sql = new StringBuilder();
-			for (String line : new String(in.readAllBytes(), StandardCharsets.UTF_8).split("\n")) {
-				if (!line.startsWith("--")) {
-					sql.append(line).append('\n');
-				}
-			}
-			String statement = sql.toString().trim();
-			statement = statement.endsWith(";") ? statement.substring(0, statement.length() - 1) : statement;
-			return statement.replace(JdbcTransactionLocks.DEFAULT_TABLE_NAME, table);
-		}
-		catch (IOException ex) {
-			throw new IllegalStateException("Cannot read " + resource, ex);
-		}
+		return SchemaResources.read(schemaResource(dialect)).replace(JdbcTransactionLocks.DEFAULT_TABLE_NAME, table);
 	}
 
 	/** The class path of the table's DDL for {@code dialect}. */
