@@ -161,6 +161,31 @@ final class RedisCalls implements AutoCloseable {
 	}
 
 	/**
+	 * Waits, until {@code deadlineNanos}, for the late reply of a call given up on
+	 * ({@code failure} from {@link #await}), with the caller's interrupt flag as it is.
+	 * @return true once the reply came (the command ran, or failed), false for any other
+	 * failure or when the deadline passed first
+	 */
+	static boolean awaitLateReply(RuntimeException failure, long deadlineNanos) {
+		if (!(failure instanceof UnansweredCallException unanswered)) {
+			return false;
+		}
+		try {
+			unanswered.reply.get(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+			return true;
+		}
+		catch (ExecutionException ex) {
+			return true;
+		}
+		catch (TimeoutException | InterruptedException ex) {
+			if (ex instanceof InterruptedException) {
+				Thread.currentThread().interrupt();
+			}
+			return false;
+		}
+	}
+
+	/**
 	 * Runs {@code undo} now, for a command that ran and whose reply was lost, and again
 	 * {@link #afterLateReply after the late reply}, for one still queued.
 	 */

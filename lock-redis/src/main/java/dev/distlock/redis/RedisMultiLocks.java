@@ -73,12 +73,25 @@ final class RedisMultiLocks {
 				RedisCalls.afterLateReply(ex, () -> giveBackPending(what, group, owner));
 				Interrupts.setAside(() -> {
 					giveBack(what, taken, owner, deadline);
+					// An interrupt stopped the wait, not Redis: the reply still comes
+					// within
+					// the deadline, and the give-back after it is awaited, so the caller
+					// is
+					// not told "none held" while a group is.
+					if (RedisCalls.awaitLateReply(ex, deadline)) {
+						giveBack(what, List.of(group), owner, deadline);
+					}
 					return null;
 				});
 				throw ex;
 			}
 			if (((Number) reply.get(0)).longValue() != 1) {
-				giveBack(what, taken, owner, deadline);
+				// Awaited even by an interrupted caller, who is told none of the keys is
+				// held.
+				Interrupts.setAside(() -> {
+					giveBack(what, taken, owner, deadline);
+					return null;
+				});
 				long remaining = ((Number) reply.get(1)).longValue();
 				int index = ((Number) reply.get(2)).intValue() - 1;
 				return new LockAttempt.Busy(Duration.ofMillis(remaining), group.get(index));

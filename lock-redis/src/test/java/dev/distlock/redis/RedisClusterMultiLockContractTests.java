@@ -53,6 +53,44 @@ class RedisClusterMultiLockContractTests extends AbstractMultiLockContractTests 
 	}
 
 	/**
+	 * An attempt made by an interrupted caller gives back what it took before it returns,
+	 * whether the interrupt cut the wait for an acquire's reply or for a give-back's: the
+	 * caller is told none of the keys is held.
+	 */
+	@Test
+	void anInterruptedAttemptReturnsOnlyOnceItsKeysAreGivenBack() throws Exception {
+		for (int round = 0; round < 200; round++) {
+			String early;
+			String late;
+			do {
+				early = "slot-" + UUID.randomUUID();
+				late = "slot-" + UUID.randomUUID();
+			}
+			while (RedisKeys.slotOf(TestRedis.PREFIX + early) >= RedisKeys.slotOf(TestRedis.PREFIX + late));
+			LockAttempt held = LockAttempt
+				.join(otherProvider.tryLock(LockRequest.exclusive(late, Duration.ofSeconds(30))));
+			assertThat(held).isInstanceOf(LockAttempt.Acquired.class);
+			List<String> keys = List.of(early, late).stream().sorted().toList();
+			Thread.currentThread().interrupt();
+			try {
+				LockAttempt.join(provider.tryLock(LockRequest.all(keys, Duration.ofSeconds(30))));
+			}
+			catch (RuntimeException ex) {
+				// the interrupt, reported
+			}
+			finally {
+				Thread.interrupted();
+			}
+			LockAttempt free = LockAttempt
+				.join(otherProvider.tryLock(LockRequest.exclusive(early, Duration.ofSeconds(30))));
+			assertThat(free).as("round %d: the key in the earlier slot", round)
+				.isInstanceOf(LockAttempt.Acquired.class);
+			((LockAttempt.Acquired) free).handle().release();
+			((LockAttempt.Acquired) held).handle().release();
+		}
+	}
+
+	/**
 	 * A busy key in a later slot: the slot taken before it is given back before the
 	 * attempt returns.
 	 */

@@ -261,6 +261,35 @@ public abstract class AbstractMultiLockContractTests {
 	}
 
 	@Test
+	@DisplayName("An interrupt at any moment of a wait, an attempt on the wire included, leaves no key held")
+	void anInterruptAtAnyMomentLeavesNoKeyHeld() throws Exception {
+		for (int round = 0; round < 20; round++) {
+			List<String> keys = keys(3);
+			Lease blocker = this.templates.second.acquire(keys.get(1), LockOptions.defaults());
+			AtomicReference<Throwable> failure = new AtomicReference<>();
+			Thread waiter = new Thread(() -> {
+				try {
+					this.templates.first.acquireAll(keys, TwoTemplates.waiting(Duration.ofSeconds(30))).release();
+				}
+				catch (Throwable ex) {
+					failure.set(ex);
+				}
+			});
+			waiter.start();
+			// Rounds spread the interrupt over the first attempts' round trips.
+			TimeUnit.MICROSECONDS.sleep(round * 250L);
+			waiter.interrupt();
+			waiter.join(TimeUnit.SECONDS.toMillis(20));
+			assertThat(waiter.isAlive()).isFalse();
+			assertThat(failure.get()).as("round %d", round)
+				.isInstanceOf(LockAcquisitionException.class)
+				.hasMessageContaining("none of them is held");
+			assertFree(List.of(keys.get(0), keys.get(2)));
+			blocker.release();
+		}
+	}
+
+	@Test
 	void aPlainLockWaitsForTheMultiKeyLockAndTheOtherWay() {
 		List<String> keys = keys(2);
 		try (MultiLease lease = this.templates.first.acquireAll(keys, LockOptions.defaults())) {
