@@ -13,14 +13,17 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 
 import dev.distlock.LockBackendException;
+import dev.distlock.spi.Interrupts;
 import dev.distlock.spi.LatchStore;
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockKind;
@@ -520,11 +523,17 @@ public final class ZookeeperLockProvider implements ReleaseSignalling, AutoClose
 				event = this.calls.await(key, "acquire", reply, deadline);
 			}
 			catch (LockBackendException ex) {
-				reply.thenAccept((late) -> {
-					if (ZookeeperCalls.code(late) == KeeperException.Code.OK) {
-						deleteInBackground(late.getName());
-					}
-				});
+				CompletableFuture<?> undone = reply
+					.thenCompose((late) -> (ZookeeperCalls.code(late) == KeeperException.Code.OK)
+							? deleteInBackground(late.getName()) : CompletableFuture.completedFuture(null));
+				if (Thread.currentThread().isInterrupted()) {
+					// The caller stopped waiting, not ZooKeeper: the reply and the delete
+					// of
+					// the node it made still come within the deadline, and the caller is
+					// not
+					// told "not held" before they have.
+					Interrupts.setAside(() -> awaitQuietly(undone, deadline));
+				}
 				throw ex;
 			}
 			KeeperException.Code code = ZookeeperCalls.code(event);
@@ -722,13 +731,29 @@ public final class ZookeeperLockProvider implements ReleaseSignalling, AutoClose
 	}
 
 	/** Deletes a node without waiting; retried until it succeeds or the session ends. */
-	void deleteInBackground(String path) {
-		this.calls.send((callback) -> this.client.delete().guaranteed().inBackground(callback).forPath(path))
-			.whenComplete((event, failure) -> {
-				if (failure != null) {
-					logger.debug("Could not delete lock node " + path, failure);
-				}
-			});
+	CompletableFuture<CuratorEvent> deleteInBackground(String path) {
+		CompletableFuture<CuratorEvent> delete = this.calls
+			.send((callback) -> this.client.delete().guaranteed().inBackground(callback).forPath(path));
+		delete.whenComplete((event, failure) -> {
+			if (failure != null) {
+				logger.debug("Could not delete lock node " + path, failure);
+			}
+		});
+		return delete;
+	}
+
+	/** Waits for {@code future} until {@code deadline}; whatever it ends with. */
+	private static @Nullable Void awaitQuietly(CompletableFuture<?> future, long deadline) {
+		try {
+			future.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		catch (ExecutionException | TimeoutException ex) {
+			logger.debug("A lock node made for a caller who stopped waiting is still being deleted", ex);
+		}
+		return null;
 	}
 
 	/**
