@@ -76,7 +76,7 @@ enum JdbcFaultClass {
 				long before = run.target().proxy().droppedReplies();
 				run.log().injected("next reply dropped");
 				run.target().proxy().dropNextReplyAndReset();
-				Conditions.await("a reply was dropped", Duration.ofSeconds(5),
+				Conditions.await("a reply was dropped", Duration.ofSeconds(30),
 						() -> run.target().proxy().droppedReplies() > before || run.ended());
 				run.log().healed("reply lost, its connection reset");
 			}

@@ -19,17 +19,23 @@ import org.junit.jupiter.params.provider.MethodSource;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The fault suite on PostgreSQL and on MariaDB: every {@link JdbcFaultClass} in turn on a
+ * The fault suite on PostgreSQL and on MariaDB: each {@link JdbcFaultClass} in turn on a
  * server of its own, with the workload in this JVM and a worker JVM, and the checks of
- * the Redis suite (overlaps, stale writes, wrong fencing, lost updates, leaks). Each
- * class runs {@code distlock.faults.seconds} (8 s by default, a smoke; {@code -Psoak}
- * sets 130 and adds the fault-free baseline). A table per database goes to standard
- * output and {@code target/jdbc-fault-report-<database>.md};
+ * the Redis suite (overlaps, stale writes, wrong fencing, lost updates, leaks). The
+ * default build runs the classes {@link #SMOKE} (the server killed, lost replies, a
+ * partition, a holder paused past its lease) for {@code distlock.faults.seconds} (8 s)
+ * each; {@code -Psoak} runs every class with the fault-free baseline
+ * ({@code distlock.faults.classes=all}) for 130 s each. A table per database goes to
+ * standard output and {@code target/jdbc-fault-report-<database>.md};
  * {@code -Ddistlock.faults.classes=A,B} and {@code -Ddistlock.faults.databases=mariadb}
  * choose what runs, {@code -Ddistlock.faults.seed=N} replays a run.
  */
 @Tag("server")
 class JdbcFaultSuiteTests {
+
+	/** The default build's classes. */
+	static final List<JdbcFaultClass> SMOKE = List.of(JdbcFaultClass.SERVER_KILL, JdbcFaultClass.REPLIES_LOST,
+			JdbcFaultClass.PARTITION, JdbcFaultClass.HOLDER_STOP_LONG);
 
 	private static final Duration DURATION = Duration.ofSeconds(Long.getLong("distlock.faults.seconds", 8));
 
@@ -38,15 +44,14 @@ class JdbcFaultSuiteTests {
 	private static final Map<String, List<FaultReport>> reports = new LinkedHashMap<>();
 
 	/**
-	 * Every class on every database, or those named in {@code distlock.faults.classes}
-	 * and {@code distlock.faults.databases} (comma-separated). The fault-free baseline
-	 * runs with {@code -Psoak} or when named.
+	 * The smoke, every class ({@code distlock.faults.classes=all}) or those named, on
+	 * every database or those named in {@code distlock.faults.databases}
+	 * (comma-separated).
 	 */
 	static List<JdbcFaultScenario> scenarios() {
 		String only = System.getProperty("distlock.faults.classes", "");
-		List<JdbcFaultClass> classes = only.isBlank() ? Arrays.stream(JdbcFaultClass.values())
-			.filter((fault) -> fault != JdbcFaultClass.NONE || Boolean.getBoolean("distlock.soak"))
-			.toList() : Arrays.stream(only.split(",")).map(String::trim).map(JdbcFaultClass::valueOf).toList();
+		List<JdbcFaultClass> classes = only.isBlank() ? SMOKE : only.equals("all") ? List.of(JdbcFaultClass.values())
+				: Arrays.stream(only.split(",")).map(String::trim).map(JdbcFaultClass::valueOf).toList();
 		List<JdbcFaultScenario> scenarios = new ArrayList<>();
 		for (String database : System.getProperty("distlock.faults.databases", "postgresql,mariadb").split(",")) {
 			for (JdbcFaultClass fault : classes) {

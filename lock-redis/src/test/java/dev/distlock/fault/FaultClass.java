@@ -194,7 +194,7 @@ enum FaultClass implements FaultScenario<FaultLayout> {
 				long before = run.target().clients.droppedReplies();
 				run.log().injected("next reply dropped");
 				run.target().clients.dropNextReplyAndReset();
-				Conditions.await("a reply was dropped", Duration.ofSeconds(5),
+				Conditions.await("a reply was dropped", Duration.ofSeconds(30),
 						() -> run.target().clients.droppedReplies() > before || run.ended());
 				run.log().healed("reply lost, its connection reset");
 			}
