@@ -28,6 +28,9 @@ import org.jspecify.annotations.Nullable;
  */
 final class ZookeeperFaultTarget implements FaultTarget {
 
+	/** The parent of the semaphores' parents, under the base path. */
+	private static final String SEMAPHORES = "~semaphores";
+
 	private final @Nullable TestingServer inProcess;
 
 	private final @Nullable ZookeeperServerJvm ownJvm;
@@ -91,9 +94,11 @@ final class ZookeeperFaultTarget implements FaultTarget {
 	}
 
 	/**
-	 * Lock nodes still under the base path once every holder and waiter is gone, waiting
-	 * for the sessions of dead clients to expire (a lease) and a margin; the warm-up
-	 * key's parent may stay until the container reaper runs, its nodes may not.
+	 * Lock, permit and latch nodes still under the base path once every holder and waiter
+	 * is gone, waiting for the sessions of dead clients to expire (a lease) and a margin,
+	 * in which the latches' TTL (two leases after their last change) runs out too; the
+	 * warm-up key's parent and the semaphores' parents may stay until the container
+	 * reaper runs, their nodes may not.
 	 */
 	@Override
 	public int leftInStore(Duration lease, StringBuilder detail) {
@@ -135,16 +140,30 @@ final class ZookeeperFaultTarget implements FaultTarget {
 			return nodes;
 		}
 		for (String key : admin.getChildren().forPath(base)) {
-			try {
-				for (String node : admin.getChildren().forPath(base + "/" + key)) {
+			for (String node : children(admin, base + "/" + key)) {
+				if (key.equals(SEMAPHORES)) {
+					// the semaphores' parents, whose children are the permits
+					for (String permit : children(admin, base + "/" + key + "/" + node)) {
+						nodes.add(key + "/" + node + "/" + permit);
+					}
+				}
+				else {
+					// a lock key's queue, or a latch (a TTL node, gone once it expires)
 					nodes.add(key + "/" + node);
 				}
 			}
-			catch (KeeperException.NoNodeException ex) {
-				// reaped meanwhile
-			}
 		}
 		return nodes;
+	}
+
+	private static List<String> children(CuratorFramework admin, String path) throws Exception {
+		try {
+			return admin.getChildren().forPath(path);
+		}
+		catch (KeeperException.NoNodeException ex) {
+			// reaped meanwhile
+			return List.of();
+		}
 	}
 
 	@Override

@@ -1,7 +1,9 @@
 package dev.distlock.zookeeper;
 
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 
 import dev.distlock.spi.LockProvider;
 import dev.distlock.testsupport.ProviderFactory;
@@ -67,6 +69,50 @@ public final class ZookeeperProviderFactory implements ProviderFactory {
 			return (int) WorkerArgs.number(settings, FaultRun.LEASE_MILLIS);
 		}
 		return null;
+	}
+
+	/**
+	 * Nodes under the base path still owned by this client's session once every holder
+	 * and waiter of this JVM is done: a lock, permit or queued node that nobody will
+	 * delete until the session ends (a create whose reply was lost and whose node was
+	 * never found again, a waiter's node left behind). Deletes sent in the background (a
+	 * waiter leaving, a caller that gave up) get a store timeout to land; what is left
+	 * then is printed to standard error.
+	 */
+	@Override
+	public int leftOver() {
+		CuratorFramework current = this.client;
+		if (current == null) {
+			return 0;
+		}
+		long deadline = System.nanoTime() + ZookeeperLockProvider.DEFAULT_STORE_TIMEOUT.toNanos();
+		List<String> owned = List.of();
+		Exception failure = null;
+		do {
+			try {
+				owned = current.getZookeeperClient()
+					.getZooKeeper()
+					.getEphemerals(ZookeeperLockProvider.DEFAULT_BASE_PATH);
+				failure = null;
+				if (owned.isEmpty()) {
+					return 0;
+				}
+			}
+			catch (Exception ex) {
+				// reconnecting after a fault: the question is what is left once it
+				// answers
+				failure = ex;
+			}
+			// a bounded poll of a condition, not a tight loop against the server
+			LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50));
+		}
+		while (System.nanoTime() - deadline < 0);
+		if (failure != null) {
+			System.err.println("Could not list the nodes of this client's session: " + failure);
+			return 1;
+		}
+		System.err.println("Nodes left owned by this client's session: " + owned);
+		return owned.size();
 	}
 
 	/** Closes the provider and its client, once. */
