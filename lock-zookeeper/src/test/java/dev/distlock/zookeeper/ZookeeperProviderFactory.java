@@ -32,6 +32,9 @@ public final class ZookeeperProviderFactory implements ProviderFactory {
 
 	private @Nullable ZookeeperLockProvider provider;
 
+	/** The nodes its session owned when it closed. */
+	private int leftAtClose;
+
 	@Override
 	public LockProvider create(Map<String, String> settings) {
 		if (this.provider != null) {
@@ -82,9 +85,10 @@ public final class ZookeeperProviderFactory implements ProviderFactory {
 	@Override
 	public int leftOver() {
 		CuratorFramework current = this.client;
-		if (current == null) {
-			return 0;
-		}
+		return (current != null) ? ownedNodes(current) : this.leftAtClose;
+	}
+
+	private static int ownedNodes(CuratorFramework current) {
 		long deadline = System.nanoTime() + ZookeeperLockProvider.DEFAULT_STORE_TIMEOUT.toNanos();
 		List<String> owned = List.of();
 		Exception failure = null;
@@ -118,6 +122,10 @@ public final class ZookeeperProviderFactory implements ProviderFactory {
 	/** Closes the provider and its client, once. */
 	@Override
 	public void close() {
+		CuratorFramework current = this.client;
+		if (current != null && this.provider != null && current.getZookeeperClient().isConnected()) {
+			this.leftAtClose = ownedNodes(current);
+		}
 		if (this.provider != null) {
 			this.provider.close();
 			this.provider = null;
