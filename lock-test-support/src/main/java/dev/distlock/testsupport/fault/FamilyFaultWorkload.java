@@ -62,6 +62,13 @@ public final class FamilyFaultWorkload implements AutoCloseable {
 	/** The latch's count. */
 	public static final int LATCH_COUNT = 3;
 
+	/**
+	 * Setting, optional: the longest a permit holder stays inside, in milliseconds (2 by
+	 * default). A store whose calls take tens of milliseconds sets more, so that permit
+	 * holders of a short run still meet inside, as the report requires.
+	 */
+	public static final String PERMIT_HOLD_MILLIS = "famfault.permit-hold-millis";
+
 	/** The read-write lock's key, and the resource's key for its writers. */
 	public static final String RW_KEY = "famfault-rw";
 
@@ -89,6 +96,9 @@ public final class FamilyFaultWorkload implements AutoCloseable {
 
 	private final @Nullable Writer history;
 
+	/** The longest a permit holder stays inside, in nanoseconds. */
+	private final int permitHoldNanos;
+
 	private final Set<String> lost = ConcurrentHashMap.newKeySet();
 
 	private final List<FamilyOp> ops = Collections.synchronizedList(new ArrayList<>());
@@ -111,6 +121,8 @@ public final class FamilyFaultWorkload implements AutoCloseable {
 		this.resource = resource;
 		this.lease = lease;
 		this.history = history;
+		this.permitHoldNanos = (int) Math.max(1, Math.min(Integer.MAX_VALUE,
+				Long.parseLong(settings.getOrDefault(PERMIT_HOLD_MILLIS, "2")) * 1_000_000L));
 		this.provider = store.create(settings);
 		ProviderFactory.awaitAnswers(this.provider, Duration.ofSeconds(30));
 		LockOptions defaults = LockOptions.builder()
@@ -215,7 +227,7 @@ public final class FamilyFaultWorkload implements AutoCloseable {
 			return;
 		}
 		long acquired = System.nanoTime();
-		work(random);
+		LockSupport.parkNanos(random.nextInt(this.permitHoldNanos));
 		long released = System.nanoTime();
 		String outcome = release(lease);
 		boolean told = !"ok".equals(outcome) && !"backend".equals(outcome)
