@@ -12,6 +12,7 @@ import dev.distlock.testsupport.RedisResources;
 import dev.distlock.testsupport.RedisServer;
 import dev.distlock.testsupport.ResourceFactory;
 import dev.distlock.testsupport.TcpProxy;
+import dev.distlock.testsupport.fault.FamilyFaultWorkload;
 import dev.distlock.testsupport.fault.FaultTarget;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.test.TestingServer;
@@ -87,10 +88,16 @@ final class ZookeeperFaultTarget implements FaultTarget {
 		return RedisResources.class;
 	}
 
-	/** The clients' proxy and the resource server. */
+	/**
+	 * The clients' proxy and the resource server; and for the family's workload, permit
+	 * holds of up to 50 ms: a ZooKeeper acquire writes the server's log, so holds as
+	 * short as Redis's would seldom meet inside in a short run on a loaded machine.
+	 */
 	@Override
 	public Map<String, String> settings() {
-		return ZookeeperStoreFixture.settings(this.resource, this.clients.connectString());
+		Map<String, String> settings = ZookeeperStoreFixture.settings(this.resource, this.clients.connectString());
+		settings.put(FamilyFaultWorkload.PERMIT_HOLD_MILLIS, "50");
+		return settings;
 	}
 
 	/**
