@@ -41,7 +41,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * once resumed, the holder is told of its loss by its listener, unasked and before its
  * release (which fails too), and none of its fenced writes is accepted after the
  * contender's. Killed: the holder's locks and permit outlive it until its session
- * expires, and no longer: the contender gets them within its wait.
+ * expires, and no longer: the contender gets them within its wait (a semaphore's permit
+ * and a multi-key lock here; a killed reader's and writer's are tested beside the
+ * mutex's).
  */
 @Timeout(value = 2, unit = TimeUnit.MINUTES)
 @Tag("server")
@@ -112,8 +114,12 @@ class ZookeeperFamilyHolderFaultTests {
 		}
 	}
 
+	/**
+	 * A killed reader and writer are {@link ZookeeperReaderKilledTests}' and
+	 * {@link ZookeeperCrossJvmTests}'.
+	 */
 	@ParameterizedTest
-	@EnumSource(Member.class)
+	@EnumSource(names = { "PERMIT", "MULTI" })
 	void aKilledHoldersLocksAreFreeOnceItsSessionExpires(Member member) throws Exception {
 		try (ZookeeperStoreFixture store = new ZookeeperStoreFixture()) {
 			Map<String, String> settings = holderSettings(store, member);
