@@ -13,12 +13,11 @@ import org.apache.zookeeper.data.Stat;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Countdown latches in ZooKeeper: one node per latch
- * ({@link ZookeeperLockProvider#latchPath}, apart from locks and semaphores) whose data
- * holds its generation, count, previous generation and whether that one opened, and the
- * participants counted ({@link LatchData}). Every change is a write conditional on the
- * version read, retried on a conflict, so concurrent callers never lose each other's
- * counts.
+ * Countdown latches in ZooKeeper: one node per latch ({@link ZookeeperNodes#latchPath},
+ * apart from locks and semaphores) whose data holds its generation, count, previous
+ * generation and whether that one opened, and the participants counted
+ * ({@link LatchData}). Every change is a write conditional on the version read, retried
+ * on a conflict, so concurrent callers never lose each other's counts.
  *
  * <p>
  * <b>Idempotent counting.</b> A participant is counted by adding its name to the node,
@@ -53,7 +52,7 @@ final class ZookeeperLatches implements LatchStore {
 
 	ZookeeperLatches(ZookeeperLockProvider provider) {
 		this.provider = provider;
-		this.signals = new NodeWatches(provider, provider::latchPath);
+		this.signals = new NodeWatches(provider, (key) -> provider.nodes().latchPath(key));
 	}
 
 	@Override
@@ -214,7 +213,7 @@ final class ZookeeperLatches implements LatchStore {
 	}
 
 	private String path(String key) {
-		return this.provider.latchPath(key);
+		return this.provider.nodes().latchPath(key);
 	}
 
 	void close() {

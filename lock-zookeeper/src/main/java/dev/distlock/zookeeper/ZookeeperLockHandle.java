@@ -100,7 +100,7 @@ final class ZookeeperLockHandle implements LossReporting {
 			}
 			record = millis != this.leaseMillis;
 		}
-		if (record && !this.provider.recordLease(this.key, this.path, millis)) {
+		if (record && !this.provider.nodes().recordLease(this.key, this.path, millis)) {
 			synchronized (this) {
 				expired();
 			}
@@ -133,11 +133,11 @@ final class ZookeeperLockHandle implements LossReporting {
 		}
 		if (previous == State.LOST || this.provider.session().lastSessionId() != this.sessionId) {
 			// The node goes with its session; deleting it now frees the key sooner.
-			this.provider.deleteInBackground(this.path);
+			this.provider.nodes().deleteInBackground(this.path);
 			return false;
 		}
-		boolean deleted = this.provider.delete(this.key, this.path);
-		this.provider.released(this.key, this.path);
+		boolean deleted = this.provider.nodes().delete(this.key, this.path);
+		this.provider.locks().released(this.key, this.path);
 		return deleted;
 	}
 
@@ -179,7 +179,7 @@ final class ZookeeperLockHandle implements LossReporting {
 		this.state = State.EXPIRED;
 		cancelExpiry();
 		this.provider.session().untrack(this);
-		this.provider.deleteInBackground(this.path);
+		this.provider.nodes().deleteInBackground(this.path);
 	}
 
 	private void scheduleExpiry() {

@@ -64,9 +64,9 @@ final class ZookeeperMultiLocks {
 		boolean answered = false;
 		try {
 			for (String key : request.keys()) {
-				String parent = this.provider.parentPath(key);
-				ZookeeperLockProvider.Created created = this.provider.createOwned(key, parent,
-						ZookeeperLockProvider.NODE_NAME, leaseMillis, sessionId, deadline);
+				String parent = this.provider.nodes().parentPath(key);
+				ZookeeperNodes.Created created = this.provider.nodes()
+					.createOwned(key, parent, ZookeeperNodes.NODE_NAME, leaseMillis, sessionId, deadline);
 				taken.add(new Taken(key, created.path(), created.stat().getCzxid()));
 				String holder = holderBefore(key, parent, created.path(), deadline);
 				if (holder != null) {
@@ -92,7 +92,7 @@ final class ZookeeperMultiLocks {
 	 * key's queue; null if it does.
 	 */
 	private @Nullable String holderBefore(String key, String parent, String path, long deadline) {
-		List<String> queue = this.provider.queue(key, parent, deadline);
+		List<String> queue = this.provider.nodes().queue(key, parent, deadline);
 		int index = queue.indexOf(path.substring(parent.length() + 1));
 		if (index < 0) {
 			throw new LockBackendException(key, "Cannot acquire lock '" + key + "': its node " + path
@@ -107,14 +107,14 @@ final class ZookeeperMultiLocks {
 	 * when it goes (at once if it went before the watch was set).
 	 */
 	private long busyHint(String key, String holder, boolean waiting, long deadline) {
-		QueuedNode subscription = waiting ? this.provider.subscription(key) : null;
+		QueuedNode subscription = waiting ? this.provider.locks().subscription(key) : null;
 		if (subscription == null) {
-			return this.provider.leaseOf(key, holder, null, deadline);
+			return this.provider.nodes().leaseOf(key, holder, null, deadline);
 		}
 		// Only this thread uses its subscription's watch; the watcher clears it when it
 		// fires.
 		subscription.watched = holder;
-		long lease = this.provider.leaseOf(key, holder, subscription, deadline);
+		long lease = this.provider.nodes().leaseOf(key, holder, subscription, deadline);
 		if (lease == 0) {
 			// Gone before the watch was set: no event will come, so look again now.
 			subscription.watched = null;
@@ -161,7 +161,7 @@ final class ZookeeperMultiLocks {
 				// This JVM's waiters on a key this attempt held for a moment, that watch
 				// no
 				// node, are told, as after a release.
-				this.provider.released(taken.get(i).key(), taken.get(i).path());
+				this.provider.locks().released(taken.get(i).key(), taken.get(i).path());
 			}
 		}
 	}

@@ -10,7 +10,7 @@ import dev.distlock.spi.ReleaseSignals;
 
 /**
  * Semaphores in ZooKeeper: each permit is an ephemeral sequential node under the
- * semaphore's own parent ({@link ZookeeperLockProvider#semaphorePath}), named
+ * semaphore's own parent ({@link ZookeeperNodes#semaphorePath}), named
  * {@code <uuid>-<permits>-permit-<sequence>}, and the first {@code permits} nodes in
  * sequence order hold the permits. An attempt creates its node and lists the parent; a
  * node among the first {@code permits} is granted, any other is deleted at once and the
@@ -52,7 +52,7 @@ final class ZookeeperSemaphores {
 
 	ZookeeperSemaphores(ZookeeperLockProvider provider) {
 		this.provider = provider;
-		this.signals = new NodeWatches(provider, provider::semaphorePath);
+		this.signals = new NodeWatches(provider, (key) -> provider.nodes().semaphorePath(key));
 	}
 
 	LockAttempt tryAcquire(String key, int permits, Duration leaseTime) {
@@ -64,16 +64,16 @@ final class ZookeeperSemaphores {
 		long deadline = calls.deadline();
 		long sessionId = this.provider.session().current(key, "acquire", deadline);
 		long leaseMillis = Math.max(1, leaseTime.toMillis());
-		String parent = this.provider.semaphorePath(key);
-		ZookeeperLockProvider.Created created = this.provider.createOwned(key, parent, "-" + permits + PERMIT,
-				leaseMillis, sessionId, deadline);
+		String parent = this.provider.nodes().semaphorePath(key);
+		ZookeeperNodes.Created created = this.provider.nodes()
+			.createOwned(key, parent, "-" + permits + PERMIT, leaseMillis, sessionId, deadline);
 		String path = created.path();
 		try {
-			List<String> line = this.provider.children(key, parent, PERMIT, deadline);
+			List<String> line = this.provider.nodes().children(key, parent, PERMIT, deadline);
 			for (String node : line) {
 				int declared = countOf(node);
 				if (declared != permits) {
-					this.provider.deleteInBackground(path);
+					this.provider.nodes().deleteInBackground(path);
 					throw new PermitCountMismatchException(key, declared, permits);
 				}
 			}
@@ -89,15 +89,15 @@ final class ZookeeperSemaphores {
 				this.provider.session().track(handle);
 				return new LockAttempt.Acquired(handle);
 			}
-			long firstLease = this.provider.leaseOf(key, parent + "/" + line.get(0), null, deadline);
-			this.provider.delete(key, path);
+			long firstLease = this.provider.nodes().leaseOf(key, parent + "/" + line.get(0), null, deadline);
+			this.provider.nodes().delete(key, path);
 			return new LockAttempt.Busy(Duration.ofMillis(firstLease));
 		}
 		catch (PermitCountMismatchException ex) {
 			throw ex;
 		}
 		catch (RuntimeException ex) {
-			this.provider.deleteInBackground(path);
+			this.provider.nodes().deleteInBackground(path);
 			throw ex;
 		}
 	}

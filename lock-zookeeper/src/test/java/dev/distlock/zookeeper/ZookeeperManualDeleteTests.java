@@ -47,9 +47,9 @@ class ZookeeperManualDeleteTests {
 		CuratorFramework operator = this.clients.client();
 		ZookeeperLockProvider other = this.clients.provider(operator);
 		Lease lease = template.acquire(key, LockOptions.defaults());
-		List<String> nodes = operator.getChildren().forPath(provider.parentPath(key));
+		List<String> nodes = operator.getChildren().forPath(provider.nodes().parentPath(key));
 		assertThat(nodes).hasSize(1);
-		operator.delete().forPath(provider.parentPath(key) + "/" + nodes.get(0));
+		operator.delete().forPath(provider.nodes().parentPath(key) + "/" + nodes.get(0));
 		LockAttempt taken = LockAttempt.join(other.tryLock(LockRequest.exclusive(key, Duration.ofSeconds(30))));
 		assertThat(taken).isInstanceOf(LockAttempt.Acquired.class);
 		assertThatExceptionOfType(LeaseLostException.class).isThrownBy(lease::release)

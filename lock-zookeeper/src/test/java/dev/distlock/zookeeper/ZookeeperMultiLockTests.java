@@ -110,7 +110,7 @@ class ZookeeperMultiLockTests {
 			.create()
 			.creatingParentsIfNeeded()
 			.withMode(CreateMode.EPHEMERAL)
-			.forPath(this.provider.parentPath(keys.get(1)));
+			.forPath(this.provider.nodes().parentPath(keys.get(1)));
 		assertThatExceptionOfType(LockBackendException.class)
 			.isThrownBy(() -> LockAttempt.join(this.provider.tryLock(LockRequest.all(keys, LEASE))));
 		Conditions.await("the first key's node is deleted", Duration.ofSeconds(20), () -> nodes(keys.get(0)) == 0);
@@ -179,7 +179,7 @@ class ZookeeperMultiLockTests {
 
 	private int nodes(String key) {
 		try {
-			String parent = this.provider.parentPath(key);
+			String parent = this.provider.nodes().parentPath(key);
 			return (this.client.checkExists().forPath(parent) != null)
 					? this.client.getChildren().forPath(parent).size() : 0;
 		}

@@ -58,8 +58,8 @@ class ZookeeperQueueLapseTests {
 		// A lapse that fired just before the waiter left may still be deleting its node;
 		// a leaked node would stay for the whole session.
 		Conditions.await("only the holder's node left once the waiter left its place", Duration.ofSeconds(10),
-				() -> List.of(holderName).equals(children(holderClient, holder.parentPath(key))));
-		assertThat(children(holderClient, holder.parentPath(key))).containsExactly(holderName);
+				() -> List.of(holderName).equals(children(holderClient, holder.nodes().parentPath(key))));
+		assertThat(children(holderClient, holder.nodes().parentPath(key))).containsExactly(holderName);
 		assertThat(held.release()).isTrue();
 		LockHandle next = acquired(LockAttempt.join(holder.tryLock(LockRequest.exclusive(key, LEASE))));
 		assertThat(next.release()).isTrue();

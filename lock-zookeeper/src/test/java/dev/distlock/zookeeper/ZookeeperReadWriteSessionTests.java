@@ -179,7 +179,7 @@ class ZookeeperReadWriteSessionTests {
 	}
 
 	private static List<String> queue(ZookeeperLockProvider provider, String key) {
-		return provider.queue(key, provider.parentPath(key), provider.calls().deadline());
+		return provider.nodes().queue(key, provider.nodes().parentPath(key), provider.calls().deadline());
 	}
 
 	private static void await(CountDownLatch latch) {

@@ -245,7 +245,7 @@ class ZookeeperSessionTests {
 		LockHandle first = acquired(LockAttempt.join(provider.tryLock(LockRequest.exclusive(key, LEASE))));
 		String firstNode = ((ZookeeperLockHandle) first).path();
 		assertThat(first.release()).isTrue();
-		String parent = provider.parentPath(key);
+		String parent = provider.nodes().parentPath(key);
 		Conditions.await("the idle parent is removed", Duration.ofSeconds(10), () -> exists(client, parent) == null);
 		LockHandle second = acquired(LockAttempt.join(provider.tryLock(LockRequest.exclusive(key, LEASE))));
 		String secondNode = ((ZookeeperLockHandle) second).path();

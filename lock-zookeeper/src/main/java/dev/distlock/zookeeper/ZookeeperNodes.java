@@ -1,0 +1,346 @@
+package dev.distlock.zookeeper;
+
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.util.Comparator;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import dev.distlock.LockBackendException;
+import dev.distlock.spi.Interrupts;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.api.CuratorEvent;
+import org.apache.curator.utils.ZKPaths;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.data.Stat;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The ZooKeeper nodes behind every primitive of a {@link ZookeeperLockProvider}: where a
+ * key's nodes live, and the calls that create, list, read, update and delete them, each
+ * within the store timeout.
+ *
+ * <p>
+ * <b>Lost replies.</b> Nodes are created with Curator's protection (a unique name prefix,
+ * looked for again after a connection loss), and an attempt whose caller gives up (store
+ * timeout, interrupt) deletes the node its create made whenever that reply comes.
+ */
+final class ZookeeperNodes {
+
+	private static final Log logger = LogFactory.getLog(ZookeeperNodes.class);
+
+	/** The marker in the name of a writer's node: a plain lock's, a write lock's. */
+	static final String NODE_NAME = "-lock-";
+
+	/** The marker in the name of a reader's node, in the same queue as the writers'. */
+	static final String READ_NAME = "-read-";
+
+	private final CuratorFramework client;
+
+	private final String basePath;
+
+	private final ZookeeperCalls calls;
+
+	/**
+	 * @param basePath the parent of every key's node, {@code ""} for the root
+	 */
+	ZookeeperNodes(CuratorFramework client, String basePath, ZookeeperCalls calls) {
+		this.client = client;
+		this.basePath = basePath;
+		this.calls = calls;
+	}
+
+	/**
+	 * Creates the caller's node, as {@link #create}, and checks that the current session
+	 * owns it: a node of an ended session is going away (CURATOR-604).
+	 */
+	Created createOwned(String key, String parent, String nodeName, long leaseMillis, long sessionId, long deadline) {
+		Created created = create(key, parent, nodeName, leaseMillis, deadline);
+		long owner = created.stat().getEphemeralOwner();
+		if (owner != sessionId) {
+			deleteInBackground(created.path());
+			throw new LockBackendException(key,
+					"Cannot acquire lock '" + key + "': its node was created by session " + Long.toHexString(owner)
+							+ ", not by the current session " + Long.toHexString(sessionId),
+					new IllegalStateException());
+		}
+		return created;
+	}
+
+	/**
+	 * Creates the caller's node ({@code <uuid><nodeName><sequence>}, protected, ephemeral
+	 * and sequential) recording the lease. If the caller gives up before the reply, the
+	 * node that the create made is deleted when the reply comes. A key's parent that the
+	 * servers remove (an idle container) between Curator creating it and creating the
+	 * node under it is created again.
+	 */
+	private Created create(String key, String parent, String nodeName, long leaseMillis, long deadline) {
+		for (int attempt = 1;; attempt++) {
+			Stat stat = new Stat();
+			String prefix = parent + "/" + UUID.randomUUID() + nodeName;
+			CompletableFuture<CuratorEvent> reply = this.calls.send((callback) -> this.client.create()
+				.storingStatIn(stat)
+				.creatingParentContainersIfNeeded()
+				.withProtection()
+				.withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
+				.inBackground(callback)
+				.forPath(prefix, Long.toString(leaseMillis).getBytes(StandardCharsets.US_ASCII)));
+			CuratorEvent event;
+			try {
+				event = this.calls.await(key, "acquire", reply, deadline);
+			}
+			catch (LockBackendException ex) {
+				CompletableFuture<?> undone = reply
+					.thenCompose((late) -> (ZookeeperCalls.code(late) == KeeperException.Code.OK)
+							? deleteInBackground(late.getName()) : CompletableFuture.completedFuture(null));
+				if (Thread.currentThread().isInterrupted()) {
+					// The caller stopped waiting, not ZooKeeper: the reply and the delete
+					// of
+					// the node it made still come within the deadline, and the caller is
+					// not
+					// told "not held" before they have.
+					Interrupts.setAside(() -> awaitQuietly(undone, deadline));
+				}
+				throw ex;
+			}
+			KeeperException.Code code = ZookeeperCalls.code(event);
+			if (code == KeeperException.Code.OK) {
+				Stat created = (event.getStat() != null) ? event.getStat() : stat;
+				if (created.getCzxid() == 0) {
+					// Curator found its node again after a connection loss, by name only.
+					created = statOf(key, event.getName(), deadline);
+				}
+				return new Created(event.getName(), created);
+			}
+			if (code != KeeperException.Code.NONODE || attempt == 5) {
+				throw ZookeeperCalls.failed(key, "acquire", event);
+			}
+		}
+	}
+
+	/** The stat of a node this attempt created; the attempt fails if it is gone. */
+	private Stat statOf(String key, String path, long deadline) {
+		CuratorEvent event = this.calls.call(key, "acquire", deadline,
+				(callback) -> this.client.checkExists().inBackground(callback).forPath(path));
+		if (ZookeeperCalls.code(event) != KeeperException.Code.OK || event.getStat() == null) {
+			throw ZookeeperCalls.failed(key, "acquire", event);
+		}
+		return event.getStat();
+	}
+
+	/** A node that an attempt created, and its stat as the create returned it. */
+	record Created(String path, Stat stat) {
+	}
+
+	/**
+	 * A lock key's queue: its writers' and readers' nodes, in sequence order (one
+	 * sequence per parent, so the order is total).
+	 */
+	List<String> queue(String key, String parent, long deadline) {
+		return children(key, parent, List.of(NODE_NAME, READ_NAME), deadline);
+	}
+
+	/**
+	 * The nodes under {@code parent} whose name holds {@code marker}, in sequence order.
+	 */
+	List<String> children(String key, String parent, String marker, long deadline) {
+		return children(key, parent, List.of(marker), deadline);
+	}
+
+	/**
+	 * The nodes under {@code parent} whose name holds one of {@code markers}, in sequence
+	 * order (the sequence follows the marker).
+	 */
+	private List<String> children(String key, String parent, List<String> markers, long deadline) {
+		CuratorEvent event = this.calls.call(key, "acquire", deadline,
+				(callback) -> this.client.getChildren().inBackground(callback).forPath(parent));
+		if (ZookeeperCalls.code(event) == KeeperException.Code.NONODE) {
+			return List.of();
+		}
+		if (ZookeeperCalls.code(event) != KeeperException.Code.OK) {
+			throw ZookeeperCalls.failed(key, "acquire", event);
+		}
+		return event.getChildren()
+			.stream()
+			.filter((child) -> sequence(child, markers) != null)
+			.sorted(Comparator.comparing((String child) -> sequence(child, markers)))
+			.toList();
+	}
+
+	/** The sequence number in a node's name: what follows its marker, or null. */
+	private static @Nullable String sequence(String child, List<String> markers) {
+		for (String marker : markers) {
+			int at = child.lastIndexOf(marker);
+			if (at >= 0) {
+				return child.substring(at + marker.length());
+			}
+		}
+		return null;
+	}
+
+	/**
+	 * The lease recorded in a node, watching it for {@code waiter} if given.
+	 * @return the lease in milliseconds, or 0 if the node is gone
+	 */
+	long leaseOf(String key, String path, @Nullable QueuedNode waiter, long deadline) {
+		CuratorEvent event = this.calls.call(key, "acquire", deadline,
+				(callback) -> ((waiter != null) ? this.client.getData().usingWatcher(waiter.watcher)
+						: this.client.getData())
+					.inBackground(callback)
+					.forPath(path));
+		if (ZookeeperCalls.code(event) == KeeperException.Code.NONODE) {
+			return 0;
+		}
+		if (ZookeeperCalls.code(event) != KeeperException.Code.OK) {
+			throw ZookeeperCalls.failed(key, "acquire", event);
+		}
+		try {
+			return Math.max(1, Long.parseLong(new String(event.getData(), StandardCharsets.US_ASCII)));
+		}
+		catch (NumberFormatException ex) {
+			return 1;
+		}
+	}
+
+	/**
+	 * Records a new lease time in the holder's node.
+	 * @return false if the node is gone
+	 */
+	boolean recordLease(String key, String path, long leaseMillis) {
+		CuratorEvent event = this.calls.call(key, "renew", this.calls.deadline(),
+				(callback) -> this.client.setData()
+					.inBackground(callback)
+					.forPath(path, Long.toString(leaseMillis).getBytes(StandardCharsets.US_ASCII)));
+		if (ZookeeperCalls.code(event) == KeeperException.Code.NONODE) {
+			return false;
+		}
+		if (ZookeeperCalls.code(event) != KeeperException.Code.OK) {
+			throw ZookeeperCalls.failed(key, "renew", event);
+		}
+		return true;
+	}
+
+	/**
+	 * Deletes a node within the store timeout; a delete cut short by a connection loss
+	 * goes on in the background until it succeeds or the session ends (Curator's
+	 * guaranteed delete).
+	 * @return false if the node was gone before this delete: another client deleted it
+	 * (by hand, say), so the lock it stood for was lost
+	 */
+	boolean delete(String key, String path) {
+		long deadline = this.calls.deadline();
+		CompletableFuture<KeeperException.Code> first = deleteOnce(path);
+		KeeperException.Code code;
+		try {
+			code = this.calls.await(key, "release", first, deadline);
+		}
+		catch (LockBackendException ex) {
+			first.whenComplete((late, failure) -> {
+				if (late != KeeperException.Code.OK && late != KeeperException.Code.NONODE) {
+					deleteInBackground(path);
+				}
+			});
+			throw ex;
+		}
+		if (code == KeeperException.Code.OK) {
+			return true;
+		}
+		if (code == KeeperException.Code.NONODE) {
+			// The first try found no node: nobody but this call would delete it while
+			// its session lives (a session that ended is the session guard's to report).
+			return false;
+		}
+		// The first try's fate is unknown (the connection dropped, or the client was
+		// between handles): it may have deleted the node. Curator retries it until it
+		// succeeds or the session ends; a retry that finds no node finds that delete's
+		// work, hence idempotent.
+		CuratorEvent event = this.calls.call(key, "release", deadline,
+				(callback) -> this.client.delete().idempotent().guaranteed().inBackground(callback).forPath(path));
+		if (ZookeeperCalls.code(event) != KeeperException.Code.OK) {
+			throw ZookeeperCalls.failed(key, "release", event);
+		}
+		return true;
+	}
+
+	/**
+	 * One try of a delete, with no retry: Curator's background delete retries after a
+	 * connection loss, and with {@code idempotent()} it answers a missing node as a
+	 * deleted one even on the first try, which would hide a node deleted by another
+	 * client. A failure to send completes the reply with {@code CONNECTIONLOSS}: the
+	 * caller then lets Curator retry.
+	 */
+	private CompletableFuture<KeeperException.Code> deleteOnce(String path) {
+		CompletableFuture<KeeperException.Code> reply = new CompletableFuture<>();
+		try {
+			this.client.getZookeeperClient()
+				.getZooKeeper()
+				.delete(ZKPaths.fixForNamespace(this.client.getNamespace(), path), -1,
+						(rc, deleted, context) -> reply.complete(KeeperException.Code.get(rc)), null);
+		}
+		catch (Exception ex) {
+			if (ex instanceof InterruptedException) {
+				Thread.currentThread().interrupt();
+			}
+			logger.debug("Could not send the delete of lock node " + path, ex);
+			reply.complete(KeeperException.Code.CONNECTIONLOSS);
+		}
+		return reply;
+	}
+
+	/** Deletes a node without waiting; retried until it succeeds or the session ends. */
+	CompletableFuture<CuratorEvent> deleteInBackground(String path) {
+		CompletableFuture<CuratorEvent> delete = this.calls
+			.send((callback) -> this.client.delete().guaranteed().inBackground(callback).forPath(path));
+		delete.whenComplete((event, failure) -> {
+			if (failure != null) {
+				logger.debug("Could not delete lock node " + path, failure);
+			}
+		});
+		return delete;
+	}
+
+	/** Waits for {@code future} until {@code deadline}; whatever it ends with. */
+	private static @Nullable Void awaitQuietly(CompletableFuture<?> future, long deadline) {
+		try {
+			future.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		catch (ExecutionException | TimeoutException ex) {
+			logger.debug("A lock node made for a caller who stopped waiting is still being deleted", ex);
+		}
+		return null;
+	}
+
+	/** The key's parent node: the key URL-encoded, so that it is one path segment. */
+	String parentPath(String key) {
+		return this.basePath + "/" + encode(key);
+	}
+
+	/**
+	 * The parent node of semaphore {@code key}'s permits: under {@code ~semaphores}, a
+	 * name no encoded key can have ({@code ~} is always encoded), so semaphores and locks
+	 * of the same key never meet.
+	 */
+	String semaphorePath(String key) {
+		return this.basePath + "/~semaphores/" + encode(key);
+	}
+
+	/** The node of latch {@code key}: under {@code ~latches}, apart from locks. */
+	String latchPath(String key) {
+		return this.basePath + "/~latches/" + encode(key);
+	}
+
+	private static String encode(String key) {
+		return URLEncoder.encode(key, StandardCharsets.UTF_8).replace(".", "%2E").replace("*", "%2A");
+	}
+
+}
