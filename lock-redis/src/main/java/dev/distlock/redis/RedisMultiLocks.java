@@ -191,14 +191,14 @@ final class RedisMultiLocks {
 		Map<String, List<Integer>> bySlot = new TreeMap<>();
 		for (int i = 0; i < handles.size(); i++) {
 			released.add(false);
-			RedisLockProvider.RedisLockHandle handle = (RedisLockProvider.RedisLockHandle) handles.get(i);
+			RedisLockHandle handle = (RedisLockHandle) handles.get(i);
 			int slot = this.keys.isCluster() ? RedisKeys.slotOf(handle.lockKey) : 0;
 			bySlot.computeIfAbsent(slot + "|" + handle.owner, (s) -> new ArrayList<>()).add(i);
 		}
 		RuntimeException failure = null;
 		for (List<Integer> group : bySlot.values()) {
 			List<String> groupKeys = group.stream().map((i) -> handles.get(i).key()).toList();
-			String owner = ((RedisLockProvider.RedisLockHandle) handles.get(group.get(0))).owner;
+			String owner = ((RedisLockHandle) handles.get(group.get(0))).owner;
 			try {
 				List<Object> reply = release(String.join(",", groupKeys), groupKeys, owner);
 				for (int j = 0; j < group.size(); j++) {

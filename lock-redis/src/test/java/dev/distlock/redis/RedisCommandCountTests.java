@@ -136,7 +136,7 @@ class RedisCommandCountTests {
 		LockAttempt waiting = LockAttempt.join(provider.tryLock(LockRequest.exclusive(key, LEASE).withWaiting(true)));
 		assertThat(waiting).isInstanceOf(LockAttempt.Busy.class);
 		assertThat(((LockAttempt.Busy) waiting).remaining()).isPositive();
-		RedisLockProvider.RedisLockHandle stranger = provider.new RedisLockHandle(key, lockKey, "reader", 1);
+		RedisLockHandle stranger = provider.handle(key, lockKey, "reader", 1);
 		assertThat(stranger.renew(Duration.ofMillis(5))).as("renewed").isFalse();
 		assertThat(stranger.release()).as("released").isFalse();
 		assertThat(redis.opsForHash().entries(lockKey)).containsOnlyKeys("reader");
@@ -154,8 +154,7 @@ class RedisCommandCountTests {
 		LockHandle holder = acquired(LockAttempt.join(provider.tryLock(LockRequest.exclusive(key, LEASE))));
 		String owner = TestRedis.mutexOwner(redis, lockKey);
 		assertThat(owner).isNotNull();
-		RedisLockProvider.RedisLockHandle prefix = provider.new RedisLockHandle(key, lockKey,
-				owner.substring(0, owner.length() - 1), 1);
+		RedisLockHandle prefix = provider.handle(key, lockKey, owner.substring(0, owner.length() - 1), 1);
 		assertThat(prefix.renew(Duration.ofMillis(5))).as("renewed").isFalse();
 		assertThat(prefix.release()).as("released").isFalse();
 		assertThat(redis.getExpire(lockKey)).isGreaterThan(1);
