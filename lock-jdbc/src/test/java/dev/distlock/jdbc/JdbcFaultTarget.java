@@ -68,8 +68,9 @@ final class JdbcFaultTarget implements FaultTarget {
 	}
 
 	/**
-	 * Rows still held (an owner and a lease not yet run out) once every JVM is gone,
-	 * waiting at most a lease and 3 s for what a dead client left to expire.
+	 * Rows still held (an owner and a lease not yet run out: a lock, a read hold, a
+	 * permit) once every JVM is gone, waiting at most a lease and 3 s for what a dead
+	 * client left to expire.
 	 */
 	@Override
 	public int leftInStore(Duration lease, StringBuilder detail) {
@@ -78,8 +79,13 @@ final class JdbcFaultTarget implements FaultTarget {
 		List<String> held;
 		String now = this.database.kind().equals("mariadb") ? "UTC_TIMESTAMP(6)" : "clock_timestamp()";
 		do {
-			held = admin.queryForList("SELECT CONCAT(name, ' by ', owner) FROM " + TABLE
-					+ " WHERE owner IS NOT NULL AND expires_at > " + now, String.class);
+			held = admin.queryForList(
+					"SELECT CONCAT(name, ' by ', owner) FROM " + TABLE + " WHERE owner IS NOT NULL AND expires_at > "
+							+ now + " UNION ALL SELECT CONCAT('read hold of ', name, ' by ', owner) FROM " + TABLE
+							+ "_reader WHERE expires_at > " + now
+							+ " UNION ALL SELECT CONCAT('permit of ', name, ' by ', owner)" + " FROM " + TABLE
+							+ "_permit WHERE expires_at > " + now,
+					String.class);
 			if (held.isEmpty()) {
 				return 0;
 			}
@@ -87,7 +93,7 @@ final class JdbcFaultTarget implements FaultTarget {
 			LockSupport.parkNanos(20_000_000L);
 		}
 		while (System.nanoTime() - deadline < 0);
-		detail.append(", in ").append(TABLE).append(' ').append(held);
+		detail.append(", in ").append(TABLE).append("*: ").append(held);
 		return held.size();
 	}
 

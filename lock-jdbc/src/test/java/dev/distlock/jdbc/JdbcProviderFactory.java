@@ -48,6 +48,14 @@ public final class JdbcProviderFactory implements ProviderFactory {
 		config.setUsername(settings.get(USER));
 		config.setPassword(settings.get(PASSWORD));
 		this.dataSource = new HikariDataSource(config);
+		// The tables made with the default store timeout: a fault run's, a lease, is
+		// short
+		// for DDL on a loaded machine.
+		try (JdbcLockProvider setup = JdbcLockProvider.builder(this.dataSource)
+			.tableName(settings.get(TABLE))
+			.build()) {
+			setup.createTableIfMissing();
+		}
 		JdbcLockProvider.Builder builder = JdbcLockProvider.builder(this.dataSource).tableName(settings.get(TABLE));
 		if (settings.containsKey(FaultRun.LEASE_MILLIS)
 				&& !Boolean.parseBoolean(settings.get(FaultRun.CLIENT_DEFAULTS))) {
@@ -56,7 +64,6 @@ public final class JdbcProviderFactory implements ProviderFactory {
 			builder.storeTimeout(Duration.ofMillis(WorkerArgs.number(settings, FaultRun.LEASE_MILLIS)));
 		}
 		this.provider = builder.build();
-		this.provider.createTableIfMissing();
 		return this.provider;
 	}
 
