@@ -70,14 +70,6 @@ abstract class AbstractJdbcSemaphoreLatchFaultTests {
 	/** Starts a database server of this class's own. */
 	abstract DatabaseServer startServer();
 
-	/**
-	 * Whether the runs kill and restart the server; a server whose restart takes tens of
-	 * seconds leaves that to the mutex's fault suite, which kills it too.
-	 */
-	boolean killsServer() {
-		return true;
-	}
-
 	@AfterEach
 	void closeAll() {
 		this.proxy.heal();
@@ -165,14 +157,9 @@ abstract class AbstractJdbcSemaphoreLatchFaultTests {
 					lastOut(LEASE.dividedBy(4));
 				}
 				case 1 -> {
-					if (killsServer()) {
-						this.server.kill();
-						lastOut(LEASE.dividedBy(4));
-						this.server.restart();
-					}
-					else {
-						this.proxy.disconnectAll();
-					}
+					this.server.kill();
+					lastOut(LEASE.dividedBy(4));
+					this.server.restart();
 				}
 				case 2 -> this.proxy.disconnectAll();
 				default -> {
@@ -194,8 +181,7 @@ abstract class AbstractJdbcSemaphoreLatchFaultTests {
 	}
 
 	Stream<String> latchFaults() {
-		return killsServer() ? Stream.of("connection resets", "partition", "server killed and restarted")
-				: Stream.of("connection resets", "partition");
+		return Stream.of("connection resets", "partition", "server killed and restarted");
 	}
 
 	@ParameterizedTest(name = "a latch never opened early: {0}")

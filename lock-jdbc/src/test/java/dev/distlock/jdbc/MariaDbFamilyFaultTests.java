@@ -6,24 +6,34 @@ import dev.distlock.testsupport.DatabaseServer;
 import dev.distlock.testsupport.MariaDbServer;
 
 /**
- * Multi-key and read-write locks under network faults on the shared MariaDB server: its
- * restart takes half a minute, so the server-restart runs are PostgreSQL's.
+ * Multi-key and read-write locks under faults on a MariaDB server of their own, which the
+ * faults kill and start again on its data (InnoDB's redo log, flushed at every commit).
  */
 class MariaDbFamilyFaultTests extends AbstractJdbcFamilyFaultTests {
 
 	@Override
 	DatabaseServer startServer() {
-		return MariaDbServer.shared();
+		return MariaDbServer.start();
 	}
 
 	@Override
 	boolean ownServer() {
-		return false;
+		return true;
 	}
 
 	@Override
 	List<String> faultNames() {
-		return List.of("connections cut", "partition");
+		return List.of("connections cut", "partition", "server restarted");
+	}
+
+	/**
+	 * Without the restart unless soaking: the default run lasts 6 s, of which a MariaDB
+	 * restart and its pools' reconnection take too much on a loaded machine to leave the
+	 * writers a turn; the multi-key runs check the restart.
+	 */
+	@Override
+	List<String> readWriteFaultNames() {
+		return Boolean.getBoolean("distlock.soak") ? faultNames() : List.of("connections cut", "partition");
 	}
 
 }

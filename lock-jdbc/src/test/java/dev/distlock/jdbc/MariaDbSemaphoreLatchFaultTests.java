@@ -13,9 +13,4 @@ class MariaDbSemaphoreLatchFaultTests extends AbstractJdbcSemaphoreLatchFaultTes
 		return MariaDbServer.start();
 	}
 
-	@Override
-	boolean killsServer() {
-		return false;
-	}
-
 }

@@ -130,17 +130,24 @@ public final class TcpProxy implements AutoCloseable {
 
 	private void accept() {
 		while (!this.closed) {
+			Socket client = null;
 			try {
-				Socket client = this.listener.accept();
+				client = this.listener.accept();
 				Socket server = new Socket();
 				server.connect(this.target, 5000);
 				this.sockets.add(client);
 				this.sockets.add(server);
-				daemon(() -> pump(client, server, false), "tcp-proxy-up").start();
-				daemon(() -> pump(server, client, true), "tcp-proxy-down").start();
+				Socket accepted = client;
+				daemon(() -> pump(accepted, server, false), "tcp-proxy-up").start();
+				daemon(() -> pump(server, accepted, true), "tcp-proxy-down").start();
 			}
 			catch (IOException ex) {
-				// closed, or the server refused: the client retries
+				// Closed, or the server refused: the client is closed as the server's
+				// refusal would have, so that it retries rather than wait for a greeting
+				// that never comes.
+				if (client != null) {
+					closeQuietly(client);
+				}
 			}
 		}
 	}
