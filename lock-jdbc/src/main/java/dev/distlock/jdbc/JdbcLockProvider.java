@@ -458,7 +458,11 @@ public final class JdbcLockProvider
 
 	/**
 	 * Checks that the lock table exists with the columns this store uses, and, on MariaDB
-	 * and MySQL, that its key column compares keys exactly (a binary collation).
+	 * and MySQL, that its key column compares keys exactly (a binary collation); then
+	 * that the lock family's tables the same DDL creates beside it are there with their
+	 * columns: the lock table's name followed by {@code _reader} and {@code _intent}
+	 * (read-write locks), {@code _semaphore} and {@code _permit} (semaphores),
+	 * {@code _latch} and {@code _latch_participant} (countdown latches).
 	 * @throws IllegalStateException naming what is missing and where the DDL is, or the
 	 * key column's collation and the {@code ALTER TABLE} that fixes it
 	 */
@@ -473,8 +477,8 @@ public final class JdbcLockProvider
 						+ "' on " + label(dialect()) + ": " + problem);
 			}
 			String familyProblem = this.calls.call("",
-					"check the read-write lock tables of the lock table '" + this.tableName + "'",
-					(connection) -> JdbcReadWriteLocks.missingTable(connection, this.tableName), null);
+					"check the lock family's tables of the lock table '" + this.tableName + "'",
+					(connection) -> FamilyTables.missingTable(connection, this.tableName), null);
 			if (familyProblem != null) {
 				throw new IllegalStateException("distlock's JDBC store cannot use " + label(dialect()) + ": "
 						+ familyProblem + ". Create it with the DDL in lock-jdbc's jar at classpath:"

@@ -4,7 +4,6 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
@@ -307,28 +306,6 @@ final class JdbcReadWriteLocks {
 			}
 			return (freed == 1 && waited == 1) ? Released.LAST_TO_WAITERS : Released.RELEASED;
 		});
-	}
-
-	/**
-	 * The first of the read-write locks' tables that is missing or lacks a column, as a
-	 * phrase; null when both are there.
-	 */
-	static @Nullable String missingTable(Connection connection, String lockTable) throws SQLException {
-		String[][] tables = { { lockTable + "_reader", "name, owner, fence, expires_at" },
-				{ lockTable + "_intent", "name, waiter, expires_at" } };
-		for (String[] table : tables) {
-			try (Statement statement = connection.createStatement()) {
-				statement.executeQuery("SELECT " + table[1] + " FROM " + table[0] + " WHERE 1 = 0").close();
-			}
-			catch (SQLException ex) {
-				if (JdbcCalls.retryable(ex)) {
-					throw ex;
-				}
-				return "the table '" + table[0] + "' (" + table[1] + "), which read-write locks use, is missing or"
-						+ " lacks a column";
-			}
-		}
-		return null;
 	}
 
 	/** The outcome of a read attempt: the token if taken, else the remaining micros. */
