@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.distlock.LockBackendException;
 import dev.distlock.spi.LockAttempt;
@@ -85,7 +86,8 @@ final class JdbcReadWriteLocks {
 		FamilySql sql = sql();
 		String owner = this.provider.newOwner();
 		long leaseMicros = JdbcLockProvider.micros(leaseTime);
-		long undoUntil = System.nanoTime() + leaseTime.toNanos() + this.calls.timeout().toNanos();
+		long sentAt = System.nanoTime();
+		long undoUntil = sentAt + leaseTime.toNanos() + this.calls.timeout().toNanos();
 		Taken taken = this.calls.call(key, "take a read lock on '" + key + "'",
 				(connection) -> takeRead(connection, sql, key, owner, leaseMicros, waiting), (late) -> {
 					if (late == null || late.acquired()) {
@@ -93,7 +95,8 @@ final class JdbcReadWriteLocks {
 					}
 				});
 		if (taken.acquired()) {
-			return new LockAttempt.Acquired(new JdbcReadHandle(key, owner, taken.value()));
+			return new LockAttempt.Acquired(
+					new JdbcReadHandle(key, owner, taken.value(), new LeaseFloor(sentAt, leaseTime)));
 		}
 		return new LockAttempt.Busy(Duration.ofNanos(TimeUnit.MICROSECONDS.toNanos(Math.max(1, taken.value()))));
 	}
@@ -328,10 +331,13 @@ final class JdbcReadWriteLocks {
 
 		private final long token;
 
-		JdbcReadHandle(String key, String owner, long token) {
+		private final LeaseFloor floor;
+
+		JdbcReadHandle(String key, String owner, long token, LeaseFloor floor) {
 			this.key = key;
 			this.owner = owner;
 			this.token = token;
+			this.floor = floor;
 		}
 
 		@Override
@@ -352,7 +358,8 @@ final class JdbcReadWriteLocks {
 		public boolean renew(Duration leaseTime) {
 			FamilySql sql = sql();
 			long micros = JdbcLockProvider.micros(leaseTime);
-			return JdbcReadWriteLocks.this.calls.call(this.key, "renew a read lock on '" + this.key + "'",
+			long sentAt = System.nanoTime();
+			boolean renewed = JdbcReadWriteLocks.this.calls.call(this.key, "renew a read lock on '" + this.key + "'",
 					(connection) -> sql.inTransaction(connection, (tx) -> {
 						Long locked = FamilySql.queryLong(tx,
 								"SELECT 1 FROM " + sql.table + " WHERE name = ? AND owner = ? FOR UPDATE", this.key,
@@ -367,17 +374,29 @@ final class JdbcReadWriteLocks {
 								+ sql.after("?") + ") WHERE name = ?", micros, this.key);
 						return true;
 					}), null);
+			if (renewed) {
+				this.floor.renewed(sentAt, leaseTime);
+			}
+			return renewed;
 		}
 
 		/**
 		 * Drops this hold if it has not run out; the last reader's release frees the key.
+		 * A run again after a lost reply that finds the hold gone while its lease surely
+		 * still ran ({@link LeaseFloor}) counts the earlier run as the release rather
+		 * than report a loss.
 		 */
 		@Override
 		public boolean release() {
 			FamilySql sql = sql();
+			AtomicInteger runs = new AtomicInteger();
 			return JdbcReadWriteLocks.this.calls.call(this.key, "release a read lock on '" + this.key + "'",
-					(connection) -> JdbcReadWriteLocks.release(connection, sql, this.key, this.owner, this.token),
-					null) != Released.NOT_HELD;
+					(connection) -> {
+						boolean rerun = runs.getAndIncrement() > 0;
+						Released released = JdbcReadWriteLocks.release(connection, sql, this.key, this.owner,
+								this.token);
+						return released != Released.NOT_HELD || (rerun && this.floor.liveAt(System.nanoTime()));
+					}, null);
 		}
 
 		@Override

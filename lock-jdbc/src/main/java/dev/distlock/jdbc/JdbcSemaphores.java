@@ -136,8 +136,9 @@ final class JdbcSemaphores implements AutoCloseable {
 	LockAttempt tryAcquire(String key, int permits, Duration leaseTime, boolean waiting) {
 		long leaseMicros = micros(leaseTime);
 		String owner = this.instanceId + ":" + this.sequence.incrementAndGet();
+		long sentAt = System.nanoTime();
 		// Past this, a permit the call may have taken has run out by itself.
-		long undoUntil = System.nanoTime() + leaseTime.toNanos() + this.calls.timeout().toNanos();
+		long undoUntil = sentAt + leaseTime.toNanos() + this.calls.timeout().toNanos();
 		AtomicInteger runs = new AtomicInteger();
 		Taken taken = this.calls.call(key, "take a permit of semaphore '" + key + "'", (connection) -> {
 			boolean rerun = runs.getAndIncrement() > 0;
@@ -163,7 +164,8 @@ final class JdbcSemaphores implements AutoCloseable {
 			throw new PermitCountMismatchException(key, taken.declared(), permits);
 		}
 		if (taken.fence() > 0) {
-			return new LockAttempt.Acquired(new PermitHandle(key, owner, taken.fence()));
+			return new LockAttempt.Acquired(
+					new PermitHandle(key, owner, taken.fence(), new LeaseFloor(sentAt, leaseTime)));
 		}
 		return new LockAttempt.Busy(Duration.ofNanos(TimeUnit.MICROSECONDS.toNanos(taken.remainingMicros())));
 	}
@@ -296,10 +298,13 @@ final class JdbcSemaphores implements AutoCloseable {
 
 		private final long fence;
 
-		PermitHandle(String key, String owner, long fence) {
+		private final LeaseFloor floor;
+
+		PermitHandle(String key, String owner, long fence, LeaseFloor floor) {
 			this.key = key;
 			this.owner = owner;
 			this.fence = fence;
+			this.floor = floor;
 		}
 
 		@Override
@@ -315,36 +320,48 @@ final class JdbcSemaphores implements AutoCloseable {
 		@Override
 		public boolean renew(Duration leaseTime) {
 			long leaseMicros = micros(leaseTime);
-			return JdbcSemaphores.this.calls.call(this.key, "renew a permit of semaphore '" + this.key + "'",
+			long sentAt = System.nanoTime();
+			boolean renewed = JdbcSemaphores.this.calls.call(this.key, "renew a permit of semaphore '" + this.key + "'",
 					(connection) -> Transactions.update(connection, statements(connection).renew, leaseMicros, this.key,
 							this.owner, this.fence) == 1,
 					null);
+			if (renewed) {
+				this.floor.renewed(sentAt, leaseTime);
+			}
+			return renewed;
 		}
 
 		/**
 		 * {@inheritDoc}
 		 * <p>
 		 * One statement; on PostgreSQL it also notifies the semaphore's waiters if one
-		 * marked it. A release run again after its reply was lost finds nothing to free
-		 * and reports a loss.
+		 * marked it. A release run again after its reply was lost finds nothing to free;
+		 * while the permit's lease surely still ran ({@link LeaseFloor}) only the earlier
+		 * run can have freed it, which counts as the release rather than a loss.
 		 */
 		@Override
 		public boolean release() {
+			AtomicInteger runs = new AtomicInteger();
 			return JdbcSemaphores.this.calls.call(this.key, "release a permit of semaphore '" + this.key + "'",
 					(connection) -> {
-						JdbcLockDialect known = JdbcSemaphores.this.dialect.run(connection);
-						SemaphoreStatements sql = statements(connection);
-						if (!sql.clock.postgres) {
-							return Transactions.update(connection, sql.release, this.key, this.owner, this.fence) == 1;
-						}
-						try (PreparedStatement statement = connection.prepareStatement(sql.release)) {
-							Transactions.bind(statement, this.key, this.owner, this.fence,
-									JdbcSemaphores.this.signals.channel(known));
-							try (ResultSet result = statement.executeQuery()) {
-								return result.next() && result.getLong(1) == 1;
-							}
-						}
+						boolean rerun = runs.getAndIncrement() > 0;
+						return freed(connection) || (rerun && this.floor.liveAt(System.nanoTime()));
 					}, null);
+		}
+
+		private boolean freed(Connection connection) throws SQLException {
+			JdbcLockDialect known = JdbcSemaphores.this.dialect.run(connection);
+			SemaphoreStatements sql = statements(connection);
+			if (!sql.clock.postgres) {
+				return Transactions.update(connection, sql.release, this.key, this.owner, this.fence) == 1;
+			}
+			try (PreparedStatement statement = connection.prepareStatement(sql.release)) {
+				Transactions.bind(statement, this.key, this.owner, this.fence,
+						JdbcSemaphores.this.signals.channel(known));
+				try (ResultSet result = statement.executeQuery()) {
+					return result.next() && result.getLong(1) == 1;
+				}
+			}
 		}
 
 		@Override

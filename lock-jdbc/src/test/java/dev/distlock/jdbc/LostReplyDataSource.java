@@ -8,6 +8,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import javax.sql.DataSource;
@@ -30,6 +31,8 @@ final class LostReplyDataSource extends DelegatingDataSource {
 
 	private volatile boolean refuseAfterwards;
 
+	private volatile boolean atCommit;
+
 	private volatile boolean refusing;
 
 	private final AtomicInteger repliesLost = new AtomicInteger();
@@ -45,6 +48,18 @@ final class LostReplyDataSource extends DelegatingDataSource {
 	 */
 	void loseNextReply(String fragment, boolean refuseAfterwards) {
 		this.refuseAfterwards = refuseAfterwards;
+		this.atCommit = false;
+		this.armedFragment = fragment;
+	}
+
+	/**
+	 * The next statement whose SQL contains {@code fragment} runs; if it ran in a
+	 * transaction, that transaction commits, and then the reply is lost, so that what the
+	 * server kept is the whole transaction's work.
+	 */
+	void loseNextCommitReply(String fragment) {
+		this.refuseAfterwards = false;
+		this.atCommit = true;
 		this.armedFragment = fragment;
 	}
 
@@ -65,34 +80,50 @@ final class LostReplyDataSource extends DelegatingDataSource {
 			throw new SQLException("Connection to the database refused (injected)", "08001");
 		}
 		Connection connection = super.getConnection();
+		AtomicBoolean commitReplyLost = new AtomicBoolean();
 		return (Connection) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] { Connection.class },
 				(proxy, method, args) -> {
 					Object result = invoke(method, connection, args);
 					if (result instanceof PreparedStatement statement && args != null
 							&& args[0] instanceof String sql) {
-						return statement(statement, sql);
+						return statement(statement, sql, connection, commitReplyLost);
+					}
+					boolean commits = method.getName().equals("commit")
+							|| (method.getName().equals("setAutoCommit") && Boolean.TRUE.equals(args[0]));
+					if (commits && commitReplyLost.getAndSet(false)) {
+						throw lost();
 					}
 					return result;
 				});
 	}
 
-	private PreparedStatement statement(PreparedStatement statement, String sql) {
+	private PreparedStatement statement(PreparedStatement statement, String sql, Connection connection,
+			AtomicBoolean commitReplyLost) {
 		return (PreparedStatement) Proxy.newProxyInstance(getClass().getClassLoader(),
 				new Class<?>[] { PreparedStatement.class }, (proxy, method, args) -> {
 					Object result = invoke(method, statement, args);
 					String fragment = this.armedFragment;
 					if (EXECUTE.contains(method.getName()) && fragment != null && sql.contains(fragment)
 							&& takeArmed(fragment)) {
+						if (this.atCommit && !connection.getAutoCommit()) {
+							commitReplyLost.set(true);
+							return result;
+						}
 						if (result instanceof ResultSet rows) {
 							rows.close();
 						}
-						this.refusing = this.refuseAfterwards;
-						this.repliesLost.incrementAndGet();
-						throw new SQLException("An I/O error occurred while sending to the backend (injected: the"
-								+ " statement ran, its reply was lost)", "08006");
+						throw lost();
 					}
 					return result;
 				});
+	}
+
+	private SQLException lost() {
+		this.refusing = this.refuseAfterwards;
+		this.repliesLost.incrementAndGet();
+		return new SQLException(
+				"An I/O error occurred while sending to the backend (injected: the statement ran, its reply was lost)",
+				"08006");
 	}
 
 	private synchronized boolean takeArmed(String fragment) {

@@ -1,0 +1,135 @@
+package dev.distlock.jdbc;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.distlock.spi.LockAttempt;
+import dev.distlock.spi.LockHandle;
+import dev.distlock.spi.LockRequest;
+import dev.distlock.testsupport.Conditions;
+import dev.distlock.testsupport.DatabaseServer;
+import dev.distlock.testsupport.MariaDbServer;
+import dev.distlock.testsupport.PostgresServer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import static dev.distlock.jdbc.TestDatabases.acquired;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Releases of read holds and permits whose reply was lost after the server committed them
+ * (a {@link LostReplyDataSource} over a real pool), on PostgreSQL and MariaDB: run again,
+ * they find the hold gone, and while its lease surely still ran that is the earlier run's
+ * release, not a loss; the key and the permit are free at once. A release run again after
+ * the lease may have run out still reports the loss.
+ */
+@Timeout(value = 60, unit = TimeUnit.SECONDS)
+@Tag("server")
+class JdbcFamilyLostReplyTests {
+
+	private static final String TABLE = "family_lost_reply_lock";
+
+	private static final Duration LONG = Duration.ofSeconds(30);
+
+	private final List<AutoCloseable> closeables = new ArrayList<>();
+
+	static List<String> databases() {
+		return List.of("postgresql", "mariadb");
+	}
+
+	@AfterEach
+	void close() throws Exception {
+		for (int i = this.closeables.size() - 1; i >= 0; i--) {
+			this.closeables.get(i).close();
+		}
+		this.closeables.clear();
+	}
+
+	/** A provider over {@code dataSource}, closed after the test. */
+	private JdbcLockProvider provider(javax.sql.DataSource dataSource) {
+		JdbcLockProvider provider = new JdbcLockProvider(dataSource, TABLE);
+		this.closeables.add(provider);
+		return provider;
+	}
+
+	private HikariDataSource pool(String database) {
+		DatabaseServer server = database.equals("mariadb") ? MariaDbServer.shared() : PostgresServer.shared();
+		HikariDataSource pool = server.newDataSource();
+		this.closeables.add(pool);
+		return pool;
+	}
+
+	private static String key() {
+		return "family-lost-reply-" + UUID.randomUUID();
+	}
+
+	@ParameterizedTest(name = "{0}")
+	@MethodSource("databases")
+	void aReadReleaseWhoseReplyWasLostIsNotALoss(String database) {
+		LostReplyDataSource faulty = new LostReplyDataSource(pool(database));
+		JdbcLockProvider provider = provider(faulty);
+		JdbcLockProvider other = provider(pool(database));
+		other.createTableIfMissing();
+		String key = key();
+		LockHandle read = acquired(LockAttempt.join(provider.tryLock(LockRequest.shared(key, LONG))));
+		faulty.loseNextCommitReply("DELETE FROM " + TABLE + "_reader");
+		assertThat(read.release()).as("released").isTrue();
+		assertThat(faulty.repliesLost()).isOne();
+		LockHandle writer = acquired(LockAttempt.join(other.tryLock(LockRequest.exclusive(key, LONG))));
+		assertThat(writer.fencingToken()).isGreaterThan(read.fencingToken());
+		assertThat(writer.release()).isTrue();
+	}
+
+	@ParameterizedTest(name = "{0}")
+	@MethodSource("databases")
+	void aPermitReleaseWhoseReplyWasLostIsNotALoss(String database) {
+		LostReplyDataSource faulty = new LostReplyDataSource(pool(database));
+		JdbcLockProvider provider = provider(faulty);
+		JdbcLockProvider other = provider(pool(database));
+		other.createTableIfMissing();
+		String key = key();
+		LockHandle permit = acquired(LockAttempt.join(provider.tryLock(LockRequest.permit(key, 1, LONG))));
+		faulty.loseNextCommitReply("DELETE FROM " + TABLE + "_permit");
+		assertThat(permit.release()).as("released").isTrue();
+		assertThat(faulty.repliesLost()).isOne();
+		LockHandle next = acquired(LockAttempt.join(other.tryLock(LockRequest.permit(key, 1, LONG))));
+		assertThat(next.fencingToken()).isGreaterThan(permit.fencingToken());
+		assertThat(next.release()).isTrue();
+	}
+
+	/**
+	 * A permit whose lease ran out and was taken by another: its release, run again after
+	 * a lost reply, finds nothing and reports the loss, as its first run would have.
+	 */
+	@ParameterizedTest(name = "{0}")
+	@MethodSource("databases")
+	void aReleaseRunAgainAfterTheLeaseRanOutIsStillALoss(String database) {
+		LostReplyDataSource faulty = new LostReplyDataSource(pool(database));
+		JdbcLockProvider provider = provider(faulty);
+		JdbcLockProvider other = provider(pool(database));
+		other.createTableIfMissing();
+		String key = key();
+		LockHandle permit = acquired(
+				LockAttempt.join(provider.tryLock(LockRequest.permit(key, 1, Duration.ofMillis(300)))));
+		List<LockHandle> next = new ArrayList<>();
+		Conditions.await("the permit taken by another once its lease ran out", Duration.ofSeconds(10), () -> {
+			LockAttempt attempt = LockAttempt.join(other.tryLock(LockRequest.permit(key, 1, LONG)));
+			if (attempt instanceof LockAttempt.Acquired acquired) {
+				next.add(acquired.handle());
+			}
+			return !next.isEmpty();
+		});
+		faulty.loseNextCommitReply("DELETE FROM " + TABLE + "_permit");
+		assertThat(permit.release()).as("released").isFalse();
+		assertThat(faulty.repliesLost()).isOne();
+		assertThat(next.get(0).release()).isTrue();
+	}
+
+}
