@@ -97,7 +97,8 @@ abstract class AbstractJdbcFamilyHolderTests {
 				assertThat(answered(() -> other.tryAcquire(key, contender(member, Duration.ZERO))))
 					.as("the %s hold of a stopped holder, while its lease runs", member)
 					.isEmpty();
-				try (Lease lease = other.acquire(key, contender(member, PAUSED_LEASE.multipliedBy(2)))) {
+				try (Lease lease = answered(
+						() -> other.acquire(key, contender(member, PAUSED_LEASE.multipliedBy(2))))) {
 					long gotInAfter = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - stoppedAt);
 					assertThat(lease.fencingToken()).as("the next holder's token").isGreaterThan(firstToken);
 					assertThat(register.write(lease.fencingToken(), "second holder")).isTrue();

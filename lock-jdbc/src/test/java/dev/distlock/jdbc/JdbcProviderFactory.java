@@ -48,22 +48,25 @@ public final class JdbcProviderFactory implements ProviderFactory {
 		config.setUsername(settings.get(USER));
 		config.setPassword(settings.get(PASSWORD));
 		this.dataSource = new HikariDataSource(config);
-		// The tables made with the default store timeout: a fault run's, a lease, is
-		// short
-		// for DDL on a loaded machine.
-		try (JdbcLockProvider setup = JdbcLockProvider.builder(this.dataSource)
-			.tableName(settings.get(TABLE))
-			.build()) {
-			setup.createTableIfMissing();
-		}
 		JdbcLockProvider.Builder builder = JdbcLockProvider.builder(this.dataSource).tableName(settings.get(TABLE));
-		if (settings.containsKey(FaultRun.LEASE_MILLIS)
-				&& !Boolean.parseBoolean(settings.get(FaultRun.CLIENT_DEFAULTS))) {
+		boolean faultRun = settings.containsKey(FaultRun.LEASE_MILLIS)
+				&& !Boolean.parseBoolean(settings.get(FaultRun.CLIENT_DEFAULTS));
+		if (faultRun) {
+			// The tables are made with the default store timeout: a lease is short for
+			// DDL on a loaded machine.
+			try (JdbcLockProvider setup = JdbcLockProvider.builder(this.dataSource)
+				.tableName(settings.get(TABLE))
+				.build()) {
+				setup.createTableIfMissing();
+			}
 			// In a fault run, calls time out after a lease: a hung call must not outlive
 			// the lock.
 			builder.storeTimeout(Duration.ofMillis(WorkerArgs.number(settings, FaultRun.LEASE_MILLIS)));
 		}
 		this.provider = builder.build();
+		if (!faultRun) {
+			this.provider.createTableIfMissing();
+		}
 		return this.provider;
 	}
 
