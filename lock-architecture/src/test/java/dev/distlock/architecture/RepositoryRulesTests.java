@@ -127,8 +127,8 @@ class RepositoryRulesTests {
 	 */
 	private enum Module {
 
-		CORE(List.of("dev.distlock", "dev.distlock.spi..", "dev.distlock.support..", "dev.distlock.inmemory.."),
-				List.of()),
+		CORE(List.of("dev.distlock", "dev.distlock.spi..", "dev.distlock.support..", "dev.distlock.inmemory..",
+				"dev.distlock.reactive.."), List.of()),
 
 		SPRING(List.of("dev.distlock.aop..", "dev.distlock.config.."), List.of()),
 

@@ -216,16 +216,8 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 	 * wait; locks taken meanwhile are released.
 	 */
 	public CompletableFuture<Optional<MultiLease>> acquireAllAsync(Collection<String> keys, LockOptions options) {
-		LockSettings settings = LockSettings.of(options, this.defaults);
 		List<String> sorted = MultiKeyAcquirer.sortedKeys(keys);
-		MultiKeyWait wait = multiKey().start(sorted, checked(sorted, settings), this.sharedDriver);
-		CompletableFuture<Optional<MultiLease>> answer = wait.result.thenApply(Optional::ofNullable);
-		answer.whenComplete((lease, failure) -> {
-			if (failure instanceof CancellationException cancelled) {
-				wait.cancel(cancelled);
-			}
-		});
-		return answer;
+		return waitAllAsync(sorted, LockSettings.of(options, this.defaults), this::reentrant);
 	}
 
 	/**
@@ -344,6 +336,14 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 		if (scoped != null) {
 			return CompletableFuture.completedFuture(Optional.of(scoped.enter()));
 		}
+		return waitAsync(key, settings);
+	}
+
+	/**
+	 * The wait of {@link #acquireAsync} once re-entry is ruled out and the key and kind
+	 * are checked ({@link #check}).
+	 */
+	CompletableFuture<Optional<Lease>> waitAsync(String key, LockSettings settings) {
 		LockObserver.Acquisition acquisition = this.observer.acquiring(key, settings.name(), settings.fair());
 		LineTurn turn = new LineTurn(this.waitLoop, this.lines, this.requests.of(key, settings), settings,
 				this.sharedDriver, this.provider.callTimeout().toNanos())
@@ -359,6 +359,37 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 			}
 		});
 		return answer;
+	}
+
+	/**
+	 * {@link #acquireAllAsync} for keys (sorted) re-entered as {@code reentrant} says.
+	 */
+	CompletableFuture<Optional<MultiLease>> waitAllAsync(List<String> sorted, LockSettings settings,
+			java.util.function.Function<String, @Nullable ManagedLease> reentrant) {
+		MultiKeyWait wait = multiKey().start(sorted, checked(sorted, settings), this.sharedDriver, reentrant);
+		CompletableFuture<Optional<MultiLease>> answer = wait.result.thenApply(Optional::ofNullable);
+		answer.whenComplete((lease, failure) -> {
+			if (failure instanceof CancellationException cancelled) {
+				wait.cancel(cancelled);
+			}
+		});
+		return answer;
+	}
+
+	/** This template's settings for {@code options}. */
+	LockSettings settings(LockOptions options) {
+		return LockSettings.of(options, this.defaults);
+	}
+
+	/** Runs a step that may call the store on one of the template's wait workers. */
+	void offload(Runnable step) {
+		this.sharedDriver.execute(step);
+	}
+
+	/** Checks the key and that the store offers the kind, as every acquisition does. */
+	void check(String key, LockSettings settings) {
+		checkKey(key);
+		Capabilities.check(this.provider, settings.kind(), key);
 	}
 
 	/**

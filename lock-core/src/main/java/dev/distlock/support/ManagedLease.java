@@ -2,6 +2,7 @@ package dev.distlock.support;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -110,6 +111,9 @@ final class ManagedLease implements Lease, ScopedLease {
 	private final long acquiredAtNanos;
 
 	private volatile LockObserver.Holding holding = LockObserver.Holding.NONE;
+
+	/** Told once of a loss: holders whose scope is no thread (a reactive pipeline). */
+	private final List<Runnable> lossCallbacks = new CopyOnWriteArrayList<>();
 
 	/** A renewal of this lease is on the wire; guarded by {@link #lock}. */
 	private boolean renewing;
@@ -222,6 +226,19 @@ final class ManagedLease implements Lease, ScopedLease {
 
 	OnLeaseLost onLeaseLost() {
 		return this.settings.onLeaseLost();
+	}
+
+	/**
+	 * Runs {@code callback} once this lease is found lost (at once if it already is), on
+	 * the thread that finds it, which must not be kept waiting.
+	 * @return removes the callback
+	 */
+	Runnable whenLost(Runnable callback) {
+		this.lossCallbacks.add(callback);
+		if (this.state.get() == State.LOST) {
+			callback.run();
+		}
+		return () -> this.lossCallbacks.remove(callback);
 	}
 
 	/**
@@ -363,6 +380,14 @@ final class ManagedLease implements Lease, ScopedLease {
 	 */
 	boolean reentrantFor(Object template) {
 		return this.template == template && this.holders.inScope() && heldNow();
+	}
+
+	/**
+	 * Whether a scope that a context carries may re-enter this lease: it is held and
+	 * belongs to {@code template}.
+	 */
+	boolean reentrantInContextFor(Object template) {
+		return this.template == template && heldNow();
 	}
 
 	/** Whether this is a lease, not in any scope, that the current thread acquired. */
@@ -737,6 +762,14 @@ final class ManagedLease implements Lease, ScopedLease {
 			holders.forEach(Thread::interrupt);
 		}
 		this.events.freed(key());
+		for (Runnable callback : this.lossCallbacks) {
+			try {
+				callback.run();
+			}
+			catch (RuntimeException ex) {
+				logger.error("A loss callback failed for lock '" + key() + "'", ex);
+			}
+		}
 		try {
 			this.lossListener.leaseLost(this, kind, reason, holders.isEmpty() ? null : holders.get(0));
 		}

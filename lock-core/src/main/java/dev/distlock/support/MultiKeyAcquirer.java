@@ -93,10 +93,19 @@ final class MultiKeyAcquirer {
 	 * re-entered, the rest taken all at once.
 	 */
 	MultiKeyWait start(List<String> keys, LockSettings settings, WaitDriver driver) {
+		return start(keys, settings, driver, this.reentrant);
+	}
+
+	/**
+	 * As {@link #start(List, LockSettings, WaitDriver)}, re-entering the keys that
+	 * {@code reentrant} finds held in the caller's scope.
+	 */
+	MultiKeyWait start(List<String> keys, LockSettings settings, WaitDriver driver,
+			Function<String, @Nullable ManagedLease> reentrant) {
 		Map<String, Lease> parts = new HashMap<>();
 		List<String> rest = new ArrayList<>();
 		for (String key : keys) {
-			ManagedLease scoped = this.reentrant.apply(key);
+			ManagedLease scoped = reentrant.apply(key);
 			if (scoped != null) {
 				parts.put(key, scoped.enter());
 			}

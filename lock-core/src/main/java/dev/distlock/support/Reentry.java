@@ -23,11 +23,26 @@ final class Reentry {
 	 * merely for the thread that once acquired (it may have handed the lease on).
 	 */
 	static @Nullable ManagedLease scoped(Object template, String key, LockSettings settings) {
-		for (Lease lease : LockContext.held()) {
+		return among(LockContext.held(), template, key, settings, true);
+	}
+
+	/**
+	 * The lease of {@code template} for {@code key} among {@code scope} (innermost
+	 * first), a scope that no thread runs but a context carries (a Reactor
+	 * {@code Context}).
+	 */
+	static @Nullable ManagedLease inContext(List<Lease> scope, Object template, String key, LockSettings settings) {
+		return among(scope, template, key, settings, false);
+	}
+
+	private static @Nullable ManagedLease among(List<Lease> scope, Object template, String key, LockSettings settings,
+			boolean onThread) {
+		for (Lease lease : scope) {
 			List<Lease> parts = (lease instanceof DefaultMultiLease multi) ? multi.parts() : List.of(lease);
 			for (Lease part : parts) {
 				ManagedLease managed = DefaultMultiLease.managed(part);
-				if (managed != null && managed.key().equals(key) && managed.reentrantFor(template)
+				if (managed != null && managed.key().equals(key)
+						&& (onThread ? managed.reentrantFor(template) : managed.reentrantInContextFor(template))
 						&& reentersAs(managed.settings(), settings, key)) {
 					return managed;
 				}

@@ -1,0 +1,194 @@
+package dev.distlock.support;
+
+import java.util.Collection;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
+
+import dev.distlock.Lease;
+import dev.distlock.LockAcquisitionException;
+import dev.distlock.LockOptions;
+import dev.distlock.MultiLease;
+import dev.distlock.OnLeaseLost;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The locking of a {@link DefaultLockTemplate} for callers whose scope is carried by a
+ * context rather than run by a thread: a reactive pipeline (its Reactor {@code Context}),
+ * a coroutine, an asynchronous method. The reactive template and the annotation's
+ * asynchronous path are built on it.
+ *
+ * <ul>
+ * <li>Re-entry follows the scope the caller passes (its leases, innermost first), never
+ * the calling thread: a scope that holds the key is re-entered without a store call.</li>
+ * <li>The calling thread never makes a store call: the first attempt, like every later
+ * one, runs on one of the template's wait workers, and so does every release, so an event
+ * loop that asks for or gives back a lock is never blocked.</li>
+ * <li>Nothing waits on a thread: the wait is the template's own asynchronous one, with
+ * every kind of hold, line, take-over, renewal and loss detection of the blocking
+ * calls.</li>
+ * </ul>
+ * Every future returned here may be cancelled: a cancelled wait is given up and a lock
+ * taken meanwhile is released.
+ */
+public final class ContextLocking {
+
+	private static final Log logger = LogFactory.getLog(ContextLocking.class);
+
+	private final DefaultLockTemplate template;
+
+	public ContextLocking(DefaultLockTemplate template) {
+		this.template = template;
+	}
+
+	/**
+	 * Takes {@code key}, re-entering it if a lease of {@code scope} holds it.
+	 * @param scope the leases of the caller's scope, innermost first
+	 * @return completes with the lease, or empty once the wait time ran out; fails with
+	 * what {@link DefaultLockTemplate#acquire} would throw
+	 */
+	public CompletableFuture<Optional<Lease>> acquire(List<Lease> scope, String key, LockOptions options) {
+		LockSettings settings = this.template.settings(options);
+		ManagedLease held = Reentry.inContext(scope, this.template, key, settings);
+		if (held != null) {
+			return CompletableFuture.completedFuture(Optional.of(held.enter()));
+		}
+		this.template.check(key, settings);
+		return offloaded(() -> this.template.waitAsync(key, settings));
+	}
+
+	/**
+	 * Takes every one of {@code keys}, all or none, re-entering those a lease of
+	 * {@code scope} holds.
+	 * @return completes with the lease of all keys, or empty once the wait time ran out
+	 */
+	public CompletableFuture<Optional<MultiLease>> acquireAll(List<Lease> scope, Collection<String> keys,
+			LockOptions options) {
+		LockSettings settings = this.template.settings(options);
+		List<String> sorted = MultiKeyAcquirer.sortedKeys(keys);
+		LockSettings plain = this.template.settings(LockOptions.defaults());
+		Function<String, @Nullable ManagedLease> reentrant = (key) -> Reentry.inContext(scope, this.template, key,
+				plain);
+		return offloaded(() -> this.template.waitAllAsync(sorted, settings, reentrant));
+	}
+
+	/**
+	 * Starts {@code wait} on a worker; cancelling the answer cancels the wait, and a lock
+	 * the answer no longer takes is released.
+	 */
+	private <L extends Lease> CompletableFuture<Optional<L>> offloaded(
+			java.util.function.Supplier<CompletableFuture<Optional<L>>> wait) {
+		CompletableFuture<Optional<L>> answer = new CompletableFuture<>();
+		this.template.offload(() -> {
+			if (answer.isDone()) {
+				return;
+			}
+			CompletableFuture<Optional<L>> waiting;
+			try {
+				waiting = wait.get();
+			}
+			catch (RuntimeException ex) {
+				answer.completeExceptionally(ex);
+				return;
+			}
+			waiting.whenComplete((lease, failure) -> {
+				if (failure != null) {
+					answer.completeExceptionally(Observations.unwrapped(failure));
+				}
+				else if (!answer.complete(lease) && lease.isPresent()) {
+					// Cancelled as the lock was taken: nobody will release it but us.
+					releaseQuietly(lease.get());
+				}
+			});
+			answer.whenComplete((lease, failure) -> {
+				if (failure instanceof CancellationException) {
+					waiting.cancel(false);
+				}
+			});
+		});
+		return answer;
+	}
+
+	/**
+	 * Releases {@code lease} without a store call on the calling thread: a re-entered
+	 * lease at once, any other on a worker.
+	 * @return completes once released; fails with what {@link Lease#release()} throws
+	 * ({@link dev.distlock.LeaseLostException} for a lease lost while held)
+	 */
+	public CompletableFuture<Void> release(Lease lease) {
+		if (lease instanceof NestedLease) {
+			try {
+				lease.release();
+				return CompletableFuture.completedFuture(null);
+			}
+			catch (RuntimeException ex) {
+				return CompletableFuture.failedFuture(ex);
+			}
+		}
+		CompletableFuture<Void> released = new CompletableFuture<>();
+		this.template.offload(() -> {
+			try {
+				lease.release();
+				released.complete(null);
+			}
+			catch (RuntimeException ex) {
+				released.completeExceptionally(ex);
+			}
+		});
+		return released;
+	}
+
+	/** Releases {@code lease} on a worker, logging a failure. */
+	public void releaseQuietly(Lease lease) {
+		release(lease).whenComplete((done, failure) -> {
+			if (failure instanceof dev.distlock.LeaseLostException) {
+				logger.debug("Lease lost while held by a caller that gave up", failure);
+			}
+			else if (failure != null) {
+				logger.warn("Could not release lock '" + lease.key() + "' taken for a caller that gave up", failure);
+			}
+		});
+	}
+
+	/**
+	 * Runs {@code callback} once {@code lease} (or, for a multi-key lease, any of its
+	 * keys) is found lost, on the thread that finds it; at once if it already is. The
+	 * callback must not block.
+	 * @return removes the callback
+	 */
+	public Runnable whenLost(Lease lease, Runnable callback) {
+		List<Lease> parts = (lease instanceof DefaultMultiLease multi) ? multi.parts() : List.of(lease);
+		List<Runnable> removals = parts.stream()
+			.map(DefaultMultiLease::managed)
+			.filter((managed) -> managed != null)
+			.map((managed) -> managed.whenLost(callback))
+			.toList();
+		return () -> removals.forEach(Runnable::run);
+	}
+
+	/** What the lock of {@code lease} does when the lease is lost while held. */
+	public OnLeaseLost onLeaseLost(Lease lease) {
+		return LeasedCall.onLeaseLost(lease);
+	}
+
+	/**
+	 * What an acquisition of {@code key} with {@code options} fails with at its wait
+	 * time.
+	 */
+	public RuntimeException notAcquired(String key, LockOptions options) {
+		return this.template.notAcquired(key, options);
+	}
+
+	/** What an acquisition of all {@code keys} fails with at its wait time. */
+	public RuntimeException notAllAcquired(Collection<String> keys, LockOptions options) {
+		List<String> sorted = MultiKeyAcquirer.sortedKeys(keys);
+		LockSettings settings = this.template.settings(options);
+		return new LockAcquisitionException(String.join(",", sorted), settings.waitTime(), "Locks " + sorted
+				+ " not all acquired within " + settings.waitTime().toMillis() + "ms; none of them is held", null);
+	}
+
+}
