@@ -5,9 +5,12 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 import dev.distlock.Lease;
+import dev.distlock.LeaseLostException;
 import dev.distlock.LockAcquisitionException;
 import dev.distlock.LockOptions;
 import dev.distlock.MultiLease;
@@ -80,8 +83,7 @@ public final class ContextLocking {
 	 * Starts {@code wait} on a worker; cancelling the answer cancels the wait, and a lock
 	 * the answer no longer takes is released.
 	 */
-	private <L extends Lease> CompletableFuture<Optional<L>> offloaded(
-			java.util.function.Supplier<CompletableFuture<Optional<L>>> wait) {
+	private <L extends Lease> CompletableFuture<Optional<L>> offloaded(Supplier<CompletableFuture<Optional<L>>> wait) {
 		CompletableFuture<Optional<L>> answer = new CompletableFuture<>();
 		this.template.offload(() -> {
 			if (answer.isDone()) {
@@ -111,6 +113,50 @@ public final class ContextLocking {
 			});
 		});
 		return answer;
+	}
+
+	/**
+	 * Runs {@code action} once {@code acquired} has a lease, and completes as the stage
+	 * it returns does, as {@link dev.distlock.AsyncLockTemplate#execute} describes,
+	 * except that the release runs on a worker: the lease is released once, when that
+	 * stage completes, when the returned stage is cancelled, or, with
+	 * {@code on-lease-lost: interrupt}, when the lease is found lost (the action's stage
+	 * is cancelled then, and the returned one fails with the loss).
+	 * @param acquired the acquisition, from {@link #acquire} or {@link #acquireAll}
+	 * @param notAcquired what the returned stage fails with when the wait time ran out,
+	 * or null to complete it with {@code skipped} without calling the action
+	 * @param skipped the result of a call skipped for want of the lock
+	 */
+	public <T> CompletableFuture<T> execute(CompletableFuture<? extends Optional<? extends Lease>> acquired,
+			@Nullable Supplier<RuntimeException> notAcquired, @Nullable T skipped,
+			Supplier<? extends CompletionStage<T>> action) {
+		CompletableFuture<T> result = new CompletableFuture<>();
+		acquired.whenComplete((found, failure) -> {
+			if (failure != null) {
+				result.completeExceptionally(Observations.unwrapped(failure));
+			}
+			else if (found.isEmpty()) {
+				if (notAcquired != null) {
+					result.completeExceptionally(notAcquired.get());
+				}
+				else {
+					result.complete(skipped);
+				}
+			}
+			else if (result.isDone()) {
+				// Cancelled as the lock was taken: the action never starts.
+				releaseQuietly(found.get());
+			}
+			else {
+				new AsyncHold<>(this, found.get(), result).start(action);
+			}
+		});
+		result.whenComplete((value, failure) -> {
+			if (failure instanceof CancellationException) {
+				acquired.cancel(false);
+			}
+		});
+		return result;
 	}
 
 	/**
@@ -145,7 +191,7 @@ public final class ContextLocking {
 	/** Releases {@code lease} on a worker, logging a failure. */
 	public void releaseQuietly(Lease lease) {
 		release(lease).whenComplete((done, failure) -> {
-			if (failure instanceof dev.distlock.LeaseLostException) {
+			if (failure instanceof LeaseLostException) {
 				logger.debug("Lease lost while held by a caller that gave up", failure);
 			}
 			else if (failure != null) {

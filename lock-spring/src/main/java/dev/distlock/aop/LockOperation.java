@@ -27,10 +27,42 @@ import org.springframework.context.expression.AnnotatedElementKey;
  * @param keyArgument the index of the argument that is the key, when the key expression
  * is just one parameter ({@code #orderId}); otherwise
  * {@link LockKeyEvaluator#NOT_AN_ARGUMENT}
+ * @param result how the method delivers its result, and so when its work is done
  */
 record LockOperation(Method method, AnnotatedElementKey elementKey, String keyExpression, LockOptions options,
-		OnFailure onFailure, boolean returnsOptional, String description, List<String> keyExpressions,
-		int keyArgument) {
+		OnFailure onFailure, boolean returnsOptional, String description, List<String> keyExpressions, int keyArgument,
+		Result result) {
+
+	/** An operation on a method that returns its result when its work is done. */
+	LockOperation(Method method, AnnotatedElementKey elementKey, String keyExpression, LockOptions options,
+			OnFailure onFailure, boolean returnsOptional, String description, List<String> keyExpressions,
+			int keyArgument) {
+		this(method, elementKey, keyExpression, options, onFailure, returnsOptional, description, keyExpressions,
+				keyArgument, Result.RETURNED);
+	}
+
+	/** How a locked method delivers its result, and so when its work is done. */
+	enum Result {
+
+		/** When it returns or throws. */
+		RETURNED,
+
+		/** When the {@code CompletionStage} it returns completes. */
+		COMPLETION_STAGE,
+
+		/**
+		 * When the reactive type it returns (any that Spring's
+		 * {@code ReactiveAdapterRegistry} adapts) completes, fails or is cancelled.
+		 */
+		PUBLISHER,
+
+		/**
+		 * A Kotlin suspend function, which Spring AOP hands to interceptors as a
+		 * {@code Publisher} of its result.
+		 */
+		SUSPEND
+
+	}
 
 	/** Whether the method takes a multi-key lock. */
 	boolean multiKey() {

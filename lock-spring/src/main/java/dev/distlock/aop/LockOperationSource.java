@@ -6,9 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Future;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -20,7 +18,6 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.aop.support.AopUtils;
 import org.springframework.context.expression.AnnotatedElementKey;
-import org.springframework.core.KotlinDetector;
 import org.springframework.core.MethodClassKey;
 import org.springframework.core.MethodIntrospector;
 import org.springframework.core.annotation.AnnotatedElementUtils;
@@ -36,22 +33,14 @@ import org.springframework.util.StringValueResolver;
  * first call, so a bad annotation fails the application at startup naming the method
  * ({@link LockDeclarationException}): an expression that does not parse, a duration that
  * does not parse or is out of range, a {@code name} with no configured option set,
- * {@code SKIP} on a method that cannot return "nothing", and asynchronous methods:
- * futures, reactive publishers, Kotlin {@code suspend} functions, {@code Flow} and
- * {@code Job}/{@code Deferred} (a lock released when the method returns, or at its first
- * suspension, would not cover the work it started). Kotlin and reactive types are
- * recognised by name, so neither is needed on the class path.
+ * {@code SKIP} on a method that cannot return "nothing", and asynchronous results that
+ * cannot be held until their work completes ({@link AsyncReturnTypes}): a plain
+ * {@code Future}, a coroutine {@code Job}, a reactive or coroutine type without the
+ * library that adapts it.
  */
 public final class LockOperationSource {
 
 	private static final Optional<LockOperation> NONE = Optional.empty();
-
-	/**
-	 * Types whose value stands for work that goes on after the method returns: a reactive
-	 * publisher, a Kotlin Flow (runs when collected), a coroutine Job or Deferred.
-	 */
-	private static final List<String> ASYNC_TYPE_NAMES = List.of("org.reactivestreams.Publisher",
-			"kotlinx.coroutines.flow.Flow", "kotlinx.coroutines.Job");
 
 	private final Function<String, @Nullable LockOptions> namedOptions;
 
@@ -196,8 +185,8 @@ public final class LockOperationSource {
 			throw invalid(description, "@DistributedLock on " + description + " has an empty entry in keys " + keys,
 					null);
 		}
-		// First: no key or option can make an asynchronous method safe to lock.
-		checkSynchronous(specific, description);
+		// First: no key or option can make some asynchronous methods safe to lock.
+		LockOperation.Result result = AsyncReturnTypes.of(specific, description);
 		AnnotatedElementKey elementKey = new AnnotatedElementKey(specific, owner);
 		int keyArgument = LockKeyEvaluator.NOT_AN_ARGUMENT;
 		if (keys.isEmpty()) {
@@ -218,9 +207,11 @@ public final class LockOperationSource {
 					options.name(), "@DistributedLock on " + description + ": " + missing, null);
 		}
 		Class<?> returnType = specific.getReturnType();
-		checkSkip(annotation.onFailure(), returnType, description);
+		if (result == LockOperation.Result.RETURNED) {
+			checkSkip(annotation.onFailure(), returnType, description);
+		}
 		return new LockOperation(specific, elementKey, annotation.key(), options, annotation.onFailure(),
-				returnType == Optional.class, description, keys, keyArgument);
+				AsyncReturnTypes.yieldsOptional(specific, result), description, keys, keyArgument, result);
 	}
 
 	private LockOptions options(DistributedLock annotation, String description) {
@@ -302,25 +293,6 @@ public final class LockOperationSource {
 		}
 	}
 
-	private static void checkSynchronous(Method method, String description) {
-		if (KotlinDetector.isSuspendingFunction(method)) {
-			throw invalid(description, "@DistributedLock on " + description + " is a Kotlin suspend function:"
-					+ " suspend functions are not supported, because the lock would be released at the function's"
-					+ " first suspension, before its work completes; put the locked work in a method that does not"
-					+ " suspend and call that from the coroutine (for example inside withContext(Dispatchers.IO))",
-					null);
-		}
-		Class<?> returnType = method.getReturnType();
-		if (CompletionStage.class.isAssignableFrom(returnType) || Future.class.isAssignableFrom(returnType)
-				|| isAsyncType(returnType)) {
-			throw invalid(description,
-					"@DistributedLock on " + description + " returns " + returnType.getName()
-							+ ": asynchronous results are not supported, because the lock would"
-							+ " be released before the work completes; lock inside the asynchronous task instead",
-					null);
-		}
-	}
-
 	private static void checkSkip(OnFailure onFailure, Class<?> returnType, String description) {
 		if (onFailure == OnFailure.SKIP && returnType != void.class && returnType != Void.class
 				&& returnType != Optional.class) {
@@ -332,24 +304,8 @@ public final class LockOperationSource {
 		}
 	}
 
-	private static LockDeclarationException invalid(String description, String message, @Nullable Throwable cause) {
+	static LockDeclarationException invalid(String description, String message, @Nullable Throwable cause) {
 		return new LockDeclarationException(description, LockDeclarationException.Reason.INVALID, null, message, cause);
-	}
-
-	/** Whether {@code type} is, extends or implements one of the asynchronous types. */
-	private static boolean isAsyncType(@Nullable Class<?> type) {
-		if (type == null) {
-			return false;
-		}
-		if (ASYNC_TYPE_NAMES.contains(type.getName()) || isAsyncType(type.getSuperclass())) {
-			return true;
-		}
-		for (Class<?> implemented : type.getInterfaces()) {
-			if (isAsyncType(implemented)) {
-				return true;
-			}
-		}
-		return false;
 	}
 
 }
