@@ -1,6 +1,6 @@
 package dev.distlock.support;
 
-import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.LinkedTransferQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -25,7 +25,9 @@ final class SharedWaitDriver implements WaitDriver, AutoCloseable {
 	SharedWaitDriver(RenewalScheduler scheduler) {
 		this.scheduler = scheduler;
 		AtomicInteger count = new AtomicInteger();
-		this.workers = new ThreadPoolExecutor(WORKERS, WORKERS, 10, TimeUnit.SECONDS, new LinkedBlockingQueue<>(),
+		// A queue whose offer takes no lock: handing a step over never parks the caller,
+		// which may be an event loop.
+		this.workers = new ThreadPoolExecutor(WORKERS, WORKERS, 10, TimeUnit.SECONDS, new LinkedTransferQueue<>(),
 				(runnable) -> {
 					Thread thread = new Thread(runnable, "distlock-wait-" + count.incrementAndGet());
 					thread.setDaemon(true);
