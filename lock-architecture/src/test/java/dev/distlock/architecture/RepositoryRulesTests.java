@@ -132,6 +132,8 @@ class RepositoryRulesTests {
 
 		SPRING(List.of("dev.distlock.aop..", "dev.distlock.config.."), List.of()),
 
+		KOTLIN(List.of("dev.distlock.coroutines.."), List.of()),
+
 		REDIS(List.of("dev.distlock.redis.."),
 				List.of("org.springframework.data.redis..", "io.lettuce..", "redis.clients..")),
 
