@@ -11,7 +11,6 @@ import java.util.concurrent.CompletionStage
 import java.util.concurrent.ExecutionException
 import kotlin.coroutines.resumeWithException
 import kotlinx.coroutines.CoroutineScope
-import kotlinx.coroutines.currentCoroutineContext
 import kotlinx.coroutines.suspendCancellableCoroutine
 import kotlinx.coroutines.withContext
 
@@ -48,9 +47,9 @@ public suspend fun <T> AsyncLockTemplate.withLock(
 	options: LockOptions = LockOptions.defaults(),
 	block: suspend CoroutineScope.() -> T,
 ): T {
-	val scope = currentCoroutineContext()[LeaseScope] ?: LeaseScope(emptyList())
-	val lease = awaitLease(scope.reentering { acquire(key, options) })
-	return holding(scope, lease) { inside -> withContext(inside) { block() } }
+	return holding({ context -> reentering(context.leases()) { acquire(key, options) } }) { scope ->
+		withContext(scope) { block() }
+	}
 }
 
 /**
@@ -85,12 +84,15 @@ private suspend fun <T> inOrder(
  * arrives for a caller cancelled in the meantime is released here: no lease is ever left
  * without an owner.
  */
-internal suspend fun awaitLease(stage: CompletionStage<out Lease>): Lease {
+internal suspend fun awaitLease(stage: CompletionStage<out Lease?>): Lease {
 	val future = stage.toCompletableFuture()
 	return suspendCancellableCoroutine { continuation ->
 		future.whenComplete { lease, failure ->
 			if (failure != null) {
 				continuation.resumeWithException(unwrapped(failure))
+			}
+			else if (lease == null) {
+				continuation.resumeWithException(IllegalStateException("The lock template completed without a lease"))
 			}
 			else {
 				continuation.resume(lease) { _, unclaimed, _ -> releaseQuietly(unclaimed) }

@@ -3,8 +3,11 @@ package dev.distlock.coroutines
 import dev.distlock.AsyncLockTemplate
 import dev.distlock.LeaseLostException
 import dev.distlock.LockAcquisitionException
+import dev.distlock.Lease
 import dev.distlock.LockOptions
-import kotlinx.coroutines.currentCoroutineContext
+import dev.distlock.reactive.ReactiveLockTemplate
+import java.util.concurrent.CompletionStage
+import kotlin.coroutines.CoroutineContext
 import kotlinx.coroutines.flow.Flow
 import kotlinx.coroutines.flow.emitAll
 import kotlinx.coroutines.flow.flow
@@ -27,13 +30,23 @@ public fun <T> Flow<T>.locked(
 	key: String,
 	options: LockOptions = LockOptions.defaults(),
 ): Flow<T> {
-	val upstream = this
-	return flow {
-		val scope = currentCoroutineContext()[LeaseScope] ?: LeaseScope(emptyList())
-		val lease = awaitLease(scope.reentering { template.acquire(key, options) })
+	return lockedBy(this) { context -> reentering(context.leases()) { template.acquire(key, options) } }
+}
+
+/**
+ * This flow, collected while holding the distributed lock on [key] taken through the
+ * reactive template: as [locked] over the asynchronous template.
+ */
+public fun <T> Flow<T>.locked(
+	template: ReactiveLockTemplate,
+	key: String,
+	options: LockOptions = LockOptions.defaults(),
+): Flow<T> = lockedBy(this) { context -> template.acquire(key, options).inContextOf(context) }
+
+private fun <T> lockedBy(upstream: Flow<T>, acquire: (CoroutineContext) -> CompletionStage<out Lease?>): Flow<T> =
+	flow {
 		// flowOn with no dispatcher of its own runs the upstream in this very coroutine,
 		// with the lease's scope added: its items reach the collector with no buffer
 		// between, so none is still unprocessed when the lock is released.
-		holding(scope, lease) { inside -> emitAll(upstream.flowOn(inside)) }
+		holding(acquire) { scope -> emitAll(upstream.flowOn(scope)) }
 	}
-}

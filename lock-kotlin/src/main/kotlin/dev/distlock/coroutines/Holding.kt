@@ -2,6 +2,9 @@ package dev.distlock.coroutines
 
 import dev.distlock.Lease
 import dev.distlock.support.LeasedCall
+import java.util.concurrent.CompletionStage
+import kotlin.coroutines.CoroutineContext
+import kotlinx.coroutines.currentCoroutineContext
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.NonCancellable
 import kotlinx.coroutines.withContext
@@ -10,13 +13,19 @@ import org.apache.commons.logging.LogFactory
 private val logger = LogFactory.getLog("dev.distlock.coroutines.Holding")
 
 /**
- * Runs [body] with the scope of [outer] and [lease] and releases the lease once, when the
- * body (and every coroutine it started) has ended, however it ended (a cancelled caller
- * included).
+ * Waits for the lease that [acquire] starts taking for the calling coroutine, runs [body]
+ * with the element that adds it to the coroutine's scope, and releases the lease once,
+ * when the body (and every coroutine it started) has ended, however it ended (a cancelled
+ * caller included).
  */
-internal suspend fun <T> holding(outer: LeaseScope, lease: Lease, body: suspend (LeaseScope) -> T): T {
+internal suspend fun <T> holding(
+	acquire: (CoroutineContext) -> CompletionStage<out Lease?>,
+	body: suspend (CoroutineContext.Element) -> T,
+): T {
+	val context = currentCoroutineContext()
+	val lease = awaitLease(acquire(context))
 	val result = try {
-		body(outer.with(lease))
+		body(context.scopeOf(lease))
 	}
 	catch (failure: Throwable) {
 		release(lease, failure)

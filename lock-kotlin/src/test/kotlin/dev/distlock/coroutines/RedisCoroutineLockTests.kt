@@ -57,6 +57,8 @@ class RedisCoroutineLockTests {
 			redis = StringRedisTemplate(factory)
 			first = DefaultAsyncLockTemplate(template(factory))
 			second = DefaultAsyncLockTemplate(template(connections()))
+			// Each template opens its connection before the test, not on a test's first attempt.
+			listOf(first, second).forEach { it.acquire("warm-up", LockOptions.defaults()).toCompletableFuture().get().release() }
 		}
 
 		@JvmStatic
