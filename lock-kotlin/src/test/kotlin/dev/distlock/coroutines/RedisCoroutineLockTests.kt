@@ -72,6 +72,9 @@ class RedisCoroutineLockTests {
 			val factory = LettuceConnectionFactory(RedisStandaloneConfiguration(server.host(), server.port()))
 			factory.afterPropertiesSet()
 			factory.start()
+			// Connects (and loads the client) with the client's own generous timeout, so that a
+			// loaded machine does not fail the lock store's first call.
+			factory.connection.use { it.ping() }
 			closeables += AutoCloseable { factory.destroy() }
 			return factory
 		}
