@@ -2,34 +2,47 @@ package dev.distlock.sample.webflux.purchase;
 
 import java.time.Duration;
 
-import dev.distlock.AsyncLockTemplate;
-import dev.distlock.Lease;
 import dev.distlock.LockOptions;
+import dev.distlock.reactive.ReactiveLockContext;
+import dev.distlock.reactive.ReactiveLockTemplate;
 import reactor.core.publisher.Mono;
 
 import org.springframework.stereotype.Service;
 
 /**
- * Purchases under the SKU's distributed lock.
+ * Purchases under the SKU's distributed lock: the lock is taken when the purchase is
+ * subscribed to, without blocking the caller's thread, held until the purchase completes,
+ * fails or is cancelled, and released once. The stock write carries the lease's fencing
+ * token.
  */
 @Service
 public class LockedPurchaseService {
 
+	private static final LockOptions OPTIONS = LockOptions.builder()
+		.waitTime(Duration.ofSeconds(10))
+		.leaseTime(Duration.ofSeconds(10))
+		.build();
+
 	private final PurchaseService purchases;
 
-	private final AsyncLockTemplate locks;
+	private final ReactiveLockTemplate locks;
 
-	public LockedPurchaseService(PurchaseService purchases, AsyncLockTemplate locks) {
+	public LockedPurchaseService(PurchaseService purchases, ReactiveLockTemplate locks) {
 		this.purchases = purchases;
 		this.locks = locks;
 	}
 
-	/** Buys one item of {@code sku} while holding the lock {@code sku}. */
+	/**
+	 * Buys one item of {@code sku} while holding the lock {@code sku}; fails with
+	 * {@link dev.distlock.LockAcquisitionException} if the lock is not free within 10
+	 * seconds.
+	 */
 	public Mono<Purchase> purchase(String sku) {
-		LockOptions options = LockOptions.builder().waitTime(Duration.ofSeconds(10)).build();
-		return Mono.usingWhen(Mono.fromCompletionStage(() -> this.locks.acquire(sku, options)),
-				(Lease lease) -> this.purchases.purchase(sku, lease.fencingToken()),
-				(Lease lease) -> Mono.fromRunnable(lease::release));
+		return this.locks.executeMono(sku, OPTIONS,
+				() -> ReactiveLockContext.current()
+					.switchIfEmpty(
+							Mono.error(() -> new IllegalStateException("A locked purchase ran without its lease")))
+					.flatMap((lease) -> this.purchases.purchase(sku, lease.fencingToken())));
 	}
 
 }
