@@ -1,7 +1,5 @@
 package dev.distlock.sample.webflux.purchase;
 
-import java.time.Duration;
-
 import dev.distlock.LockOptions;
 import dev.distlock.reactive.ReactiveLockContext;
 import dev.distlock.reactive.ReactiveLockTemplate;
@@ -18,11 +16,6 @@ import org.springframework.stereotype.Service;
 @Service
 public class LockedPurchaseService {
 
-	private static final LockOptions OPTIONS = LockOptions.builder()
-		.waitTime(Duration.ofSeconds(10))
-		.leaseTime(Duration.ofSeconds(10))
-		.build();
-
 	private final PurchaseService purchases;
 
 	private final ReactiveLockTemplate locks;
@@ -34,11 +27,11 @@ public class LockedPurchaseService {
 
 	/**
 	 * Buys one item of {@code sku} while holding the lock {@code sku}; fails with
-	 * {@link dev.distlock.LockAcquisitionException} if the lock is not free within 10
-	 * seconds.
+	 * {@link dev.distlock.LockAcquisitionException} if the lock is not free within
+	 * {@code distributed-lock.wait-time}.
 	 */
 	public Mono<Purchase> purchase(String sku) {
-		return this.locks.executeMono(sku, OPTIONS,
+		return this.locks.executeMono(sku, LockOptions.defaults(),
 				() -> ReactiveLockContext.current()
 					.switchIfEmpty(
 							Mono.error(() -> new IllegalStateException("A locked purchase ran without its lease")))
