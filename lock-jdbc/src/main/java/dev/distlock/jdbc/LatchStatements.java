@@ -61,11 +61,15 @@ final class LatchStatements {
 		this.clock = clock;
 		String latches = table + "_latch";
 		String participants = table + "_latch_participant";
-		this.lockRow = "SELECT " + STATE + ", CASE WHEN expires_at > " + clock.now + " THEN 1 ELSE 0 END FROM "
-				+ latches + " WHERE name = ? FOR UPDATE";
+		// A row created empty (no count) is never live, whatever the clock says: a
+		// locking read on MariaDB or MySQL compares with the time its statement began,
+		// which can be before another caller created the row it waited for.
+		this.lockRow = "SELECT " + STATE + ", CASE WHEN latch_count > 0 AND expires_at > " + clock.now
+				+ " THEN 1 ELSE 0 END FROM " + latches + " WHERE name = ? FOR UPDATE";
 		this.createRow = clock.insertIfAbsent(latches, "name, " + STATE + ", expires_at",
 				"?, 0, 0, 0, 0, FALSE, " + clock.now);
-		this.state = "SELECT " + STATE + " FROM " + latches + " WHERE name = ? AND expires_at > " + clock.now;
+		this.state = "SELECT " + STATE + " FROM " + latches + " WHERE name = ? AND latch_count > 0 AND expires_at > "
+				+ clock.now;
 		this.touch = "UPDATE " + latches + " SET expires_at = " + clock.plusMicros() + " WHERE name = ?";
 		String next = "GREATEST(generation + 1, " + clock.nowMicros + ")";
 		String rest = ", latch_count = ?, remaining = ?, previous_generation = ?, previous_opened = ?, expires_at = "
