@@ -73,7 +73,11 @@ class ReactiveBlockHoundTests {
 			.with(new ReactorBlockHoundIntegration())
 			.nonBlockingThreadPredicate((current) -> (thread) -> thread.getName().startsWith(NON_BLOCKING))
 			.blockingMethodCallback((method) -> {
-				Error error = new Error("Blocking call on a non-blocking thread: " + method);
+				StringBuilder where = new StringBuilder();
+				for (StackTraceElement frame : Thread.currentThread().getStackTrace()) {
+					where.append("\n\tat ").append(frame);
+				}
+				Error error = new Error("Blocking call on a non-blocking thread: " + method + where);
 				blocked.add(error);
 				throw error;
 			})
