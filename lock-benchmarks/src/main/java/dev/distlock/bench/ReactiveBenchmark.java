@@ -202,7 +202,8 @@ public final class ReactiveBenchmark {
 	}
 
 	private static void warm(Cycles cycles) throws InterruptedException {
-		// The first call connects; a loaded machine may take longer than the store timeout.
+		// The first call connects; a loaded machine may take longer than the store
+		// timeout.
 		long connectBy = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
 		while (true) {
 			try {
