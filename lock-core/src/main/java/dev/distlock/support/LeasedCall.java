@@ -1,5 +1,7 @@
 package dev.distlock.support;
 
+import java.util.List;
+
 import dev.distlock.Lease;
 import dev.distlock.LeaseLostException;
 import dev.distlock.LockBackendException;
@@ -34,6 +36,22 @@ public final class LeasedCall {
 
 		T run() throws E;
 
+	}
+
+	/**
+	 * Runs {@code callback} once {@code lease} (or, for a multi-key lease, any of its
+	 * keys) is found lost, on the thread that finds it; at once if it already is. The
+	 * callback must not block. A lease this library did not make is never reported.
+	 * @return removes the callback
+	 */
+	public static Runnable whenLost(Lease lease, Runnable callback) {
+		List<Lease> parts = (lease instanceof DefaultMultiLease multi) ? multi.parts() : List.of(lease);
+		List<Runnable> removals = parts.stream()
+			.map(DefaultMultiLease::managed)
+			.filter((managed) -> managed != null)
+			.map((managed) -> managed.whenLost(callback))
+			.toList();
+		return () -> removals.forEach(Runnable::run);
 	}
 
 	public static <T, E extends Throwable> T call(Lease lease, Body<T, E> body) throws E {
@@ -87,7 +105,8 @@ public final class LeasedCall {
 		lease.release();
 	}
 
-	static OnLeaseLost onLeaseLost(Lease lease) {
+	/** What the lock of {@code lease} does when the lease is lost while held. */
+	public static OnLeaseLost onLeaseLost(Lease lease) {
 		if (lease instanceof ManagedLease managed) {
 			return managed.onLeaseLost();
 		}

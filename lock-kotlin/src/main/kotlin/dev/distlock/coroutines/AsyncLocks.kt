@@ -29,9 +29,10 @@ import kotlinx.coroutines.withContext
  *   up (a lock taken meanwhile is released at once), cancelling while holding cancels
  *   [block] and releases once it has finished.
  * - A lease lost while held is never silent: with `on-lease-lost` `fail-on-exit` (the
- *   default) or `interrupt`, this call throws [LeaseLostException] once [block] ends, or
- *   adds it as suppressed to the exception [block] threw; with `log` only the warning and
- *   the event remain.
+ *   default), this call throws [LeaseLostException] once [block] ends, or adds it as
+ *   suppressed to the exception [block] threw; with `interrupt`, [block] is also cancelled
+ *   as soon as the loss is found, and this call throws [LeaseLostException] once it has
+ *   finished; with `log` only the warning and the event remain.
  * - Re-entry follows the coroutine, never a thread: inside [block], and in the coroutines
  *   it starts, [currentLease] is the lease, and a nested `withLock` on the same key joins
  *   it instead of waiting (the lock stays held until the outermost one returns). A

@@ -1,10 +1,17 @@
 package dev.distlock.coroutines
 
 import dev.distlock.Lease
+import dev.distlock.LeaseLostException
+import dev.distlock.OnLeaseLost
 import dev.distlock.support.LeasedCall
 import java.util.concurrent.CompletionStage
+import java.util.concurrent.atomic.AtomicBoolean
 import kotlin.coroutines.CoroutineContext
+import kotlinx.coroutines.CancellationException
+import kotlinx.coroutines.coroutineScope
 import kotlinx.coroutines.currentCoroutineContext
+import kotlinx.coroutines.isActive
+import kotlinx.coroutines.job
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.NonCancellable
 import kotlinx.coroutines.withContext
@@ -24,15 +31,45 @@ internal suspend fun <T> holding(
 ): T {
 	val context = currentCoroutineContext()
 	val lease = awaitLease(acquire(context))
+	val cut = AtomicBoolean()
 	val result = try {
-		body(context.scopeOf(lease))
+		cutShortOnLoss(lease, cut) { body(context.scopeOf(lease)) }
 	}
 	catch (failure: Throwable) {
+		if (failure is CancellationException && cut.get() && context.isActive) {
+			// Cancelled by the loss, not by the caller: the release reports the loss.
+			release(lease, null)
+			throw LeaseLostException(lease.key(), "Lease on '${lease.key()}' was lost while held")
+		}
 		release(lease, failure)
 		throw failure
 	}
 	release(lease, null)
 	return result
+}
+
+/**
+ * Runs [body]; with on-lease-lost INTERRUPT, in a scope of its own that is cancelled as
+ * soon as the lease is found lost (setting [cut]), as the blocking template interrupts
+ * its holder: the work stops at its next suspension instead of running on unguarded.
+ */
+private suspend fun <T> cutShortOnLoss(lease: Lease, cut: AtomicBoolean, body: suspend () -> T): T {
+	if (LeasedCall.onLeaseLost(lease) != OnLeaseLost.INTERRUPT) {
+		return body()
+	}
+	return coroutineScope {
+		val job = coroutineContext.job
+		val remove = LeasedCall.whenLost(lease) {
+			cut.set(true)
+			job.cancel(CancellationException("Lease on '${lease.key()}' was lost while held"))
+		}
+		try {
+			body()
+		}
+		finally {
+			remove.run()
+		}
+	}
 }
 
 /**

@@ -58,11 +58,11 @@ class CoroutineLockTests {
 
 	private val key = "coroutine-${UUID.randomUUID()}"
 
-	private fun template(): DefaultLockTemplate {
+	private fun template(leaseTime: Duration = Duration.ofSeconds(30)): DefaultLockTemplate {
 		val scheduler = RenewalScheduler()
 		val created = DefaultLockTemplate(store, scheduler, LockOptions.builder()
 			.waitTime(Duration.ofSeconds(5))
-			.leaseTime(Duration.ofSeconds(30))
+			.leaseTime(leaseTime)
 			.autoRenew(true)
 			.retryInterval(Duration.ofMillis(100))
 			.build())
@@ -260,6 +260,50 @@ class CoroutineLockTests {
 		}
 		assertThat(recovered(thrown)).isSameAs(failure)
 		assertThat(thrown.suppressed).hasOnlyElementsOfType(LeaseLostException::class.java).hasSize(1)
+	}
+
+	@Test
+	fun withOnLeaseLostInterruptTheBlockIsCancelledAtTheLoss() {
+		val shortLeases = DefaultAsyncLockTemplate(template(Duration.ofMillis(600)))
+		val interrupt = LockOptions.builder().onLeaseLost(OnLeaseLost.INTERRUPT).build()
+		val running = CompletableDeferred<Unit>()
+		val cancelled = CompletableDeferred<Throwable>()
+		val thrown = catchThrowable {
+			runBlocking {
+				launch {
+					running.await()
+					assertThat(store.expire(key)).isTrue()
+				}
+				shortLeases.withLock(key, interrupt) {
+					running.complete(Unit)
+					try {
+						awaitCancellation()
+					}
+					catch (cancel: kotlinx.coroutines.CancellationException) {
+						cancelled.complete(cancel)
+						throw cancel
+					}
+				}
+			}
+		}
+		assertThat(thrown).isInstanceOf(LeaseLostException::class.java).hasMessageContaining(key)
+		assertThat(cancelled.isCompleted).isTrue()
+	}
+
+	@Test
+	fun aCallerCancelledWithOnLeaseLostInterruptIsCancelledNotFailed(): Unit = runBlocking {
+		val interrupt = LockOptions.builder().onLeaseLost(OnLeaseLost.INTERRUPT).build()
+		val holding = CompletableDeferred<Unit>()
+		val caller = launch {
+			locks.withLock(key, interrupt) {
+				holding.complete(Unit)
+				awaitCancellation()
+			}
+		}
+		holding.await()
+		caller.cancelAndJoin()
+		assertThat(caller.isCancelled).isTrue()
+		assertThat(freeForOthers()).isTrue()
 	}
 
 	@Test
