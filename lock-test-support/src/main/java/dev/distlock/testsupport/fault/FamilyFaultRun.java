@@ -105,8 +105,9 @@ public final class FamilyFaultRun {
 				}
 				ops.addAll(workload.ops());
 				workload.errors().forEach((error, count) -> errors.add(count + " x " + error));
-				workload.close();
+				// Counted before close(), which would release and cancel what leaked.
 				Workload.Leaks local = workload.leaks();
+				workload.close();
 				leaks = local.total() + remote.total();
 				leakDetail.append("this JVM ")
 					.append(local)

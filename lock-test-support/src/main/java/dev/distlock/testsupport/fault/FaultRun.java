@@ -117,8 +117,9 @@ public final class FaultRun {
 				Files.readAllLines(history).stream().map(Op::parse).forEach(ops::add);
 				workload.errors().forEach((error, count) -> errors.add("ERROR " + count + " " + error));
 				workload.backendErrors().forEach((error, count) -> errors.add("BACKEND " + count + " " + error));
-				workload.close();
+				// Counted before close(), which would release and cancel what leaked.
 				Workload.Leaks local = workload.leaks();
+				workload.close();
 				leaks = local.total() + remote.total();
 				leakDetail.append("this JVM ").append(local).append(", worker JVM ").append(remote);
 				for (int key = 0; key < Workload.KEYS; key++) {
