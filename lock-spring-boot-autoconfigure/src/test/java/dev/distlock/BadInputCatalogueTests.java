@@ -15,15 +15,15 @@ import javax.tools.ToolProvider;
 
 import dev.distlock.autoconfigure.DistributedLockAutoConfiguration;
 import dev.distlock.autoconfigure.redis.DistributedLockRedisAutoConfiguration;
+import dev.distlock.contract.Conditions;
+import dev.distlock.contract.TestThreads;
+import dev.distlock.harness.redis.RedisServer;
 import dev.distlock.redis.RedisLockProvider;
 import dev.distlock.redis.TestRedis;
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockRequest;
 import dev.distlock.support.DefaultLockTemplate;
 import dev.distlock.support.RenewalScheduler;
-import dev.distlock.testsupport.Conditions;
-import dev.distlock.testsupport.RedisServer;
-import dev.distlock.testsupport.TestThreads;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;

@@ -310,10 +310,10 @@ class RepositoryRulesTests {
 	 */
 	private static final class ServerTests {
 
-		private static final Set<String> LAUNCHERS = Set.of("dev.distlock.testsupport.RedisServer",
-				"dev.distlock.testsupport.RedisCluster", "dev.distlock.testsupport.RedisSentinel",
-				"dev.distlock.testsupport.AbstractDatabaseServer", "dev.distlock.testsupport.ServerProcesses",
-				"dev.distlock.testsupport.ChildJvm", "org.apache.curator.test.TestingServer",
+		private static final Set<String> LAUNCHERS = Set.of("dev.distlock.harness.redis.RedisServer",
+				"dev.distlock.harness.redis.RedisCluster", "dev.distlock.harness.redis.RedisSentinel",
+				"dev.distlock.harness.jdbc.AbstractDatabaseServer", "dev.distlock.harness.jdbc.ServerProcesses",
+				"dev.distlock.harness.ChildJvm", "org.apache.curator.test.TestingServer",
 				"org.apache.curator.test.TestingCluster");
 
 		/**

@@ -17,7 +17,7 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 
 import dev.distlock.LockTemplate;
-import dev.distlock.testsupport.RedisServer;
+import dev.distlock.harness.redis.RedisServer;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.context.ConfigurableApplicationContext;

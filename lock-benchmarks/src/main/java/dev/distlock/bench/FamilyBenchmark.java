@@ -19,7 +19,7 @@ import java.util.concurrent.TimeUnit;
 import dev.distlock.DistributedLatch;
 import dev.distlock.LockOptions;
 import dev.distlock.MultiLease;
-import dev.distlock.testsupport.RedisServer;
+import dev.distlock.harness.redis.RedisServer;
 import org.redisson.api.RCountDownLatch;
 import org.redisson.api.RLock;
 

@@ -15,10 +15,10 @@ import java.util.concurrent.locks.LockSupport;
 import dev.distlock.Lease;
 import dev.distlock.LockMode;
 import dev.distlock.LockOptions;
+import dev.distlock.harness.redis.RedisServer;
 import dev.distlock.redis.RedisLockProvider;
 import dev.distlock.support.DefaultLockTemplate;
 import dev.distlock.support.RenewalScheduler;
-import dev.distlock.testsupport.RedisServer;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import org.redisson.Redisson;
@@ -215,7 +215,7 @@ public final class FamilyWireBenchmark {
 		text.append("Written by `FamilyWireBenchmark` on ")
 			.append(LocalDate.now())
 			.append(" (redis-server ")
-			.append("bundled with lock-test-support-redis, JDK ")
+			.append("bundled with lock-test-harness-redis, JDK ")
 			.append(Runtime.version().feature())
 			.append("). Commands per operation: clients' own (counted with `MONITOR`) / run inside scripts")
 			.append(" (`INFO commandstats` less the clients' own), averaged over ")

@@ -12,9 +12,9 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
-import dev.distlock.testsupport.DatabaseServer;
-import dev.distlock.testsupport.MariaDbServer;
-import dev.distlock.testsupport.PostgresServer;
+import dev.distlock.harness.jdbc.DatabaseServer;
+import dev.distlock.harness.jdbc.MariaDbServer;
+import dev.distlock.harness.jdbc.PostgresServer;
 
 /**
  * distlock's JDBC store side by side with ShedLock's {@code JdbcTemplateLockProvider} and
@@ -57,7 +57,7 @@ public final class JdbcBenchmark {
 			.append(Runtime.getRuntime().availableProcessors())
 			.append(" cores, JDK ")
 			.append(System.getProperty("java.version"))
-			.append(". Each database is a real server on loopback started by the harness (lock-test-support-jdbc);")
+			.append(". Each database is a real server on loopback started by the harness (lock-test-harness-jdbc);")
 			.append(" every library has a HikariCP pool of its own with default settings (10 connections). Figures")
 			.append(" are min / median / max over ")
 			.append(ROUNDS)

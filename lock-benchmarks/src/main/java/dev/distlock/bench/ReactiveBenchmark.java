@@ -16,9 +16,9 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 
 import dev.distlock.LockOptions;
+import dev.distlock.harness.redis.RedisServer;
 import dev.distlock.reactive.DefaultReactiveLockTemplate;
 import dev.distlock.reactive.ReactiveLockTemplate;
-import dev.distlock.testsupport.RedisServer;
 import org.redisson.Redisson;
 import org.redisson.api.RLockReactive;
 import org.redisson.api.RedissonClient;

@@ -17,7 +17,7 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 /**
  * What is particular to the in-memory store: bounded memory, the test hook that ends a
  * lease, and a fair attempt asked twice. The provider contract itself runs in
- * lock-test-support ({@code InMemoryLockProviderContractTests}).
+ * lock-contract-tests ({@code InMemoryLockProviderContractTests}).
  */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 class InMemoryLockProviderTests {

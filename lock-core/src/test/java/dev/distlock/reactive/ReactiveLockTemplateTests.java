@@ -43,7 +43,7 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * lets a test do (expire a held lock, count the releases the template's observer hears):
  * one release per hold whatever ends the work, a loss signalled per on-lease-lost, a
  * lease that arrives for a subscriber that left released. The behaviour every store
- * shares is the reactive contract suite's, in lock-test-support.
+ * shares is the reactive contract suite's, in lock-contract-tests.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class ReactiveLockTemplateTests {

@@ -6,7 +6,8 @@ import java.util.function.BooleanSupplier;
 
 /**
  * Waiting for a condition in a test instead of sleeping for a guessed time. (The
- * published {@code Conditions} lives in lock-test-support, which depends on this module.)
+ * published {@code Conditions} lives in lock-contract-tests, which depends on this
+ * module.)
  */
 public final class Await {
 

@@ -4,10 +4,10 @@ import java.time.Duration;
 import java.util.UUID;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.distlock.contract.AbstractLockProviderContractTests;
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockProvider;
 import dev.distlock.spi.LockRequest;
-import dev.distlock.testsupport.AbstractLockProviderContractTests;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;

@@ -13,11 +13,11 @@ import java.util.function.Supplier;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.distlock.LockBackendException;
+import dev.distlock.contract.Conditions;
+import dev.distlock.contract.TestThreads;
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockHandle;
 import dev.distlock.spi.LockRequest;
-import dev.distlock.testsupport.Conditions;
-import dev.distlock.testsupport.TestThreads;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;

@@ -15,13 +15,13 @@ import java.util.concurrent.locks.LockSupport;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.distlock.DistributedLatch.CountDown;
+import dev.distlock.contract.Conditions;
+import dev.distlock.contract.TestThreads;
 import dev.distlock.spi.LatchStore;
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockHandle;
 import dev.distlock.spi.LockProvider;
 import dev.distlock.spi.LockRequest;
-import dev.distlock.testsupport.Conditions;
-import dev.distlock.testsupport.TestThreads;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;

@@ -8,13 +8,13 @@ import java.util.concurrent.TimeUnit;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.distlock.LockBackendException;
+import dev.distlock.contract.Conditions;
+import dev.distlock.harness.jdbc.DatabaseServer;
 import dev.distlock.spi.BatchRenewal;
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockHandle;
 import dev.distlock.spi.LockRequest;
 import dev.distlock.spi.TokenBlock;
-import dev.distlock.testsupport.Conditions;
-import dev.distlock.testsupport.DatabaseServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;

@@ -15,7 +15,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.distlock.LockAcquisitionException;
-import dev.distlock.testsupport.Conditions;
+import dev.distlock.contract.Conditions;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;

@@ -11,16 +11,16 @@ import dev.distlock.Lease;
 import dev.distlock.LockMode;
 import dev.distlock.LockOptions;
 import dev.distlock.MultiLease;
+import dev.distlock.harness.ProviderFactory;
+import dev.distlock.harness.ResourceFactory;
+import dev.distlock.harness.WorkerArgs;
+import dev.distlock.harness.fuzz.FencedRegister;
+import dev.distlock.harness.fuzz.LockHolder;
+import dev.distlock.harness.fuzz.Templates;
 import dev.distlock.support.DefaultLockTemplate;
 import dev.distlock.support.HandoverSettings;
 import dev.distlock.support.LockObserver;
 import dev.distlock.support.RenewalScheduler;
-import dev.distlock.testsupport.ProviderFactory;
-import dev.distlock.testsupport.ResourceFactory;
-import dev.distlock.testsupport.WorkerArgs;
-import dev.distlock.testsupport.fuzz.FencedRegister;
-import dev.distlock.testsupport.fuzz.LockHolder;
-import dev.distlock.testsupport.fuzz.Templates;
 
 /**
  * A holder JVM of one member of the lock family, to be stopped ({@code SIGSTOP}) or

@@ -1,6 +1,6 @@
 package dev.distlock.jdbc;
 
-import dev.distlock.testsupport.fault.FaultSchedule;
+import dev.distlock.harness.fault.FaultSchedule;
 
 /**
  * The fault classes of the lock family's cross-JVM suite on PostgreSQL and MariaDB

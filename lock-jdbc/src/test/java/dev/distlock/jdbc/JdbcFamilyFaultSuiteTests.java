@@ -7,12 +7,12 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
-import dev.distlock.testsupport.MariaDbServer;
-import dev.distlock.testsupport.PostgresServer;
-import dev.distlock.testsupport.fault.FamilyFaultReport;
-import dev.distlock.testsupport.fault.FamilyFaultRun;
-import dev.distlock.testsupport.fault.FaultSchedule;
-import dev.distlock.testsupport.fault.FaultScenario;
+import dev.distlock.harness.fault.FamilyFaultReport;
+import dev.distlock.harness.fault.FamilyFaultRun;
+import dev.distlock.harness.fault.FaultScenario;
+import dev.distlock.harness.fault.FaultSchedule;
+import dev.distlock.harness.jdbc.MariaDbServer;
+import dev.distlock.harness.jdbc.PostgresServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;

@@ -3,9 +3,9 @@ package dev.distlock.jdbc;
 import java.util.ArrayList;
 import java.util.List;
 
-import dev.distlock.testsupport.DatabaseServer;
-import dev.distlock.testsupport.MariaDbServer;
-import dev.distlock.testsupport.PostgresServer;
+import dev.distlock.harness.jdbc.DatabaseServer;
+import dev.distlock.harness.jdbc.MariaDbServer;
+import dev.distlock.harness.jdbc.PostgresServer;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;

@@ -2,8 +2,8 @@ package dev.distlock.jdbc;
 
 import java.time.Duration;
 
-import dev.distlock.testsupport.Conditions;
-import dev.distlock.testsupport.fault.FaultSchedule;
+import dev.distlock.contract.Conditions;
+import dev.distlock.harness.fault.FaultSchedule;
 
 /**
  * The fault classes of the JDBC store's fault suite, on PostgreSQL and on MariaDB: the
@@ -14,8 +14,8 @@ import dev.distlock.testsupport.fault.FaultSchedule;
  * {@link #SERVER_STOP_LONG}), every overlap must be caught by fencing and signalled as a
  * lease loss. The gaps between faults are short, so that even the default 8 s run injects
  * several. Latency, partitions and lost replies go through a byte-level
- * {@link dev.distlock.testsupport.TcpProxy}. {@link JdbcFaultScenario} runs a class on
- * one database.
+ * {@link dev.distlock.harness.TcpProxy}. {@link JdbcFaultScenario} runs a class on one
+ * database.
  */
 enum JdbcFaultClass {
 

@@ -1,9 +1,9 @@
 package dev.distlock.jdbc;
 
-import dev.distlock.testsupport.MariaDbServer;
-import dev.distlock.testsupport.PostgresServer;
-import dev.distlock.testsupport.fault.FaultSchedule;
-import dev.distlock.testsupport.fault.FaultScenario;
+import dev.distlock.harness.fault.FaultScenario;
+import dev.distlock.harness.fault.FaultSchedule;
+import dev.distlock.harness.jdbc.MariaDbServer;
+import dev.distlock.harness.jdbc.PostgresServer;
 
 /**
  * One {@link JdbcFaultClass} on one database: a server of its own of that kind per run.

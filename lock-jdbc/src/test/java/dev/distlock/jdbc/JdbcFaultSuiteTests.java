@@ -9,8 +9,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-import dev.distlock.testsupport.fault.FaultReport;
-import dev.distlock.testsupport.fault.FaultRun;
+import dev.distlock.harness.fault.FaultReport;
+import dev.distlock.harness.fault.FaultRun;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;

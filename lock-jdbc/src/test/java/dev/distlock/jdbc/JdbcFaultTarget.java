@@ -8,11 +8,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.locks.LockSupport;
 
-import dev.distlock.testsupport.DatabaseServer;
-import dev.distlock.testsupport.ProviderFactory;
-import dev.distlock.testsupport.ResourceFactory;
-import dev.distlock.testsupport.TcpProxy;
-import dev.distlock.testsupport.fault.FaultTarget;
+import dev.distlock.harness.ProviderFactory;
+import dev.distlock.harness.ResourceFactory;
+import dev.distlock.harness.TcpProxy;
+import dev.distlock.harness.fault.FaultTarget;
+import dev.distlock.harness.jdbc.DatabaseServer;
 
 import org.springframework.jdbc.core.JdbcTemplate;
 

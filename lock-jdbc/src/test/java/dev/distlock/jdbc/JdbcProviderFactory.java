@@ -6,11 +6,11 @@ import java.util.Map;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.distlock.harness.ProviderFactory;
+import dev.distlock.harness.WorkerArgs;
+import dev.distlock.harness.fault.FaultRun;
+import dev.distlock.harness.jdbc.DatabaseServer;
 import dev.distlock.spi.LockProvider;
-import dev.distlock.testsupport.DatabaseServer;
-import dev.distlock.testsupport.ProviderFactory;
-import dev.distlock.testsupport.WorkerArgs;
-import dev.distlock.testsupport.fault.FaultRun;
 import org.jspecify.annotations.Nullable;
 
 /**

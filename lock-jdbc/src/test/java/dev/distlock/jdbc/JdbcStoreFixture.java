@@ -3,15 +3,15 @@ package dev.distlock.jdbc;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-import dev.distlock.testsupport.DatabaseServer;
-import dev.distlock.testsupport.ProviderFactory;
-import dev.distlock.testsupport.RedisResources;
-import dev.distlock.testsupport.RedisServer;
-import dev.distlock.testsupport.ResourceFactory;
-import dev.distlock.testsupport.StoreFixture;
+import dev.distlock.harness.ProviderFactory;
+import dev.distlock.harness.ResourceFactory;
+import dev.distlock.harness.StoreFixture;
+import dev.distlock.harness.jdbc.DatabaseServer;
+import dev.distlock.harness.redis.RedisResources;
+import dev.distlock.harness.redis.RedisServer;
 
 /**
- * A database server of its own for the cross-JVM tests of {@code lock-test-support}: the
+ * A database server of its own for the cross-JVM tests of {@code lock-test-harness}: the
  * locks in its table {@code fuzz_lock}, the resources the workloads write to in a
  * redis-server beside it (outside the store under test).
  */

@@ -1,13 +1,13 @@
 package dev.distlock.jdbc;
 
-import dev.distlock.testsupport.MariaDbServer;
-import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
-import dev.distlock.testsupport.StoreFixture;
-import dev.distlock.testsupport.fuzz.AbstractCrossJvmFuzzTests;
-import dev.distlock.testsupport.fuzz.AbstractHolderKilledTests;
-import dev.distlock.testsupport.fuzz.AbstractHolderPausedTests;
+import dev.distlock.harness.StoreFixture;
+import dev.distlock.harness.fuzz.AbstractCrossJvmFuzzTests;
+import dev.distlock.harness.fuzz.AbstractHolderKilledTests;
+import dev.distlock.harness.fuzz.AbstractHolderPausedTests;
+import dev.distlock.harness.jdbc.MariaDbServer;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
 /**
  * The cross-JVM tests on MariaDB: threads plus a second JVM doing read-pause-write on a

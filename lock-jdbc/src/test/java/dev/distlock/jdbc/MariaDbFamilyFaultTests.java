@@ -2,8 +2,8 @@ package dev.distlock.jdbc;
 
 import java.util.List;
 
-import dev.distlock.testsupport.DatabaseServer;
-import dev.distlock.testsupport.MariaDbServer;
+import dev.distlock.harness.jdbc.DatabaseServer;
+import dev.distlock.harness.jdbc.MariaDbServer;
 
 /**
  * Multi-key and read-write locks under faults on a MariaDB server of their own, which the

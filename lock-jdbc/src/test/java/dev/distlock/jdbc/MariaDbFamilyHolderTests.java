@@ -1,7 +1,7 @@
 package dev.distlock.jdbc;
 
-import dev.distlock.testsupport.DatabaseServer;
-import dev.distlock.testsupport.MariaDbServer;
+import dev.distlock.harness.jdbc.DatabaseServer;
+import dev.distlock.harness.jdbc.MariaDbServer;
 
 /** Family holder JVMs paused past their lease or killed, on MariaDB. */
 class MariaDbFamilyHolderTests extends AbstractJdbcFamilyHolderTests {

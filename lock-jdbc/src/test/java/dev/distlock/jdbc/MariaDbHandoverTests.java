@@ -1,7 +1,7 @@
 package dev.distlock.jdbc;
 
-import dev.distlock.testsupport.DatabaseServer;
-import dev.distlock.testsupport.MariaDbServer;
+import dev.distlock.harness.jdbc.DatabaseServer;
+import dev.distlock.harness.jdbc.MariaDbServer;
 
 /** Local hand-over on a real MariaDB server; see {@link AbstractJdbcHandoverTests}. */
 class MariaDbHandoverTests extends AbstractJdbcHandoverTests {

@@ -1,7 +1,7 @@
 package dev.distlock.jdbc;
 
+import dev.distlock.contract.AbstractLatchContractTests;
 import dev.distlock.spi.LockProvider;
-import dev.distlock.testsupport.AbstractLatchContractTests;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;

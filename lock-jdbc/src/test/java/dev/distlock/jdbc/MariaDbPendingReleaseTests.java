@@ -1,7 +1,7 @@
 package dev.distlock.jdbc;
 
-import dev.distlock.testsupport.DatabaseServer;
-import dev.distlock.testsupport.MariaDbServer;
+import dev.distlock.harness.jdbc.DatabaseServer;
+import dev.distlock.harness.jdbc.MariaDbServer;
 
 /** A release retried after a MariaDB server of its own was killed and restarted. */
 class MariaDbPendingReleaseTests extends AbstractJdbcPendingReleaseTests {

@@ -3,9 +3,9 @@ package dev.distlock.jdbc;
 import java.util.concurrent.TimeUnit;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.distlock.testsupport.MariaDbServer;
-import dev.distlock.testsupport.StoreFixture;
-import dev.distlock.testsupport.fuzz.AbstractCrossJvmFuzzTests;
+import dev.distlock.harness.StoreFixture;
+import dev.distlock.harness.fuzz.AbstractCrossJvmFuzzTests;
+import dev.distlock.harness.jdbc.MariaDbServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Nested;

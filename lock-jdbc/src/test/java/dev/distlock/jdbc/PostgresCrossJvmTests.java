@@ -1,10 +1,10 @@
 package dev.distlock.jdbc;
 
-import dev.distlock.testsupport.PostgresServer;
-import dev.distlock.testsupport.StoreFixture;
-import dev.distlock.testsupport.fuzz.AbstractCrossJvmFuzzTests;
-import dev.distlock.testsupport.fuzz.AbstractHolderKilledTests;
-import dev.distlock.testsupport.fuzz.AbstractHolderPausedTests;
+import dev.distlock.harness.StoreFixture;
+import dev.distlock.harness.fuzz.AbstractCrossJvmFuzzTests;
+import dev.distlock.harness.fuzz.AbstractHolderKilledTests;
+import dev.distlock.harness.fuzz.AbstractHolderPausedTests;
+import dev.distlock.harness.jdbc.PostgresServer;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Tag;
 

@@ -2,8 +2,8 @@ package dev.distlock.jdbc;
 
 import java.util.List;
 
-import dev.distlock.testsupport.DatabaseServer;
-import dev.distlock.testsupport.PostgresServer;
+import dev.distlock.harness.jdbc.DatabaseServer;
+import dev.distlock.harness.jdbc.PostgresServer;
 
 /**
  * Multi-key and read-write locks under faults on a PostgreSQL server of their own, which

@@ -1,7 +1,7 @@
 package dev.distlock.jdbc;
 
-import dev.distlock.testsupport.DatabaseServer;
-import dev.distlock.testsupport.PostgresServer;
+import dev.distlock.harness.jdbc.DatabaseServer;
+import dev.distlock.harness.jdbc.PostgresServer;
 
 /** Family holder JVMs paused past their lease or killed, on PostgreSQL. */
 class PostgresFamilyHolderTests extends AbstractJdbcFamilyHolderTests {

@@ -1,7 +1,7 @@
 package dev.distlock.jdbc;
 
-import dev.distlock.testsupport.DatabaseServer;
-import dev.distlock.testsupport.PostgresServer;
+import dev.distlock.harness.jdbc.DatabaseServer;
+import dev.distlock.harness.jdbc.PostgresServer;
 
 /** Local hand-over on a real PostgreSQL server; see {@link AbstractJdbcHandoverTests}. */
 class PostgresHandoverTests extends AbstractJdbcHandoverTests {

@@ -1,7 +1,7 @@
 package dev.distlock.jdbc;
 
-import dev.distlock.testsupport.DatabaseServer;
-import dev.distlock.testsupport.PostgresServer;
+import dev.distlock.harness.jdbc.DatabaseServer;
+import dev.distlock.harness.jdbc.PostgresServer;
 
 /**
  * The family's semaphore and latch fault checks on a PostgreSQL server of this class's

@@ -4,10 +4,10 @@ import java.util.function.BooleanSupplier;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.distlock.LockBackendException;
+import dev.distlock.harness.jdbc.MariaDbServer;
+import dev.distlock.harness.jdbc.PostgresServer;
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockHandle;
-import dev.distlock.testsupport.MariaDbServer;
-import dev.distlock.testsupport.PostgresServer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -5,7 +5,7 @@ import dev.distlock.redis.RedisLockProvider
 import dev.distlock.support.DefaultAsyncLockTemplate
 import dev.distlock.support.DefaultLockTemplate
 import dev.distlock.support.RenewalScheduler
-import dev.distlock.testsupport.RedisServer
+import dev.distlock.harness.redis.RedisServer
 import java.time.Duration
 import java.util.UUID
 import java.util.concurrent.CopyOnWriteArrayList

@@ -2,8 +2,8 @@ package dev.distlock.fault;
 
 import java.time.Duration;
 
-import dev.distlock.testsupport.fault.FaultScenario;
-import dev.distlock.testsupport.fault.FaultSchedule;
+import dev.distlock.harness.fault.FaultScenario;
+import dev.distlock.harness.fault.FaultSchedule;
 
 /**
  * The fault classes of the lock family's cross-JVM suite on Redis: the mutex's

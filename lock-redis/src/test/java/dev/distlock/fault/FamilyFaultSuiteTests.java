@@ -7,8 +7,8 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
-import dev.distlock.testsupport.fault.FamilyFaultReport;
-import dev.distlock.testsupport.fault.FamilyFaultRun;
+import dev.distlock.harness.fault.FamilyFaultReport;
+import dev.distlock.harness.fault.FamilyFaultRun;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;

@@ -4,10 +4,10 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Random;
 
+import dev.distlock.contract.Conditions;
+import dev.distlock.harness.fault.FaultScenario;
+import dev.distlock.harness.fault.FaultSchedule;
 import dev.distlock.redis.RedisLockProvider;
-import dev.distlock.testsupport.Conditions;
-import dev.distlock.testsupport.fault.FaultScenario;
-import dev.distlock.testsupport.fault.FaultSchedule;
 
 import org.springframework.data.redis.core.RedisCallback;
 

@@ -10,14 +10,14 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.locks.LockSupport;
 
+import dev.distlock.contract.Conditions;
+import dev.distlock.harness.FaultProxy;
+import dev.distlock.harness.fault.FaultTarget;
+import dev.distlock.harness.redis.RedisResources;
+import dev.distlock.harness.redis.RedisServer;
 import dev.distlock.redis.RedisFixture;
 import dev.distlock.redis.RedisProviderFactory;
 import dev.distlock.redis.TestRedis;
-import dev.distlock.testsupport.Conditions;
-import dev.distlock.testsupport.FaultProxy;
-import dev.distlock.testsupport.RedisResources;
-import dev.distlock.testsupport.RedisServer;
-import dev.distlock.testsupport.fault.FaultTarget;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.output.ArrayOutput;
 

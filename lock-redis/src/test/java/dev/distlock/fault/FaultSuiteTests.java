@@ -7,14 +7,14 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 
-import dev.distlock.testsupport.fault.FaultReport;
-import dev.distlock.testsupport.fault.FaultRun;
+import dev.distlock.harness.fault.FaultReport;
+import dev.distlock.harness.fault.FaultRun;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Tag;
 
-import static org.assertj.core.api.Assertions.assertThat;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The fault-injection suite: every {@link FaultClass} in turn, with the workload in this

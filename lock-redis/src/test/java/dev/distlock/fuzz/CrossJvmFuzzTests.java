@@ -1,8 +1,8 @@
 package dev.distlock.fuzz;
 
+import dev.distlock.harness.StoreFixture;
+import dev.distlock.harness.fuzz.AbstractCrossJvmFuzzTests;
 import dev.distlock.redis.RedisStoreFixture;
-import dev.distlock.testsupport.StoreFixture;
-import dev.distlock.testsupport.fuzz.AbstractCrossJvmFuzzTests;
 import org.junit.jupiter.api.Tag;
 
 /**

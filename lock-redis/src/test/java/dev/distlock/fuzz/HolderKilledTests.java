@@ -2,12 +2,12 @@ package dev.distlock.fuzz;
 
 import java.util.concurrent.TimeUnit;
 
+import dev.distlock.harness.StoreFixture;
+import dev.distlock.harness.fuzz.AbstractHolderKilledTests;
 import dev.distlock.redis.RedisProviderFactory;
 import dev.distlock.redis.RedisStoreFixture;
 import dev.distlock.redis.TestRedis;
 import dev.distlock.support.DefaultLockTemplate;
-import dev.distlock.testsupport.StoreFixture;
-import dev.distlock.testsupport.fuzz.AbstractHolderKilledTests;
 import org.junit.jupiter.api.Tag;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;

@@ -14,11 +14,11 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import dev.distlock.Lease;
 import dev.distlock.LockOptions;
+import dev.distlock.contract.Conditions;
+import dev.distlock.harness.redis.RedisServer;
 import dev.distlock.redis.RedisLockProvider;
 import dev.distlock.support.DefaultLockTemplate;
 import dev.distlock.support.RenewalScheduler;
-import dev.distlock.testsupport.Conditions;
-import dev.distlock.testsupport.RedisServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;

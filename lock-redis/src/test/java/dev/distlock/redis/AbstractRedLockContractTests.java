@@ -1,7 +1,7 @@
 package dev.distlock.redis;
 
+import dev.distlock.contract.AbstractLockProviderContractTests;
 import dev.distlock.spi.LockProvider;
-import dev.distlock.testsupport.AbstractLockProviderContractTests;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Tag;
 

@@ -7,10 +7,10 @@ import java.util.function.Function;
 import java.util.stream.Stream;
 
 import dev.distlock.LockBackendException;
+import dev.distlock.contract.Conditions;
+import dev.distlock.harness.redis.RedisServer;
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockRequest;
-import dev.distlock.testsupport.Conditions;
-import dev.distlock.testsupport.RedisServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;

@@ -6,10 +6,10 @@ import java.util.List;
 import java.util.UUID;
 
 import dev.distlock.LockBackendException;
+import dev.distlock.contract.Conditions;
+import dev.distlock.harness.redis.RedisServer;
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockRequest;
-import dev.distlock.testsupport.Conditions;
-import dev.distlock.testsupport.RedisServer;
 
 /**
  * N independent {@code redis-server} processes on free loopback ports, as RedLock's

@@ -1,6 +1,6 @@
 package dev.distlock.redis;
 
-import dev.distlock.testsupport.RedisCluster;
+import dev.distlock.harness.redis.RedisCluster;
 
 import org.springframework.data.redis.connection.RedisClusterConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;

@@ -4,11 +4,11 @@ import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
 
+import dev.distlock.contract.AbstractReadWriteLockContractTests;
+import dev.distlock.contract.Conditions;
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockProvider;
 import dev.distlock.spi.LockRequest;
-import dev.distlock.testsupport.AbstractReadWriteLockContractTests;
-import dev.distlock.testsupport.Conditions;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;

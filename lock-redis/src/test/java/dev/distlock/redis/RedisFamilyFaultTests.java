@@ -5,12 +5,12 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
 
+import dev.distlock.harness.TcpProxy;
+import dev.distlock.harness.family.FamilyFault;
+import dev.distlock.harness.family.LatchFaultCheck;
+import dev.distlock.harness.family.MultiLockFaultCheck;
+import dev.distlock.harness.redis.RedisServer;
 import dev.distlock.spi.LockProvider;
-import dev.distlock.testsupport.RedisServer;
-import dev.distlock.testsupport.TcpProxy;
-import dev.distlock.testsupport.family.FamilyFault;
-import dev.distlock.testsupport.family.LatchFaultCheck;
-import dev.distlock.testsupport.family.MultiLockFaultCheck;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;

@@ -1,12 +1,12 @@
 package dev.distlock.redis;
 
-import dev.distlock.testsupport.ProviderFactory;
-import dev.distlock.testsupport.RedisResources;
-import dev.distlock.testsupport.ResourceFactory;
-import dev.distlock.testsupport.StoreFixture;
+import dev.distlock.harness.ProviderFactory;
+import dev.distlock.harness.ResourceFactory;
+import dev.distlock.harness.StoreFixture;
+import dev.distlock.harness.redis.RedisResources;
 
 /**
- * A Redis store for the harness of {@code lock-test-support}: locks through
+ * A Redis store for the harness of {@code lock-test-harness}: locks through
  * {@link RedisProviderFactory}, resources through {@link RedisResources}.
  */
 public interface RedisFixture extends StoreFixture {

@@ -4,12 +4,12 @@ import java.time.Duration;
 import java.util.UUID;
 
 import dev.distlock.LockBackendException;
+import dev.distlock.contract.AbstractLockProviderContractTests;
+import dev.distlock.harness.redis.RedisServer;
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockHandle;
 import dev.distlock.spi.LockProvider;
 import dev.distlock.spi.LockRequest;
-import dev.distlock.testsupport.AbstractLockProviderContractTests;
-import dev.distlock.testsupport.RedisServer;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;

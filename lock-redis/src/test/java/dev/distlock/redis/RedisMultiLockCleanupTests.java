@@ -8,14 +8,14 @@ import java.util.stream.Collectors;
 
 import dev.distlock.LockBackendException;
 import dev.distlock.LockOptions;
+import dev.distlock.contract.Conditions;
+import dev.distlock.harness.redis.RedisCluster;
+import dev.distlock.harness.redis.RedisServer;
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockHandle;
 import dev.distlock.spi.LockRequest;
 import dev.distlock.support.DefaultLockTemplate;
 import dev.distlock.support.RenewalScheduler;
-import dev.distlock.testsupport.Conditions;
-import dev.distlock.testsupport.RedisCluster;
-import dev.distlock.testsupport.RedisServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;

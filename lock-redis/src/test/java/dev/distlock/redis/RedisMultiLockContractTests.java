@@ -1,7 +1,7 @@
 package dev.distlock.redis;
 
+import dev.distlock.contract.AbstractMultiLockContractTests;
 import dev.distlock.spi.LockProvider;
-import dev.distlock.testsupport.AbstractMultiLockContractTests;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.extension.RegisterExtension;
 

@@ -3,17 +3,17 @@ package dev.distlock.redis;
 import java.time.Duration;
 import java.util.Map;
 
+import dev.distlock.harness.ProviderFactory;
+import dev.distlock.harness.WorkerArgs;
+import dev.distlock.harness.fault.FaultRun;
 import dev.distlock.spi.LockProvider;
-import dev.distlock.testsupport.ProviderFactory;
-import dev.distlock.testsupport.WorkerArgs;
-import dev.distlock.testsupport.fault.FaultRun;
 
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 
 /**
- * The Redis store for the harness of {@code lock-test-support}, in the test JVM and in
+ * The Redis store for the harness of {@code lock-test-harness}, in the test JVM and in
  * its child JVMs: a {@link RedisLockProvider} with the {@link TestRedis#PREFIX} over a
  * Lettuce connection factory of its own to {@link #HOST}:{@link #PORT}. The connections
  * have the {@link TestRedis} command timeout (10 s), or in a fault run the lease

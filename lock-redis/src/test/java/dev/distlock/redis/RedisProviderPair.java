@@ -1,6 +1,6 @@
 package dev.distlock.redis;
 
-import dev.distlock.testsupport.RedisServer;
+import dev.distlock.harness.redis.RedisServer;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;

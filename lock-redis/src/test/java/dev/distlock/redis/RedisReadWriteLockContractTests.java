@@ -3,11 +3,11 @@ package dev.distlock.redis;
 import java.time.Duration;
 import java.util.UUID;
 
+import dev.distlock.contract.AbstractReadWriteLockContractTests;
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockHandle;
 import dev.distlock.spi.LockProvider;
 import dev.distlock.spi.LockRequest;
-import dev.distlock.testsupport.AbstractReadWriteLockContractTests;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;

@@ -3,10 +3,10 @@ package dev.distlock.redis;
 import java.time.Duration;
 import java.util.Random;
 
+import dev.distlock.harness.FaultProxy;
+import dev.distlock.harness.fault.AbstractFamilyNetworkFaultTests;
+import dev.distlock.harness.redis.RedisServer;
 import dev.distlock.spi.LockProvider;
-import dev.distlock.testsupport.FaultProxy;
-import dev.distlock.testsupport.RedisServer;
-import dev.distlock.testsupport.fault.AbstractFamilyNetworkFaultTests;
 import org.junit.jupiter.api.Tag;
 
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;

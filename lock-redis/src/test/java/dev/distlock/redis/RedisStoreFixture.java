@@ -3,11 +3,11 @@ package dev.distlock.redis;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-import dev.distlock.testsupport.RedisResources;
-import dev.distlock.testsupport.RedisServer;
+import dev.distlock.harness.redis.RedisResources;
+import dev.distlock.harness.redis.RedisServer;
 
 /**
- * One fresh redis-server for the cross-JVM tests of {@code lock-test-support}: the locks
+ * One fresh redis-server for the cross-JVM tests of {@code lock-test-harness}: the locks
  * ({@link RedisProviderFactory}) and the resources ({@link RedisResources}) on the same
  * server, under keys of their own.
  */

@@ -3,10 +3,10 @@ package dev.distlock.redis;
 import java.time.Duration;
 
 import dev.distlock.LockBackendException;
+import dev.distlock.harness.redis.RedisServer;
+import dev.distlock.harness.redis.RedisVersion;
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockRequest;
-import dev.distlock.testsupport.RedisServer;
-import dev.distlock.testsupport.RedisVersion;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 

@@ -5,10 +5,10 @@ import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
-import dev.distlock.testsupport.Conditions;
-import dev.distlock.testsupport.RedisCluster;
-import dev.distlock.testsupport.RedisServer;
-import dev.distlock.testsupport.RedisVersion;
+import dev.distlock.contract.Conditions;
+import dev.distlock.harness.redis.RedisCluster;
+import dev.distlock.harness.redis.RedisServer;
+import dev.distlock.harness.redis.RedisVersion;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;

@@ -8,12 +8,12 @@ import java.util.UUID;
 
 import dev.distlock.LockBackendException;
 import dev.distlock.LockOptions;
+import dev.distlock.contract.Conditions;
+import dev.distlock.harness.redis.RedisServer;
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockRequest;
 import dev.distlock.support.DefaultLockTemplate;
 import dev.distlock.support.RenewalScheduler;
-import dev.distlock.testsupport.Conditions;
-import dev.distlock.testsupport.RedisServer;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.connection.RedisConnectionFactory;

@@ -14,13 +14,13 @@ import java.util.function.BooleanSupplier;
 
 import dev.distlock.Lease;
 import dev.distlock.LockOptions;
+import dev.distlock.contract.Conditions;
+import dev.distlock.contract.TestThreads;
+import dev.distlock.harness.redis.RedisServer;
 import dev.distlock.redis.RedisLockProvider;
 import dev.distlock.redis.TestRedis;
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockRequest;
-import dev.distlock.testsupport.Conditions;
-import dev.distlock.testsupport.RedisServer;
-import dev.distlock.testsupport.TestThreads;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;

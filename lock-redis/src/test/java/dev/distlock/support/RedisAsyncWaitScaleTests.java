@@ -14,9 +14,9 @@ import java.util.concurrent.atomic.AtomicLong;
 
 import dev.distlock.Lease;
 import dev.distlock.LockOptions;
+import dev.distlock.contract.Conditions;
+import dev.distlock.harness.redis.RedisServer;
 import dev.distlock.redis.RedisLockProvider;
-import dev.distlock.testsupport.Conditions;
-import dev.distlock.testsupport.RedisServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;

@@ -15,8 +15,8 @@ import java.util.concurrent.atomic.AtomicLongArray;
 
 import dev.distlock.LockContext;
 import dev.distlock.LockOptions;
+import dev.distlock.harness.redis.RedisServer;
 import dev.distlock.redis.RedisLockProvider;
-import dev.distlock.testsupport.RedisServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;

@@ -4,11 +4,11 @@ import java.time.Duration;
 import java.util.UUID;
 
 import dev.distlock.LockBackendException;
+import dev.distlock.contract.Conditions;
+import dev.distlock.harness.redis.RedisServer;
 import dev.distlock.redis.RedisLockProvider;
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockRequest;
-import dev.distlock.testsupport.Conditions;
-import dev.distlock.testsupport.RedisServer;
 import net.javacrumbs.shedlock.core.ExtensibleLockProvider;
 import net.javacrumbs.shedlock.test.support.AbstractExtensibleLockProviderIntegrationTest;
 import org.junit.jupiter.api.AfterAll;

@@ -24,9 +24,9 @@ import dev.distlock.LockTemplate;
 import dev.distlock.OnFailure;
 import dev.distlock.autoconfigure.DistributedLockAutoConfiguration;
 import dev.distlock.autoconfigure.redis.DistributedLockRedisAutoConfiguration;
-import dev.distlock.testsupport.Conditions;
-import dev.distlock.testsupport.RedisServer;
-import dev.distlock.testsupport.TestThreads;
+import dev.distlock.contract.Conditions;
+import dev.distlock.contract.TestThreads;
+import dev.distlock.harness.redis.RedisServer;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 

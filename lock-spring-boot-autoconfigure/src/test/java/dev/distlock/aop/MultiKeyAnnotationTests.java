@@ -17,9 +17,9 @@ import dev.distlock.MultiLease;
 import dev.distlock.OnFailure;
 import dev.distlock.autoconfigure.DistributedLockAutoConfiguration;
 import dev.distlock.autoconfigure.inmemory.DistributedLockInMemoryAutoConfiguration;
+import dev.distlock.contract.TestThreads;
 import dev.distlock.inmemory.InMemoryLockProvider;
 import dev.distlock.spi.LockProvider;
-import dev.distlock.testsupport.TestThreads;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;

@@ -12,7 +12,7 @@ import dev.distlock.LockAcquisitionException;
 import dev.distlock.TransactionLock;
 import dev.distlock.TransactionLocks;
 import dev.distlock.autoconfigure.jdbc.DistributedLockJdbcTransactionAutoConfiguration;
-import dev.distlock.testsupport.PostgresServer;
+import dev.distlock.harness.jdbc.PostgresServer;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;

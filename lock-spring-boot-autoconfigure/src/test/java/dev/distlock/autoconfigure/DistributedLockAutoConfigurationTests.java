@@ -17,14 +17,14 @@ import dev.distlock.aop.DistributedLockAdvisor;
 import dev.distlock.aop.LockDeclarationException;
 import dev.distlock.autoconfigure.inmemory.DistributedLockInMemoryAutoConfiguration;
 import dev.distlock.autoconfigure.redis.DistributedLockRedisAutoConfiguration;
+import dev.distlock.harness.redis.RedisCluster;
+import dev.distlock.harness.redis.RedisServer;
 import dev.distlock.inmemory.InMemoryLockProvider;
 import dev.distlock.redis.RedisLockProvider;
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockProvider;
 import dev.distlock.spi.LockRequest;
 import dev.distlock.support.RenewalScheduler;
-import dev.distlock.testsupport.RedisCluster;
-import dev.distlock.testsupport.RedisServer;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 

@@ -16,7 +16,7 @@ import dev.distlock.LockContext;
 import dev.distlock.LockOptions;
 import dev.distlock.LockTemplate;
 import dev.distlock.autoconfigure.redis.DistributedLockRedisAutoConfiguration;
-import dev.distlock.testsupport.RedisServer;
+import dev.distlock.harness.redis.RedisServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;

@@ -4,8 +4,8 @@ import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
-import dev.distlock.testsupport.ChildJvm;
-import dev.distlock.testsupport.RedisServer;
+import dev.distlock.harness.ChildJvm;
+import dev.distlock.harness.redis.RedisServer;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;

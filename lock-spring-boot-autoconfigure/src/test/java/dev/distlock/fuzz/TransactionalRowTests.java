@@ -2,9 +2,9 @@ package dev.distlock.fuzz;
 
 import java.time.Duration;
 
-import dev.distlock.testsupport.ChildJvm;
-import dev.distlock.testsupport.PostgresServer;
-import dev.distlock.testsupport.RedisServer;
+import dev.distlock.harness.ChildJvm;
+import dev.distlock.harness.jdbc.PostgresServer;
+import dev.distlock.harness.redis.RedisServer;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 

@@ -3,8 +3,8 @@ package dev.distlock.leader;
 import java.io.IOException;
 import java.util.Map;
 
-import dev.distlock.testsupport.DatabaseServer;
-import dev.distlock.testsupport.TcpProxy;
+import dev.distlock.harness.TcpProxy;
+import dev.distlock.harness.jdbc.DatabaseServer;
 
 /**
  * {@link AbstractLeaderFaultCrossJvmTests} on a database server, fenced by JdbcFence,

@@ -7,8 +7,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
-import dev.distlock.testsupport.ChildJvm;
-import dev.distlock.testsupport.Conditions;
+import dev.distlock.contract.Conditions;
+import dev.distlock.harness.ChildJvm;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;

@@ -2,7 +2,7 @@ package dev.distlock.leader;
 
 import java.util.Map;
 
-import dev.distlock.testsupport.MariaDbServer;
+import dev.distlock.harness.jdbc.MariaDbServer;
 
 /** {@link AbstractLeaderElectionCrossJvmTests} on MariaDB, fenced by JdbcFence. */
 class MariaDbLeaderElectionCrossJvmTests extends AbstractLeaderElectionCrossJvmTests {

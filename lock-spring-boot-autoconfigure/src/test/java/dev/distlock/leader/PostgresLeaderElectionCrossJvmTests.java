@@ -2,7 +2,7 @@ package dev.distlock.leader;
 
 import java.util.Map;
 
-import dev.distlock.testsupport.PostgresServer;
+import dev.distlock.harness.jdbc.PostgresServer;
 
 /** {@link AbstractLeaderElectionCrossJvmTests} on PostgreSQL, fenced by JdbcFence. */
 class PostgresLeaderElectionCrossJvmTests extends AbstractLeaderElectionCrossJvmTests {

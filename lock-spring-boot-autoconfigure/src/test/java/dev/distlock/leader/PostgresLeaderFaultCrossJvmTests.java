@@ -1,7 +1,7 @@
 package dev.distlock.leader;
 
-import dev.distlock.testsupport.DatabaseServer;
-import dev.distlock.testsupport.PostgresServer;
+import dev.distlock.harness.jdbc.DatabaseServer;
+import dev.distlock.harness.jdbc.PostgresServer;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
 /**

@@ -2,7 +2,7 @@ package dev.distlock.leader;
 
 import java.util.Map;
 
-import dev.distlock.testsupport.RedisServer;
+import dev.distlock.harness.redis.RedisServer;
 
 /**
  * {@link AbstractLeaderElectionCrossJvmTests} on a redis-server, fenced by

@@ -2,8 +2,8 @@ package dev.distlock.leader;
 
 import java.util.Map;
 
-import dev.distlock.testsupport.FaultProxy;
-import dev.distlock.testsupport.RedisServer;
+import dev.distlock.harness.FaultProxy;
+import dev.distlock.harness.redis.RedisServer;
 
 /**
  * {@link AbstractLeaderFaultCrossJvmTests} on a redis-server that writes every command to

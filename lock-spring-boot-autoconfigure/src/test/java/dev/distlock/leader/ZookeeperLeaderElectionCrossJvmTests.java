@@ -3,7 +3,7 @@ package dev.distlock.leader;
 import java.time.Duration;
 import java.util.Map;
 
-import dev.distlock.testsupport.RedisServer;
+import dev.distlock.harness.redis.RedisServer;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;

@@ -4,8 +4,8 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.Map;
 
-import dev.distlock.testsupport.RedisServer;
-import dev.distlock.testsupport.TcpProxy;
+import dev.distlock.harness.TcpProxy;
+import dev.distlock.harness.redis.RedisServer;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;

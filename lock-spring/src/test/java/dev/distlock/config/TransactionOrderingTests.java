@@ -14,7 +14,7 @@ import dev.distlock.Lease;
 import dev.distlock.LockContext;
 import dev.distlock.LockOptions;
 import dev.distlock.LockTemplate;
-import dev.distlock.testsupport.PostgresServer;
+import dev.distlock.harness.jdbc.PostgresServer;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 

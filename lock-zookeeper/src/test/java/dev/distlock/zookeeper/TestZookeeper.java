@@ -8,7 +8,7 @@ import java.util.concurrent.TimeUnit;
 
 import dev.distlock.LockOptions;
 import dev.distlock.OnLeaseLost;
-import dev.distlock.testsupport.Conditions;
+import dev.distlock.contract.Conditions;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;

@@ -1,9 +1,9 @@
 package dev.distlock.zookeeper;
 
-import dev.distlock.testsupport.StoreFixture;
-import dev.distlock.testsupport.fuzz.AbstractCrossJvmFuzzTests;
-import dev.distlock.testsupport.fuzz.AbstractHolderKilledTests;
-import dev.distlock.testsupport.fuzz.AbstractHolderPausedTests;
+import dev.distlock.harness.StoreFixture;
+import dev.distlock.harness.fuzz.AbstractCrossJvmFuzzTests;
+import dev.distlock.harness.fuzz.AbstractHolderKilledTests;
+import dev.distlock.harness.fuzz.AbstractHolderPausedTests;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Tag;
 

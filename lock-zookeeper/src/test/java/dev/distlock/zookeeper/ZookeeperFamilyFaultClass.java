@@ -1,7 +1,7 @@
 package dev.distlock.zookeeper;
 
-import dev.distlock.testsupport.fault.FaultSchedule;
-import dev.distlock.testsupport.fault.FaultScenario;
+import dev.distlock.harness.fault.FaultScenario;
+import dev.distlock.harness.fault.FaultSchedule;
 
 /**
  * The fault classes of the lock family's cross-JVM suite on ZooKeeper

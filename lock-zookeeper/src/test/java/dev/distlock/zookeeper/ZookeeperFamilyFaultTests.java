@@ -2,9 +2,9 @@ package dev.distlock.zookeeper;
 
 import java.util.Random;
 
+import dev.distlock.harness.TcpProxy;
+import dev.distlock.harness.fault.AbstractFamilyNetworkFaultTests;
 import dev.distlock.spi.LockProvider;
-import dev.distlock.testsupport.TcpProxy;
-import dev.distlock.testsupport.fault.AbstractFamilyNetworkFaultTests;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.Tag;

@@ -1,7 +1,7 @@
 package dev.distlock.zookeeper;
 
-import dev.distlock.testsupport.fault.FaultSchedule;
-import dev.distlock.testsupport.fault.FaultScenario;
+import dev.distlock.harness.fault.FaultScenario;
+import dev.distlock.harness.fault.FaultSchedule;
 
 /**
  * The ZooKeeper fault classes of the fault suite ({@link ZookeeperFaultSuiteTests}). The

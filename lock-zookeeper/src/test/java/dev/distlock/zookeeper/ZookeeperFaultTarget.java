@@ -7,13 +7,13 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
-import dev.distlock.testsupport.ProviderFactory;
-import dev.distlock.testsupport.RedisResources;
-import dev.distlock.testsupport.RedisServer;
-import dev.distlock.testsupport.ResourceFactory;
-import dev.distlock.testsupport.TcpProxy;
-import dev.distlock.testsupport.fault.FamilyFaultWorkload;
-import dev.distlock.testsupport.fault.FaultTarget;
+import dev.distlock.harness.ProviderFactory;
+import dev.distlock.harness.ResourceFactory;
+import dev.distlock.harness.TcpProxy;
+import dev.distlock.harness.fault.FamilyFaultWorkload;
+import dev.distlock.harness.fault.FaultTarget;
+import dev.distlock.harness.redis.RedisResources;
+import dev.distlock.harness.redis.RedisServer;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.test.TestingServer;
 import org.apache.zookeeper.KeeperException;
@@ -23,7 +23,7 @@ import org.jspecify.annotations.Nullable;
  * The servers of one ZooKeeper fault run: a ZooKeeper server (100 ms tick, so a
  * lease-long session is allowed), in this JVM or, for a class that kills it with
  * {@code kill -9}, in a JVM of its own ({@link ZookeeperServerJvm}); clients reach it
- * through a {@link TcpProxy} (byte for byte: the fault proxy of lock-test-support frames
+ * through a {@link TcpProxy} (byte for byte: the fault proxy of lock-test-harness frames
  * Redis replies); and the resource server (a redis-server), which no fault touches. The
  * harness looks at the lock nodes directly, past the proxy.
  */

@@ -6,10 +6,10 @@ import java.util.concurrent.TimeUnit;
 
 import dev.distlock.DistributedLatch;
 import dev.distlock.DistributedLatch.CountDown;
+import dev.distlock.contract.Conditions;
+import dev.distlock.harness.TcpProxy;
 import dev.distlock.support.DefaultLockTemplate;
 import dev.distlock.support.RenewalScheduler;
-import dev.distlock.testsupport.Conditions;
-import dev.distlock.testsupport.TcpProxy;
 import org.apache.curator.framework.CuratorFramework;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;

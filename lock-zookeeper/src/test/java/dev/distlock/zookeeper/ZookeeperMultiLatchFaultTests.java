@@ -4,11 +4,11 @@ import java.time.Duration;
 import java.util.List;
 import java.util.stream.Stream;
 
+import dev.distlock.harness.TcpProxy;
+import dev.distlock.harness.family.FamilyFault;
+import dev.distlock.harness.family.LatchFaultCheck;
+import dev.distlock.harness.family.MultiLockFaultCheck;
 import dev.distlock.spi.LockProvider;
-import dev.distlock.testsupport.TcpProxy;
-import dev.distlock.testsupport.family.FamilyFault;
-import dev.distlock.testsupport.family.LatchFaultCheck;
-import dev.distlock.testsupport.family.MultiLockFaultCheck;
 import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;

@@ -5,11 +5,11 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
+import dev.distlock.harness.ProviderFactory;
+import dev.distlock.harness.WorkerArgs;
+import dev.distlock.harness.fault.FaultRun;
+import dev.distlock.harness.fuzz.LockHolder;
 import dev.distlock.spi.LockProvider;
-import dev.distlock.testsupport.ProviderFactory;
-import dev.distlock.testsupport.WorkerArgs;
-import dev.distlock.testsupport.fault.FaultRun;
-import dev.distlock.testsupport.fuzz.LockHolder;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;

@@ -2,8 +2,8 @@ package dev.distlock.zookeeper;
 
 import java.io.IOException;
 
+import dev.distlock.contract.AbstractSegmentedLockContractTests;
 import dev.distlock.spi.LockProvider;
-import dev.distlock.testsupport.AbstractSegmentedLockContractTests;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;

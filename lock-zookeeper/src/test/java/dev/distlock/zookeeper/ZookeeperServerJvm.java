@@ -8,8 +8,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 
-import dev.distlock.testsupport.ChildJvm;
-import dev.distlock.testsupport.WorkerArgs;
+import dev.distlock.harness.ChildJvm;
+import dev.distlock.harness.WorkerArgs;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingServer;
 import org.jspecify.annotations.Nullable;

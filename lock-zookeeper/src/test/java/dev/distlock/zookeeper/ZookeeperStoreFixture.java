@@ -4,17 +4,17 @@ import java.io.IOException;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
-import dev.distlock.testsupport.ProviderFactory;
-import dev.distlock.testsupport.RedisResources;
-import dev.distlock.testsupport.RedisServer;
-import dev.distlock.testsupport.ResourceFactory;
-import dev.distlock.testsupport.StoreFixture;
+import dev.distlock.harness.ProviderFactory;
+import dev.distlock.harness.ResourceFactory;
+import dev.distlock.harness.StoreFixture;
+import dev.distlock.harness.redis.RedisResources;
+import dev.distlock.harness.redis.RedisServer;
 import org.apache.curator.test.TestingServer;
 
 /**
  * A ZooKeeper test server of its own (in this JVM, on a loopback port, with a 100 ms tick
  * so that sessions may be as short as 200 ms and as long as 2 s) for the cross-JVM tests
- * of {@code lock-test-support}; the resources the workloads write to are in a
+ * of {@code lock-test-harness}; the resources the workloads write to are in a
  * redis-server beside it, outside the store under test.
  */
 final class ZookeeperStoreFixture implements StoreFixture {

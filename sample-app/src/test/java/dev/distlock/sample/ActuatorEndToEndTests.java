@@ -10,9 +10,9 @@ import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
-import dev.distlock.testsupport.Conditions;
-import dev.distlock.testsupport.RedisServer;
-import dev.distlock.testsupport.TestThreads;
+import dev.distlock.contract.Conditions;
+import dev.distlock.contract.TestThreads;
+import dev.distlock.harness.redis.RedisServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;

@@ -2,12 +2,12 @@ package dev.distlock.sample;
 
 import java.util.List;
 
+import dev.distlock.harness.jdbc.PostgresServer;
+import dev.distlock.harness.redis.RedisServer;
 import dev.distlock.jdbc.JdbcLockProvider;
 import dev.distlock.sample.order.OrderConfirmation;
 import dev.distlock.sample.order.OrderService;
 import dev.distlock.spi.LockProvider;
-import dev.distlock.testsupport.PostgresServer;
-import dev.distlock.testsupport.RedisServer;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 

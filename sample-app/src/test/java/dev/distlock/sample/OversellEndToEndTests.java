@@ -2,7 +2,7 @@ package dev.distlock.sample;
 
 import java.util.List;
 
-import dev.distlock.testsupport.RedisServer;
+import dev.distlock.harness.redis.RedisServer;
 import org.jspecify.annotations.Nullable;
 
 /**

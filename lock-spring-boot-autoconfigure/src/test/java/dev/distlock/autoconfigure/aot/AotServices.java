@@ -17,7 +17,7 @@ import dev.distlock.LockOptions;
 import dev.distlock.LockTemplate;
 import dev.distlock.MultiLease;
 import dev.distlock.OnFailure;
-import dev.distlock.testsupport.TestThreads;
+import dev.distlock.contract.TestThreads;
 
 import org.springframework.aop.support.AopUtils;
 import org.springframework.context.ApplicationContext;

@@ -2,7 +2,7 @@ package dev.distlock.autoconfigure.aot;
 
 import java.util.UUID;
 
-import dev.distlock.testsupport.PostgresServer;
+import dev.distlock.harness.jdbc.PostgresServer;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 

@@ -11,7 +11,7 @@ import dev.distlock.autoconfigure.DistributedLockAutoConfiguration;
 import dev.distlock.autoconfigure.inmemory.DistributedLockInMemoryAutoConfiguration;
 import dev.distlock.autoconfigure.jdbc.DistributedLockJdbcAutoConfiguration;
 import dev.distlock.autoconfigure.redis.DistributedLockRedisAutoConfiguration;
-import dev.distlock.testsupport.PostgresServer;
+import dev.distlock.harness.jdbc.PostgresServer;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;

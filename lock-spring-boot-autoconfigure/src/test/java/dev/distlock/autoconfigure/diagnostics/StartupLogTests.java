@@ -12,8 +12,8 @@ import dev.distlock.autoconfigure.inmemory.DistributedLockInMemoryAutoConfigurat
 import dev.distlock.autoconfigure.jdbc.DistributedLockJdbcAutoConfiguration;
 import dev.distlock.autoconfigure.redis.DistributedLockRedisAutoConfiguration;
 import dev.distlock.autoconfigure.zookeeper.DistributedLockZookeeperAutoConfiguration;
-import dev.distlock.testsupport.PostgresServer;
-import dev.distlock.testsupport.RedisServer;
+import dev.distlock.harness.jdbc.PostgresServer;
+import dev.distlock.harness.redis.RedisServer;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.Tag;

@@ -12,8 +12,8 @@ import dev.distlock.Lease;
 import dev.distlock.LeaseLostException;
 import dev.distlock.LockOptions;
 import dev.distlock.LockTemplate;
-import dev.distlock.testsupport.Conditions;
-import dev.distlock.testsupport.TestThreads;
+import dev.distlock.contract.Conditions;
+import dev.distlock.contract.TestThreads;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -21,9 +21,9 @@ import org.junit.jupiter.api.Timeout;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
-import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.test.annotation.DirtiesContext;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;

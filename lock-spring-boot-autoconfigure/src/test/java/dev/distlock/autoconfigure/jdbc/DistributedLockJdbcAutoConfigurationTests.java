@@ -7,10 +7,10 @@ import dev.distlock.LockOptions;
 import dev.distlock.LockTemplate;
 import dev.distlock.autoconfigure.DistributedLockAutoConfiguration;
 import dev.distlock.autoconfigure.redis.DistributedLockRedisAutoConfiguration;
+import dev.distlock.harness.jdbc.PostgresServer;
+import dev.distlock.harness.redis.RedisServer;
 import dev.distlock.jdbc.JdbcLockProvider;
 import dev.distlock.redis.RedisLockProvider;
-import dev.distlock.testsupport.PostgresServer;
-import dev.distlock.testsupport.RedisServer;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 

@@ -5,8 +5,8 @@ import java.util.UUID;
 import javax.sql.DataSource;
 
 import dev.distlock.StaleTokenException;
+import dev.distlock.harness.jdbc.PostgresServer;
 import dev.distlock.jdbc.JdbcFence;
-import dev.distlock.testsupport.PostgresServer;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 

@@ -16,7 +16,7 @@ import dev.distlock.autoconfigure.DistributedLockAutoConfiguration;
 import dev.distlock.autoconfigure.endpoint.DistributedLocksEndpoint;
 import dev.distlock.autoconfigure.endpoint.DistributedLocksEndpointAutoConfiguration;
 import dev.distlock.autoconfigure.inmemory.DistributedLockInMemoryAutoConfiguration;
-import dev.distlock.testsupport.Conditions;
+import dev.distlock.contract.Conditions;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 

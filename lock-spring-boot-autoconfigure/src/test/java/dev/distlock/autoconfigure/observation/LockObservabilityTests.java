@@ -19,10 +19,10 @@ import dev.distlock.autoconfigure.inmemory.DistributedLockInMemoryAutoConfigurat
 import dev.distlock.autoconfigure.metrics.DistributedLockMetrics;
 import dev.distlock.autoconfigure.metrics.DistributedLockMetricsAutoConfiguration;
 import dev.distlock.autoconfigure.redis.DistributedLockRedisAutoConfiguration;
+import dev.distlock.contract.Conditions;
+import dev.distlock.contract.TestThreads;
+import dev.distlock.harness.redis.RedisServer;
 import dev.distlock.support.LockObserver;
-import dev.distlock.testsupport.Conditions;
-import dev.distlock.testsupport.RedisServer;
-import dev.distlock.testsupport.TestThreads;
 import io.micrometer.common.KeyValues;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Meter;

@@ -1,18 +1,18 @@
 package dev.distlock.autoconfigure.ops;
 
 import dev.distlock.DistributedLock;
-import dev.distlock.testsupport.AutoConfigureInMemoryLocks;
-import dev.distlock.testsupport.LockAssert;
-import dev.distlock.testsupport.LockRecorder;
+import dev.distlock.test.AutoConfigureInMemoryLocks;
+import dev.distlock.test.LockAssert;
+import dev.distlock.test.LockRecorder;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
-import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
-import org.springframework.test.annotation.DirtiesContext;
+import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.context.annotation.Bean;
+import org.springframework.test.annotation.DirtiesContext;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -5,10 +5,10 @@ import java.util.List;
 
 import dev.distlock.LockTemplate;
 import dev.distlock.autoconfigure.DistributedLockAutoConfiguration;
+import dev.distlock.harness.redis.RedisServer;
 import dev.distlock.redis.RedLockProvider;
 import dev.distlock.redis.RedisLockProvider;
 import dev.distlock.spi.LockProvider;
-import dev.distlock.testsupport.RedisServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;

@@ -3,9 +3,9 @@ package dev.distlock.autoconfigure.redis;
 import java.util.UUID;
 
 import dev.distlock.StaleTokenException;
+import dev.distlock.harness.redis.RedisServer;
 import dev.distlock.redis.FencedValue;
 import dev.distlock.redis.RedisFencedValues;
-import dev.distlock.testsupport.RedisServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;

@@ -1,6 +1,6 @@
 package dev.distlock.sample.redis;
 
-import dev.distlock.testsupport.RedisServer;
+import dev.distlock.harness.redis.RedisServer;
 
 import org.springframework.boot.SpringApplication;
 

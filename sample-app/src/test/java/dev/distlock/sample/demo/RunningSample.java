@@ -1,7 +1,7 @@
 package dev.distlock.sample.demo;
 
+import dev.distlock.harness.redis.RedisServer;
 import dev.distlock.sample.SampleApplication;
-import dev.distlock.testsupport.RedisServer;
 
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;

@@ -9,9 +9,9 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 
+import dev.distlock.harness.redis.RedisServer;
 import dev.distlock.sample.SampleApplication;
 import dev.distlock.sample.order.OrderService;
-import dev.distlock.testsupport.RedisServer;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;

@@ -13,10 +13,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.stream.Collectors;
 import java.util.stream.LongStream;
 
+import dev.distlock.harness.ChildJvm;
+import dev.distlock.harness.redis.RedisServer;
 import dev.distlock.sample.webflux.purchase.Purchase;
 import dev.distlock.sample.webflux.stock.StockLevel;
-import dev.distlock.testsupport.ChildJvm;
-import dev.distlock.testsupport.RedisServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
