@@ -1,24 +1,27 @@
 package dev.distlock.zookeeper;
 
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.locks.ReentrantLock;
 
 import org.apache.zookeeper.Watcher;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A waiter's place in a key's queue, kept across its attempts: its node (once created),
- * the session that owns it, and the one watch it keeps on the node just ahead of it.
- * Guarded by its own monitor, which an attempt on the place holds throughout. A place is
- * used only while it is mapped to its waiter, and unmapped only under its monitor, so
- * that no node is created on a place that nobody will delete.
+ * A waiter's place in a key's queue, kept across attempts: its node (once created), the
+ * session that owns it, and the one watch it keeps on the node just ahead of it. Guarded
+ * by its {@link #lock}, which an attempt on the place holds throughout. A place is used
+ * only while it is still kept (mapped, or in its key's {@link WaitingPlaces}), and given
+ * up only under its lock, so that no node is created on a place that nobody will delete.
  */
 final class QueuedNode {
 
 	final String key;
 
-	/** Told when the node ahead goes away; replaced when the waiter subscribes anew. */
-	volatile Runnable onRelease = () -> {
-	};
+	/** Held by an attempt on the place, and by whoever gives the place up. */
+	final ReentrantLock lock = new ReentrantLock();
+
+	/** Wakes the key's waiters when the node ahead goes away. */
+	final Runnable wake;
 
 	@Nullable String path;
 
@@ -42,16 +45,18 @@ final class QueuedNode {
 	long attempts;
 
 	/**
-	 * One watcher per waiter: ZooKeeper keeps a watcher once per node, however often set.
+	 * One watcher per place: ZooKeeper keeps a watcher once per node, however often set.
 	 */
-	final Watcher watcher = (event) -> {
-		// Deleted, changed, or the session's end: whichever, the waiter looks again.
-		this.watched = null;
-		this.onRelease.run();
-	};
+	final Watcher watcher;
 
-	QueuedNode(String key) {
+	QueuedNode(String key, Runnable wake) {
 		this.key = key;
+		this.wake = wake;
+		this.watcher = (event) -> {
+			// Deleted, changed, or the session's end: whichever, the waiters look again.
+			this.watched = null;
+			wake.run();
+		};
 	}
 
 }

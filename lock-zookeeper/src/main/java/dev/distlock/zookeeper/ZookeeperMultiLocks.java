@@ -103,22 +103,21 @@ final class ZookeeperMultiLocks {
 
 	/**
 	 * The busy key's holder's lease, as a hint; for a waiter subscribed to the key's
-	 * releases, the holder's node is watched on the subscription, which wakes the waiter
+	 * releases, the holder's node is watched for the key's subscribers, which wakes them
 	 * when it goes (at once if it went before the watch was set).
 	 */
 	private long busyHint(String key, String holder, boolean waiting, long deadline) {
-		QueuedNode subscription = waiting ? this.provider.locks().subscription(key) : null;
-		if (subscription == null) {
+		WaitingPlaces subscribers = waiting ? this.provider.locks().subscribers(key) : null;
+		if (subscribers == null) {
 			return this.provider.nodes().leaseOf(key, holder, null, deadline);
 		}
-		// Only this thread uses its subscription's watch; the watcher clears it when it
-		// fires.
-		subscription.watched = holder;
-		long lease = this.provider.nodes().leaseOf(key, holder, subscription, deadline);
+		// The watcher clears it when it fires.
+		subscribers.watchedHolder = holder;
+		long lease = this.provider.nodes().leaseOf(key, holder, subscribers.holderWatcher, deadline);
 		if (lease == 0) {
 			// Gone before the watch was set: no event will come, so look again now.
-			subscription.watched = null;
-			subscription.onRelease.run();
+			subscribers.watchedHolder = null;
+			subscribers.wake();
 			return 1;
 		}
 		return lease;

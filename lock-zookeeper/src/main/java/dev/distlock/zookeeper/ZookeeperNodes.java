@@ -19,6 +19,7 @@ import org.apache.curator.framework.api.CuratorEvent;
 import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.data.Stat;
 import org.jspecify.annotations.Nullable;
 
@@ -186,13 +187,12 @@ final class ZookeeperNodes {
 	}
 
 	/**
-	 * The lease recorded in a node, watching it for {@code waiter} if given.
+	 * The lease recorded in a node, watching it with {@code watcher} if given.
 	 * @return the lease in milliseconds, or 0 if the node is gone
 	 */
-	long leaseOf(String key, String path, @Nullable QueuedNode waiter, long deadline) {
+	long leaseOf(String key, String path, @Nullable Watcher watcher, long deadline) {
 		CuratorEvent event = this.calls.call(key, "acquire", deadline,
-				(callback) -> ((waiter != null) ? this.client.getData().usingWatcher(waiter.watcher)
-						: this.client.getData())
+				(callback) -> ((watcher != null) ? this.client.getData().usingWatcher(watcher) : this.client.getData())
 					.inBackground(callback)
 					.forPath(path));
 		if (ZookeeperCalls.code(event) == KeeperException.Code.NONODE) {

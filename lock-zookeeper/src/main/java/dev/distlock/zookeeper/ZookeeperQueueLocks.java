@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 
 import dev.distlock.LockBackendException;
 import dev.distlock.spi.LockAttempt;
@@ -22,8 +23,11 @@ import org.jspecify.annotations.Nullable;
  * will not wait deletes its node and hears {@code Busy}; a caller that waits (it has
  * {@linkplain ReleaseSignals#subscribe subscribed} to the key's releases, or queues
  * fairly) keeps its node across attempts and watches the one node just ahead of it, so a
- * release wakes one waiter, not the herd, and waiters take the lock in the order they
- * queued. Closing the subscription, or {@link #leaveQueue}, deletes a waiter's node.
+ * release wakes this provider's waiters of the key, not every client's, and clients take
+ * the lock in the order they queued. A subscriber's place is one of its key's
+ * {@link WaitingPlaces}, not tied to a thread: a wait that holds no thread makes its
+ * attempts on any worker. Closing the subscription, or {@link #leaveQueue}, deletes a
+ * waiter's node.
  *
  * <p>
  * <b>Read-write locks.</b> Readers' nodes ({@code <uuid>-read-<sequence>}) join the same
@@ -39,17 +43,27 @@ final class ZookeeperQueueLocks {
 
 	private final ZookeeperNodes nodes;
 
-	/** Waiters' places, by key and waiter ("t" + thread id, or "w" + fair waiter id). */
+	/**
+	 * Places of waiters known by an id, by key and waiter ("w" + fair waiter id, "x" +
+	 * writer id).
+	 */
 	private final Map<String, QueuedNode> queued = new ConcurrentHashMap<>();
+
+	/** The subscribers of each key and their places. */
+	private final Map<String, WaitingPlaces> waiting = new ConcurrentHashMap<>();
+
+	private final Consumer<QueuedNode> drop = this::drop;
 
 	private final ReleaseSignals signals = new ReleaseSignals() {
 
 		@Override
 		public Subscription subscribe(String key, Runnable onRelease) {
-			String id = waiterOfThread(key);
-			QueuedNode node = ZookeeperQueueLocks.this.queued.computeIfAbsent(id, (k) -> new QueuedNode(key));
-			node.onRelease = onRelease;
-			return () -> leave(id);
+			ZookeeperQueueLocks.this.waiting.compute(key, (k, existing) -> {
+				WaitingPlaces places = (existing != null) ? existing : new WaitingPlaces(key);
+				places.add(onRelease);
+				return places;
+			});
+			return () -> unsubscribe(key, onRelease);
 		}
 
 		@Override
@@ -59,8 +73,8 @@ final class ZookeeperQueueLocks {
 
 		@Override
 		public boolean isListening(String key) {
-			QueuedNode node = ZookeeperQueueLocks.this.queued.get(waiterOfThread(key));
-			return isListening() && node != null && node.watched != null;
+			WaitingPlaces places = ZookeeperQueueLocks.this.waiting.get(key);
+			return isListening() && places != null && places.isWatching();
 		}
 
 	};
@@ -98,8 +112,10 @@ final class ZookeeperQueueLocks {
 	 * {@code intentTimeout} after each attempt.
 	 */
 	LockAttempt tryLockExclusive(String key, Duration leaseTime, String waiterId, Duration intentTimeout) {
-		if (this.queued.containsKey(waiterOfThread(key))) {
-			return tryOnce(key, leaseTime, true, false);
+		WaitingPlaces places = this.waiting.get(key);
+		QueuedNode place = (places != null) ? places.claim(false) : null;
+		if (place != null) {
+			return attemptOn(key, leaseTime, place, false);
 		}
 		return keptAttempt(key, leaseTime, intentWaiter(key, waiterId), intentTimeout, false);
 	}
@@ -117,19 +133,26 @@ final class ZookeeperQueueLocks {
 	}
 
 	/**
-	 * One attempt of a caller that waits with the thread's subscription (its place is
-	 * kept while it waits) or of one that does not wait.
+	 * One attempt of a caller that waits subscribed to the key's releases (on a free
+	 * place of the key's subscribers, kept while they wait) or of one that does not wait
+	 * (or finds no free place).
 	 */
 	private LockAttempt tryOnce(String key, Duration leaseTime, boolean waiting, boolean read) {
-		String id = waiterOfThread(key);
-		QueuedNode node = waiting ? this.queued.get(id) : null;
-		if (node == null) {
+		WaitingPlaces places = waiting ? this.waiting.get(key) : null;
+		QueuedNode place = (places != null) ? places.claim(read) : null;
+		if (place == null) {
 			return attempt(key, leaseTime, null, read, true);
 		}
-		synchronized (node) {
-			// A place left meanwhile (the provider closing) is no longer this waiter's:
-			// a node created on it would be deleted by nobody.
-			return attempt(key, leaseTime, (this.queued.get(id) == node) ? node : null, read, true);
+		return attemptOn(key, leaseTime, place, read);
+	}
+
+	/** An attempt on a subscriber's place, which {@link WaitingPlaces#claim} locked. */
+	private LockAttempt attemptOn(String key, Duration leaseTime, QueuedNode place, boolean read) {
+		try {
+			return attempt(key, leaseTime, place, read, true);
+		}
+		finally {
+			place.lock.unlock();
 		}
 	}
 
@@ -142,27 +165,26 @@ final class ZookeeperQueueLocks {
 	private LockAttempt keptAttempt(String key, Duration leaseTime, String id, Duration timeout,
 			boolean behindWriters) {
 		while (true) {
-			QueuedNode node = this.queued.computeIfAbsent(id, (k) -> new QueuedNode(key));
-			QueuedNode subscribed = this.queued.get(waiterOfThread(key));
-			if (subscribed != null) {
-				node.onRelease = subscribed.onRelease;
-			}
-			synchronized (node) {
+			QueuedNode node = this.queued.computeIfAbsent(id, (k) -> new QueuedNode(key, () -> wake(key)));
+			node.lock.lock();
+			try {
 				if (this.queued.get(id) != node) {
-					// The place lapsed between the lookup and the monitor: a node created
-					// on it now would be in no one's map, and never deleted.
+					// The place lapsed between the lookup and the lock: a node created on
+					// it now would be in no one's map, and never deleted.
 					continue;
 				}
 				return keptAttempt(key, leaseTime, id, node, timeout, behindWriters);
+			}
+			finally {
+				node.lock.unlock();
 			}
 		}
 	}
 
 	/**
-	 * An attempt on a waiter's place, which is still mapped: the caller holds its
-	 * monitor. A place not granted lapses {@code timeout} after the attempt, unless the
-	 * waiter asks again first; the lapse of an earlier attempt, due meanwhile, does
-	 * nothing.
+	 * An attempt on a waiter's place, which is still mapped: the caller holds its lock. A
+	 * place not granted lapses {@code timeout} after the attempt, unless the waiter asks
+	 * again first; the lapse of an earlier attempt, due meanwhile, does nothing.
 	 */
 	private LockAttempt keptAttempt(String key, Duration leaseTime, String id, QueuedNode node, Duration timeout,
 			boolean behindWriters) {
@@ -284,11 +306,11 @@ final class ZookeeperQueueLocks {
 		String ahead = parent + "/" + queue.get(blocker);
 		if (!ahead.equals(node.watched)) {
 			node.watched = ahead;
-			long lease = this.nodes.leaseOf(key, ahead, node, deadline);
+			long lease = this.nodes.leaseOf(key, ahead, node.watcher, deadline);
 			if (lease == 0) {
 				// Gone before the watch was set: no event will come, so look again now.
 				node.watched = null;
-				node.onRelease.run();
+				node.wake.run();
 				lease = 1;
 			}
 			node.aheadLeaseMillis = lease;
@@ -307,58 +329,89 @@ final class ZookeeperQueueLocks {
 	}
 
 	/**
-	 * A handle of this provider released lock {@code key} (node {@code path}): this
-	 * provider's waiters on the key that watch no node (between attempts, or a subscriber
-	 * whose own attempt took the key) are told at once. The others watch the node they
-	 * wait behind, whose end ZooKeeper signals.
+	 * A handle of this provider released lock {@code key} (node {@code path}): if a place
+	 * on the key watches no node (between attempts, or the place a subscriber's attempt
+	 * took the key on), this provider's waiters on the key are told at once. A place that
+	 * watches the node waits for ZooKeeper to signal its end.
 	 */
 	void released(String key, String path) {
 		if (!path.startsWith(this.nodes.parentPath(key) + "/")) {
 			return;
 		}
+		WaitingPlaces places = this.waiting.get(key);
+		boolean unwatched = places != null && places.anyUnwatched();
 		for (QueuedNode node : this.queued.values()) {
-			if (node.key.equals(key) && node.watched == null) {
-				node.onRelease.run();
-			}
+			unwatched |= node.key.equals(key) && node.watched == null;
+		}
+		if (unwatched) {
+			wake(key);
+		}
+	}
+
+	/** This provider's waiters on {@code key} look again. */
+	private void wake(String key) {
+		WaitingPlaces places = this.waiting.get(key);
+		if (places != null) {
+			places.wake();
 		}
 	}
 
 	/**
-	 * The calling thread's subscription to {@code key}'s releases, if it has one: a
-	 * multi-key waiter's watch is kept on it, so that the core's wait sees it listening.
+	 * The subscribers of {@code key}'s releases, if it has any: a multi-key waiter's
+	 * watch is kept on them, so that the core's wait sees it listening.
 	 */
-	@Nullable QueuedNode subscription(String key) {
-		return this.queued.get(waiterOfThread(key));
+	@Nullable WaitingPlaces subscribers(String key) {
+		return this.waiting.get(key);
 	}
 
-	/** A waiter gives up its place: its node, if any, is deleted. */
+	/**
+	 * A subscriber leaves: its callback goes, and one place of the key's, with its node.
+	 */
+	private void unsubscribe(String key, Runnable onRelease) {
+		WaitingPlaces places = this.waiting.get(key);
+		if (places == null) {
+			return;
+		}
+		places.remove(onRelease, this.drop);
+		this.waiting.computeIfPresent(key, (k, current) -> current.isEmpty() ? null : current);
+	}
+
+	/** A waiter known by its id gives up its place: its node, if any, is deleted. */
 	private void leave(String id) {
 		QueuedNode node;
 		while ((node = this.queued.get(id)) != null) {
-			synchronized (node) {
+			node.lock.lock();
+			try {
 				if (this.queued.remove(id, node)) {
 					drop(node);
 					return;
 				}
+			}
+			finally {
+				node.lock.unlock();
 			}
 		}
 	}
 
 	/**
 	 * A kept place lapses: the waiter did not ask again within its timeout after attempt
-	 * number {@code attempt}. Under the place's monitor, so that it never runs during an
+	 * number {@code attempt}. Under the place's lock, so that it never runs during an
 	 * attempt, and only if no later attempt ran.
 	 */
 	private void lapse(String id, QueuedNode node, long attempt) {
-		synchronized (node) {
+		node.lock.lock();
+		try {
 			if (node.attempts == attempt && this.queued.remove(id, node)) {
 				drop(node);
 			}
 		}
+		finally {
+			node.lock.unlock();
+		}
 	}
 
 	/**
-	 * Deletes a place's node, if any; the caller holds its monitor and has unmapped it.
+	 * Deletes a place's node, if any; the caller holds its lock and has given it up.
 	 */
 	private void drop(QueuedNode node) {
 		if (node.lapse != null) {
@@ -370,11 +423,6 @@ final class ZookeeperQueueLocks {
 			node.path = null;
 			node.watched = null;
 		}
-	}
-
-	@SuppressWarnings("deprecation") // Thread.threadId() is Java 19+; the baseline is 17.
-	private static String waiterOfThread(String key) {
-		return "t" + Thread.currentThread().getId() + "\u0000" + key;
 	}
 
 	private static String fairWaiter(String key, String waiterId) {
@@ -389,6 +437,9 @@ final class ZookeeperQueueLocks {
 	void close() {
 		for (String id : List.copyOf(this.queued.keySet())) {
 			leave(id);
+		}
+		for (WaitingPlaces places : List.copyOf(this.waiting.values())) {
+			places.clear(this.drop);
 		}
 	}
 

@@ -1,0 +1,145 @@
+package dev.distlock.zookeeper;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import dev.distlock.Lease;
+import dev.distlock.LockOptions;
+import dev.distlock.reactive.DefaultReactiveLockTemplate;
+import dev.distlock.support.DefaultLockTemplate;
+import dev.distlock.testsupport.Conditions;
+import org.apache.curator.framework.CuratorFramework;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Waits that hold no thread (asynchronous and reactive callers), on a real server: their
+ * attempts run on whichever worker is free, not on the thread that subscribed to the
+ * key's releases, yet each waiter keeps one place in the key's queue and is woken by the
+ * watch on the node ahead of it. The templates poll only once a minute, so a waiter that
+ * is not woken, or whose own place blocks it, misses the bounds.
+ */
+@Timeout(value = 90, unit = TimeUnit.SECONDS)
+@Tag("server")
+class ZookeeperThreadlessWaitTests {
+
+	private static final Duration LEASE = Duration.ofSeconds(30);
+
+	private static final Duration WOKEN = Duration.ofSeconds(20);
+
+	private static final int PIPELINES = 100;
+
+	private final WatchedClients clients = new WatchedClients();
+
+	@AfterEach
+	void stop() throws Exception {
+		this.clients.close();
+	}
+
+	@Test
+	void anAsynchronousWaiterTakesTheLockWhenAnotherClientReleasesIt() throws Exception {
+		String key = "threadless-one";
+		DefaultLockTemplate holder = this.clients.template(this.clients.provider(this.clients.client()), LEASE);
+		DefaultLockTemplate waiter = this.clients.template(this.clients.provider(this.clients.client()), LEASE);
+		Lease held = holder.acquire(key, LockOptions.defaults());
+		// The first attempt runs on this thread, which never makes another: every later
+		// one runs on a worker of the template's.
+		CompletableFuture<Optional<Lease>> waiting = waiter.acquireAsync(key, LockOptions.defaults());
+		assertThat(waiting).isNotDone();
+		held.release();
+		Optional<Lease> lease = waiting.get(WOKEN.toSeconds(), TimeUnit.SECONDS);
+		assertThat(lease).isPresent();
+		lease.get().release();
+	}
+
+	@Test
+	void twoAsynchronousWaitersOfOneClientBothTakeTheLockInTurn() throws Exception {
+		String key = "threadless-two";
+		DefaultLockTemplate holder = this.clients.template(this.clients.provider(this.clients.client()), LEASE);
+		DefaultLockTemplate waiter = this.clients.template(this.clients.provider(this.clients.client()), LEASE);
+		Lease held = holder.acquire(key, LockOptions.defaults());
+		// Other lease times: two lines of the template, each with a waiter at the store,
+		// both subscribed on this thread.
+		CompletableFuture<Optional<Lease>> first = waiter.acquireAsync(key, LockOptions.defaults());
+		CompletableFuture<Optional<Lease>> second = waiter.acquireAsync(key,
+				LockOptions.builder().leaseTime(LEASE.plusSeconds(1)).build());
+		held.release();
+		CompletableFuture<Object> either = CompletableFuture.anyOf(first, second);
+		Optional<?> one = (Optional<?>) either.get(WOKEN.toSeconds(), TimeUnit.SECONDS);
+		assertThat(one).isPresent();
+		assertThat(first.isDone() && second.isDone()).as("both held at once").isFalse();
+		((Lease) one.get()).release();
+		CompletableFuture<Optional<Lease>> other = first.isDone() ? second : first;
+		Optional<Lease> next = other.get(WOKEN.toSeconds(), TimeUnit.SECONDS);
+		assertThat(next).isPresent();
+		next.get().release();
+	}
+
+	@Test
+	void aReactiveWaiterTakesTheLockWhenAnotherClientReleasesIt() {
+		String key = "threadless-reactive";
+		CuratorFramework client = this.clients.client();
+		ZookeeperLockProvider provider = this.clients.provider(client);
+		DefaultLockTemplate holder = this.clients.template(provider, LEASE);
+		DefaultReactiveLockTemplate waiter = new DefaultReactiveLockTemplate(
+				this.clients.template(this.clients.provider(this.clients.client()), LEASE));
+		for (int round = 0; round < 5; round++) {
+			Lease held = holder.acquire(key, LockOptions.defaults());
+			CompletableFuture<Integer> run = waiter.executeMono(key, LockOptions.defaults(), () -> Mono.just(1))
+				.toFuture();
+			// Its subscription and first attempt on one worker; its later attempts on
+			// any.
+			Conditions.await("the waiter queued", WOKEN, () -> queued(client, provider, key) == 2);
+			held.release();
+			assertThat(run).succeedsWithin(WOKEN).isEqualTo(1);
+		}
+	}
+
+	@Test
+	void reactiveHoldersOnTwoClientsExcludeEachOtherAndNoneIsLeftWaiting() {
+		String key = "threadless-many";
+		DefaultReactiveLockTemplate one = new DefaultReactiveLockTemplate(
+				this.clients.template(this.clients.provider(this.clients.client()), LEASE));
+		DefaultReactiveLockTemplate two = new DefaultReactiveLockTemplate(
+				this.clients.template(this.clients.provider(this.clients.client()), LEASE));
+		AtomicInteger inside = new AtomicInteger();
+		AtomicInteger overlaps = new AtomicInteger();
+		List<Mono<Integer>> runs = new ArrayList<>();
+		for (int i = 0; i < PIPELINES; i++) {
+			DefaultReactiveLockTemplate caller = (i % 2 == 0) ? one : two;
+			int index = i;
+			runs.add(caller.executeMono(key, LockOptions.defaults(), () -> Mono.fromCallable(() -> {
+				if (inside.incrementAndGet() != 1) {
+					overlaps.incrementAndGet();
+				}
+				return index;
+			}).delayElement(Duration.ofMillis(1)).doOnNext((value) -> inside.decrementAndGet())));
+		}
+		// A waiter left unwoken polls only after a minute, past this bound.
+		List<Integer> done = Flux.merge(runs).collectList().block(Duration.ofSeconds(40));
+		assertThat(done).hasSize(PIPELINES);
+		assertThat(overlaps).hasValue(0);
+	}
+
+	/** The nodes in the key's queue. */
+	private static int queued(CuratorFramework client, ZookeeperLockProvider provider, String key) {
+		try {
+			return client.getChildren().forPath(provider.nodes().parentPath(key)).size();
+		}
+		catch (Exception ex) {
+			return -1;
+		}
+	}
+
+}
