@@ -203,7 +203,7 @@ class RepositoryRulesTests {
 		 */
 		private static final Set<String> NOT_YET_CONVERTED = Set.of("dev.distlock.jdbc.JdbcLockProvider",
 				"dev.distlock.jdbc.PostgresReleaseSignals", "dev.distlock.zookeeper.SessionGuard",
-				"dev.distlock.zookeeper.ZookeeperLockHandle", "dev.distlock.zookeeper.ZookeeperQueueLocks");
+				"dev.distlock.zookeeper.ZookeeperLockHandle");
 
 		private static final DescribedPredicate<JavaClass> CONVERTED = DescribedPredicate.describe(
 				"not listed as not yet converted", (javaClass) -> !NOT_YET_CONVERTED.contains(topLevel(javaClass)));
