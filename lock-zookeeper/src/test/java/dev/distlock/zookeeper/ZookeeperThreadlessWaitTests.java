@@ -87,6 +87,22 @@ class ZookeeperThreadlessWaitTests {
 	}
 
 	@Test
+	void aWaiterThatGivesUpLeavesNoNodeInTheQueue() throws Exception {
+		String key = "threadless-gives-up";
+		CuratorFramework client = this.clients.client();
+		ZookeeperLockProvider provider = this.clients.provider(client);
+		DefaultLockTemplate holder = this.clients.template(provider, LEASE);
+		DefaultLockTemplate waiter = this.clients.template(this.clients.provider(this.clients.client()), LEASE);
+		Lease held = holder.acquire(key, LockOptions.defaults());
+		CompletableFuture<Optional<Lease>> waiting = waiter.acquireAsync(key,
+				LockOptions.builder().waitTime(Duration.ofSeconds(1)).build());
+		assertThat(waiting.get(WOKEN.toSeconds(), TimeUnit.SECONDS)).isEmpty();
+		Conditions.await("only the holder's node left", WOKEN, () -> queued(client, provider, key) == 1);
+		held.release();
+		Conditions.await("no node left", WOKEN, () -> queued(client, provider, key) <= 0);
+	}
+
+	@Test
 	void aReactiveWaiterTakesTheLockWhenAnotherClientReleasesIt() {
 		String key = "threadless-reactive";
 		CuratorFramework client = this.clients.client();
