@@ -38,7 +38,7 @@ class ZookeeperThreadlessWaitTests {
 
 	private static final Duration WOKEN = Duration.ofSeconds(20);
 
-	private static final int PIPELINES = 100;
+	private static final int PIPELINES = 40;
 
 	private final WatchedClients clients = new WatchedClients();
 
