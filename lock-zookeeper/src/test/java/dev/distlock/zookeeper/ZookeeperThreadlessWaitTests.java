@@ -4,13 +4,22 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.distlock.Lease;
 import dev.distlock.LockOptions;
 import dev.distlock.reactive.DefaultReactiveLockTemplate;
+import dev.distlock.spi.LockAttempt;
+import dev.distlock.spi.LockHandle;
+import dev.distlock.spi.LockRequest;
+import dev.distlock.spi.ReleaseSignals;
 import dev.distlock.support.DefaultLockTemplate;
 import dev.distlock.testsupport.Conditions;
 import org.apache.curator.framework.CuratorFramework;
@@ -100,6 +109,41 @@ class ZookeeperThreadlessWaitTests {
 		Conditions.await("only the holder's node left", WOKEN, () -> queued(client, provider, key) == 1);
 		held.release();
 		Conditions.await("no node left", WOKEN, () -> queued(client, provider, key) <= 0);
+	}
+
+	@Test
+	void anAttemptTakesThePlaceFurthestAheadOfItsClient() throws Exception {
+		String key = "threadless-front";
+		CuratorFramework client = this.clients.client();
+		ZookeeperLockProvider holder = this.clients.provider(client);
+		ZookeeperLockProvider waiter = this.clients.provider(this.clients.client());
+		LockHandle held = ((LockAttempt.Acquired) LockAttempt.join(holder.tryLock(LockRequest.exclusive(key, LEASE))))
+			.handle();
+		LockRequest waiting = LockRequest.exclusive(key, LEASE).withWaiting(true);
+		ExecutorService callers = Executors.newFixedThreadPool(2);
+		try (ReleaseSignals.Subscription one = waiter.releaseSignals().subscribe(key, () -> {
+		}); ReleaseSignals.Subscription two = waiter.releaseSignals().subscribe(key, () -> {
+		})) {
+			// Two attempts at once take both places: two nodes behind the holder's.
+			for (int i = 0; i < 200 && queued(client, holder, key) < 3; i++) {
+				CyclicBarrier start = new CyclicBarrier(2);
+				Callable<LockAttempt> attempt = () -> {
+					start.await();
+					return LockAttempt.join(waiter.tryLock(waiting));
+				};
+				for (Future<LockAttempt> busy : callers.invokeAll(List.of(attempt, attempt))) {
+					assertThat(busy.get()).isInstanceOf(LockAttempt.Busy.class);
+				}
+			}
+			assertThat(queued(client, holder, key)).isEqualTo(3);
+			assertThat(held.release()).isTrue();
+			LockAttempt next = LockAttempt.join(waiter.tryLock(waiting));
+			assertThat(next).isInstanceOf(LockAttempt.Acquired.class);
+			assertThat(((LockAttempt.Acquired) next).handle().release()).isTrue();
+		}
+		finally {
+			callers.shutdownNow();
+		}
 	}
 
 	@Test
