@@ -21,7 +21,7 @@ import dev.distlock.spi.LockHandle;
 import dev.distlock.spi.LockRequest;
 import dev.distlock.spi.ReleaseSignals;
 import dev.distlock.support.DefaultLockTemplate;
-import dev.distlock.testsupport.Conditions;
+import dev.distlock.contract.Conditions;
 import org.apache.curator.framework.CuratorFramework;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
