@@ -21,7 +21,6 @@ import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 
@@ -111,7 +110,7 @@ final class JdbcCalls implements AutoCloseable {
 	/** The database's name for messages, once known. */
 	private volatile String database;
 
-	private final Set<InFlight> inFlight = ConcurrentHashMap.newKeySet();
+	private final Set<CallInFlight> inFlight = ConcurrentHashMap.newKeySet();
 
 	private final ScheduledExecutorService scheduler;
 
@@ -206,7 +205,7 @@ final class JdbcCalls implements AutoCloseable {
 			long deadline) {
 		CompletableFuture<T> reply = new CompletableFuture<>();
 		// The worker's call, so that a caller giving up can tell where it was.
-		AtomicReference<@Nullable InFlight> onTheWorker = new AtomicReference<>();
+		AtomicReference<@Nullable CallInFlight> onTheWorker = new AtomicReference<>();
 		try {
 			this.workers.execute(() -> {
 				if (reply.isDone()) {
@@ -230,6 +229,15 @@ final class JdbcCalls implements AutoCloseable {
 			throw new LockBackendException(key, "Could not " + operation + ": " + MAX_WORKERS + " calls to "
 					+ this.database + " are still waiting for it to answer", ex);
 		}
+		return awaitReply(key, operation, reply, onTheWorker, deadline);
+	}
+
+	/**
+	 * Waits for a worker's reply until the deadline; a caller giving up at the deadline
+	 * completes the reply first, so that a late result goes to the undo instead.
+	 */
+	private <T> T awaitReply(String key, String operation, CompletableFuture<T> reply,
+			AtomicReference<@Nullable CallInFlight> onTheWorker, long deadline) {
 		// The caller's interrupt does not end the wait: the call is bounded anyway, and
 		// its outcome is the caller's answer. The flag is kept for the caller.
 		boolean interrupted = false;
@@ -267,8 +275,8 @@ final class JdbcCalls implements AutoCloseable {
 
 	private <T> T callOnThisThread(String key, String operation, Work<T> work,
 			@Nullable Consumer<@Nullable T> abandoned, long deadline,
-			@Nullable AtomicReference<@Nullable InFlight> seen) {
-		InFlight flight = new InFlight(Thread.currentThread(), deadline);
+			@Nullable AtomicReference<@Nullable CallInFlight> seen) {
+		CallInFlight flight = new CallInFlight(Thread.currentThread(), deadline);
 		if (seen != null) {
 			seen.set(flight);
 		}
@@ -307,7 +315,7 @@ final class JdbcCalls implements AutoCloseable {
 	 * failure of an earlier attempt of the call (a pool that could not connect, a
 	 * connection that broke).
 	 */
-	private LockBackendException timedOut(String key, String operation, Exception ex, @Nullable InFlight flight) {
+	private LockBackendException timedOut(String key, String operation, Exception ex, @Nullable CallInFlight flight) {
 		String database = this.database;
 		String message = Character.toUpperCase(database.charAt(0)) + database.substring(1) + " did not answer within "
 				+ this.timeout.toMillis() + "ms (distributed-lock.store-timeout) to " + operation;
@@ -333,7 +341,7 @@ final class JdbcCalls implements AutoCloseable {
 	 * Runs {@code work}, again on another connection when one turns out dead, until its
 	 * deadline.
 	 */
-	private <T> T execute(InFlight flight, Work<T> work) throws SQLException {
+	private <T> T execute(CallInFlight flight, Work<T> work) throws SQLException {
 		for (int attempt = 1;; attempt++) {
 			try {
 				return executeOnce(flight, work);
@@ -373,7 +381,7 @@ final class JdbcCalls implements AutoCloseable {
 		return false;
 	}
 
-	private <T> T executeOnce(InFlight flight, Work<T> work) throws SQLException {
+	private <T> T executeOnce(CallInFlight flight, Work<T> work) throws SQLException {
 		if (!flight.borrowing()) {
 			throw new SQLException("No time left for the statement");
 		}
@@ -404,7 +412,7 @@ final class JdbcCalls implements AutoCloseable {
 				// server may have run and committed it. (An error the server answered
 				// with
 				// means the statement, alone in its transaction, changed nothing.)
-				flight.mayHaveRun |= retryable(ex) || flight.state == InFlight.ABORTED;
+				flight.mayHaveRun |= retryable(ex) || flight.state == CallInFlight.ABORTED;
 				throw ex;
 			}
 		}
@@ -454,19 +462,10 @@ final class JdbcCalls implements AutoCloseable {
 	/** The watchdog's tick: acts on every call whose deadline is within a tick. */
 	private void watch() {
 		long now = System.nanoTime();
-		for (InFlight flight : this.inFlight) {
+		for (CallInFlight flight : this.inFlight) {
 			if (now - (flight.deadline - this.tickNanos) >= 0) {
 				flight.expire();
 			}
-		}
-	}
-
-	private static void abort(Connection connection) {
-		try {
-			connection.abort(Runnable::run);
-		}
-		catch (SQLException | RuntimeException ex) {
-			logger.debug("Could not abort a JDBC connection whose statement outlived the store timeout", ex);
 		}
 	}
 
@@ -482,117 +481,6 @@ final class JdbcCalls implements AutoCloseable {
 	interface Work<T> {
 
 		T run(Connection connection) throws SQLException;
-
-	}
-
-	/**
-	 * One call in flight: what the watchdog does at its deadline depends on where it is.
-	 * Every change of state is a compare-and-set, so that the watchdog interrupts a
-	 * caller only while it waits for the pool, and aborts a connection only while it runs
-	 * a statement.
-	 */
-	private static final class InFlight {
-
-		static final int IDLE = 0;
-
-		static final int BORROWING = 1;
-
-		static final int RUNNING = 2;
-
-		static final int EXPIRED = 3;
-
-		static final int INTERRUPTING = 4;
-
-		static final int INTERRUPTED = 5;
-
-		static final int ABORTED = 6;
-
-		private static final AtomicIntegerFieldUpdater<InFlight> STATE = AtomicIntegerFieldUpdater
-			.newUpdater(InFlight.class, "state");
-
-		final Thread caller;
-
-		final long deadline;
-
-		volatile int state = IDLE;
-
-		/**
-		 * Whether an attempt failed after its statement went out, in a way that leaves
-		 * unknown whether the server ran it.
-		 */
-		volatile boolean mayHaveRun;
-
-		/** The failure of the latest attempt that was followed by another. */
-		volatile @Nullable SQLException lastFailure;
-
-		private volatile @Nullable Connection connection;
-
-		InFlight(Thread caller, long deadline) {
-			this.caller = caller;
-			this.deadline = deadline;
-		}
-
-		boolean timedOut() {
-			return this.state >= EXPIRED;
-		}
-
-		/**
-		 * Whether the call is, or was at its deadline, still waiting for a connection.
-		 */
-		boolean waitingForThePool() {
-			int state = this.state;
-			return state == BORROWING || state == INTERRUPTING || state == INTERRUPTED;
-		}
-
-		/** Before asking the pool; false when the deadline has come. */
-		boolean borrowing() {
-			return STATE.compareAndSet(this, IDLE, BORROWING);
-		}
-
-		/**
-		 * After the pool answered ({@code connection} null when it failed); false when
-		 * the deadline came while waiting.
-		 */
-		boolean borrowed(@Nullable Connection connection) {
-			this.connection = connection;
-			return STATE.compareAndSet(this, BORROWING, (connection != null) ? RUNNING : IDLE);
-		}
-
-		/** After the statement. */
-		void ran() {
-			this.connection = null;
-			STATE.compareAndSet(this, RUNNING, IDLE);
-		}
-
-		/** The watchdog, at the deadline. */
-		void expire() {
-			if (STATE.compareAndSet(this, IDLE, EXPIRED)) {
-				return;
-			}
-			if (STATE.compareAndSet(this, BORROWING, INTERRUPTING)) {
-				this.caller.interrupt();
-				this.state = INTERRUPTED;
-				return;
-			}
-			Connection running = this.connection;
-			if (running != null && STATE.compareAndSet(this, RUNNING, ABORTED)) {
-				abort(running);
-			}
-		}
-
-		/**
-		 * At the end of the call: clears the watchdog's interrupt, once it has surely
-		 * been delivered.
-		 */
-		void finish() {
-			if (STATE.compareAndSet(this, IDLE, EXPIRED) || this.state < INTERRUPTING || this.state == ABORTED) {
-				return;
-			}
-			while (this.state == INTERRUPTING) {
-				Thread.onSpinWait();
-			}
-			Thread.interrupted();
-		}
 
 	}
 

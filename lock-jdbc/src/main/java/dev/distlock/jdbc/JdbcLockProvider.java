@@ -1,23 +1,15 @@
 package dev.distlock.jdbc;
 
 import java.sql.Connection;
-import java.sql.DatabaseMetaData;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.EnumSet;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
@@ -36,8 +28,6 @@ import dev.distlock.spi.LockRequest;
 import dev.distlock.spi.ReleaseSignalling;
 import dev.distlock.spi.ReleaseSignals;
 import dev.distlock.spi.TokenBlock;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -100,11 +90,18 @@ import org.jspecify.annotations.Nullable;
  * deleted by a background sweep, once an hour. A key swept and taken again starts its
  * fence at the database's clock, above every token issued before, as long as that clock
  * never steps back by more than the sweep age.
+ *
+ * <p>
+ * This class is the store's entry point: it answers the SPI, names the kinds it supports
+ * and owns the lifecycle, and leaves each primitive to a class of its own: plain locks,
+ * their token blocks, renewals and release signals to {@link JdbcMutexes} (handles:
+ * {@link JdbcLockHandle}), read-write locks to {@link JdbcReadWriteLocks}, multi-key
+ * locks to {@link JdbcMultiLocks}, semaphores to {@link JdbcSemaphores}, latches to
+ * {@link JdbcLatches}, the schema's checks and DDL to {@link JdbcSchema}, the sweep to
+ * {@link JdbcSweep}, and every statement's bound and retries to {@link JdbcCalls}.
  */
 public final class JdbcLockProvider
 		implements ReleaseSignalling, BatchRenewal, BatchRelease, LocalHandover, AutoCloseable {
-
-	private static final Log logger = LogFactory.getLog(JdbcLockProvider.class);
 
 	/** The table when none is named. */
 	public static final String DEFAULT_TABLE_NAME = "distributed_lock";
@@ -121,15 +118,8 @@ public final class JdbcLockProvider
 	private static final Pattern TABLE_NAME = Pattern
 		.compile("[A-Za-z_][A-Za-z0-9_]{0,62}(\\.[A-Za-z_][A-Za-z0-9_]{0,62})?");
 
-	/** Leases renewed per statement. */
-	private static final int RENEW_BATCH = 500;
-
 	private static final Set<LockKind> KINDS = Set
 		.copyOf(EnumSet.of(LockKind.EXCLUSIVE, LockKind.SHARED, LockKind.PERMITS, LockKind.MULTI));
-
-	private static final List<String> COLUMNS = List.of("name", "owner", "fence", "expires_at", "waited");
-
-	private final DataSource dataSource;
 
 	private final DataSource listenerDataSource;
 
@@ -145,12 +135,6 @@ public final class JdbcLockProvider
 
 	private final AtomicLong sequence = new AtomicLong();
 
-	private volatile @Nullable PostgresReleaseSignals signals;
-
-	private final Object signalsLock = new Object();
-
-	private volatile boolean closed;
-
 	private final JdbcSemaphores semaphores;
 
 	private final JdbcLatches latches;
@@ -158,6 +142,12 @@ public final class JdbcLockProvider
 	private final JdbcReadWriteLocks readWrite;
 
 	private final JdbcMultiLocks multi;
+
+	private final JdbcMutexes mutexes;
+
+	private final JdbcSchema schema;
+
+	private final JdbcSweep sweep;
 
 	/**
 	 * A provider over {@code dataSource} with the lock table {@code tableName}, the
@@ -169,7 +159,6 @@ public final class JdbcLockProvider
 	}
 
 	private JdbcLockProvider(Builder builder) {
-		this.dataSource = builder.dataSource;
 		this.listenerDataSource = (builder.listenerDataSource != null) ? builder.listenerDataSource
 				: builder.dataSource;
 		this.tableName = checkTableName(builder.tableName);
@@ -178,17 +167,18 @@ public final class JdbcLockProvider
 		String database = (builder.dialect != null) ? label(builder.dialect) : "the database";
 		this.calls = new JdbcCalls(builder.dataSource, positive("storeTimeout", builder.storeTimeout), database,
 				builder.directWindow);
+		this.mutexes = new JdbcMutexes(this, this.calls, this.listenerDataSource);
+		this.schema = new JdbcSchema(this, this.calls);
 		this.readWrite = new JdbcReadWriteLocks(this, this.calls);
-		this.multi = new JdbcMultiLocks(this, this.calls);
+		this.multi = new JdbcMultiLocks(this, this.calls, this.mutexes);
 		this.semaphores = new JdbcSemaphores(this.calls, this.tableName, this::dialect,
 				new LazySignals(this.listenerDataSource, this::dialect, this.tableName, "_permit"));
 		this.latches = new JdbcLatches(this.calls, this.tableName, this::dialect,
 				new LazySignals(this.listenerDataSource, this::dialect, this.tableName, "_latch"));
+		this.sweep = new JdbcSweep(this.mutexes, this.readWrite, this.semaphores, this.latches, this.tableName,
+				this.sweepAfter);
 		// Scheduled last: the sweep reaches every member of the family.
-		long sweepEvery = Math.min(TimeUnit.HOURS.toNanos(1), this.sweepAfter.toNanos());
-		this.calls.scheduler()
-			.scheduleWithFixedDelay(() -> this.calls.background(this::sweepQuietly),
-					ThreadLocalRandom.current().nextLong(sweepEvery), sweepEvery, TimeUnit.NANOSECONDS);
+		this.sweep.schedule(this.calls);
 	}
 
 	/** A builder for a provider over {@code dataSource}. */
@@ -222,7 +212,8 @@ public final class JdbcLockProvider
 				this::dialect, null);
 	}
 
-	private JdbcLockDialect dialect(Connection connection) throws SQLException {
+	/** The dialect, detected from {@code connection}'s metadata at the first call. */
+	JdbcLockDialect dialect(Connection connection) throws SQLException {
 		JdbcLockDialect known = this.dialect;
 		if (known == null) {
 			known = JdbcLockDialect.detect(connection.getMetaData());
@@ -240,30 +231,12 @@ public final class JdbcLockProvider
 	 */
 	@Override
 	public ReleaseSignals releaseSignals() {
-		if (dialect().releaseChannel(this.tableName) == null) {
-			return ReleaseSignals.NONE;
-		}
-		PostgresReleaseSignals current = this.signals;
-		if (current == null) {
-			synchronized (this.signalsLock) {
-				current = this.signals;
-				if (current == null) {
-					current = new PostgresReleaseSignals(this.listenerDataSource,
-							dialect().releaseChannel(this.tableName));
-					if (this.closed) {
-						current.close();
-					}
-					this.signals = current;
-				}
-			}
-		}
-		return current;
+		return this.mutexes.releaseSignals();
 	}
 
 	/** Keys that a waiter of this JVM listens for; 0 when nobody waits. */
 	public int subscribedKeys() {
-		PostgresReleaseSignals current = this.signals;
-		return ((current != null) ? current.subscribedKeys() : 0) + this.semaphores.subscribedKeys();
+		return this.mutexes.subscribedKeys() + this.semaphores.subscribedKeys();
 	}
 
 	/**
@@ -305,7 +278,7 @@ public final class JdbcLockProvider
 		return LockAttempt.of(() -> switch (request.kind()) {
 			case EXCLUSIVE -> {
 				JdbcLockDialect.Acquire[] outcome = new JdbcLockDialect.Acquire[1];
-				LockAttempt attempt = tryLockBlock(request.key(), request.leaseTime(), request.waiting(),
+				LockAttempt attempt = this.mutexes.tryLockBlock(request.key(), request.leaseTime(), request.waiting(),
 						request.tokens(), outcome);
 				yield this.readWrite.afterWriterAttempt(request, attempt, outcome[0] == null || outcome[0].readers());
 			}
@@ -343,117 +316,10 @@ public final class JdbcLockProvider
 		return this.instanceId + ":" + this.sequence.incrementAndGet();
 	}
 
-	/**
-	 * One statement takes a free or expired row (an update and then an insert for a key's
-	 * first acquisition on MariaDB and MySQL); a busy answer costs one more, which reads
-	 * the holder's remaining lease and, when {@code waiting}, marks the row so that its
-	 * release is signalled.
-	 * <p>
-	 * The acquire moves the row's fence to the block's last token ({@code max(fence + 1,
-	 * clock) + tokens - 1}), so a block costs no extra statement. The handle's renewals
-	 * and release check that last token.
-	 */
-	private LockAttempt tryLockBlock(String key, Duration leaseTime, boolean waiting, int tokens,
-			JdbcLockDialect.Acquire[] outcome) {
-		if (tokens < 1) {
-			throw new IllegalArgumentException("A token block holds at least one token but was " + tokens);
-		}
-		checkKey(key);
-		long leaseMicros = micros(leaseTime);
-		String owner = newOwner();
-		// Past this, a lock the call may have taken has run out by itself.
-		long undoUntil = System.nanoTime() + leaseTime.toNanos() + this.calls.timeout().toNanos();
-		JdbcLockDialect.Acquire acquire = this.calls.call(key, "acquire lock '" + key + "'",
-				(connection) -> dialect(connection).acquire(connection, this.tableName, key, owner, leaseMicros,
-						waiting, tokens),
-				(late) -> {
-					if (late == null || late.acquired()) {
-						undo(key, owner, undoUntil);
-					}
-				});
-		outcome[0] = acquire;
-		if (acquire.acquired()) {
-			return new LockAttempt.Acquired(new JdbcLockHandle(key, owner, acquire.fence(), acquire.lastFence()));
-		}
-		return new LockAttempt.Busy(Duration.ofNanos(TimeUnit.MICROSECONDS.toNanos(acquire.remainingMicros())));
-	}
-
-	/**
-	 * An acquisition that ended without its result (its reply came late, or never, and
-	 * its statement may have run) may have taken the lock for an owner nobody knows:
-	 * freed by that owner, in the background, tried again until it succeeds or the lease
-	 * it may have taken has run out ({@code untilNanos}).
-	 */
-	private void undo(String key, String owner, long untilNanos) {
-		this.calls.backgroundUntil("undo an acquisition of lock '" + key + "' that ended without its result",
-				(connection) -> dialect(connection).undo(connection, this.tableName, key, owner), untilNanos);
-	}
-
-	/**
-	 * One statement per {@value #RENEW_BATCH} leases; a failed statement fails the leases
-	 * it carried only.
-	 */
+	/** See {@link JdbcMutexes#renewAll}. */
 	@Override
 	public void renewAll(List<LockHandle> handles, List<Duration> leaseTimes, RenewalResults results) {
-		List<LockHandle> plain = new ArrayList<>(handles.size());
-		List<Duration> plainLeases = new ArrayList<>(handles.size());
-		List<Integer> at = new ArrayList<>(handles.size());
-		for (int i = 0; i < handles.size(); i++) {
-			if (handles.get(i) instanceof JdbcLockHandle) {
-				plain.add(handles.get(i));
-				plainLeases.add(leaseTimes.get(i));
-				at.add(i);
-			}
-			else {
-				// A read hold: one transaction of its own.
-				try {
-					results.renewed(i, handles.get(i).renew(leaseTimes.get(i)));
-				}
-				catch (LockBackendException ex) {
-					results.failed(i, ex);
-				}
-			}
-		}
-		renewPlain(plain, plainLeases, new RenewalResults() {
-
-			@Override
-			public void renewed(int index, boolean renewed) {
-				results.renewed(at.get(index), renewed);
-			}
-
-			@Override
-			public void failed(int index, RuntimeException failure) {
-				results.failed(at.get(index), failure);
-			}
-
-		});
-	}
-
-	private void renewPlain(List<LockHandle> handles, List<Duration> leaseTimes, RenewalResults results) {
-		for (int from = 0; from < handles.size(); from += RENEW_BATCH) {
-			int to = Math.min(handles.size(), from + RENEW_BATCH);
-			List<JdbcLockDialect.Lease> leases = new ArrayList<>(to - from);
-			for (int i = from; i < to; i++) {
-				JdbcLockHandle handle = (JdbcLockHandle) handles.get(i);
-				leases
-					.add(new JdbcLockDialect.Lease(handle.key, handle.owner, handle.fence, micros(leaseTimes.get(i))));
-			}
-			boolean[] renewed;
-			try {
-				renewed = this.calls.call(leases.get(0).key(),
-						"renew " + leases.size() + " locks incl. '" + leases.get(0).key() + "'",
-						(connection) -> dialect(connection).renewAll(connection, this.tableName, leases), null);
-			}
-			catch (LockBackendException ex) {
-				for (int i = from; i < to; i++) {
-					results.failed(i, ex);
-				}
-				continue;
-			}
-			for (int i = from; i < to; i++) {
-				results.renewed(i, renewed[i - from]);
-			}
-		}
+		this.mutexes.renewAll(handles, leaseTimes, results);
 	}
 
 	/**
@@ -467,71 +333,7 @@ public final class JdbcLockProvider
 	 * key column's collation and the {@code ALTER TABLE} that fixes it
 	 */
 	public void validateSchema() {
-		List<String> missing = this.calls.call("", "check the lock table '" + this.tableName + "'",
-				this::missingColumns, null);
-		if (missing.isEmpty()) {
-			String problem = this.calls.call("", "check the key column of the lock table '" + this.tableName + "'",
-					(connection) -> dialect(connection).keyColumnProblem(connection, this.tableName), null);
-			if (problem != null) {
-				throw new IllegalStateException("distlock's JDBC store cannot use the table '" + this.tableName
-						+ "' on " + label(dialect()) + ": " + problem);
-			}
-			String familyProblem = this.calls.call("",
-					"check the lock family's tables of the lock table '" + this.tableName + "'",
-					(connection) -> FamilyTables.missingTable(connection, this.tableName), null);
-			if (familyProblem != null) {
-				throw new IllegalStateException("distlock's JDBC store cannot use " + label(dialect()) + ": "
-						+ familyProblem + ". Create it with the DDL in lock-jdbc's jar at classpath:"
-						+ dialect().schemaResource() + " (renaming the tables if you chose another name), or set"
-						+ " distributed-lock.jdbc.initialize-schema=always to have it created at startup.");
-			}
-		}
-		else {
-			JdbcLockDialect known = dialect();
-			String what = missing.equals(COLUMNS) ? "the table '" + this.tableName + "' does not exist"
-					: "the table '" + this.tableName + "' lacks the column(s) " + String.join(", ", missing);
-			throw new IllegalStateException("distlock's JDBC store cannot use " + label(known) + ": " + what
-					+ ". Create it with the DDL in lock-jdbc's jar at classpath:" + known.schemaResource()
-					+ " (renaming the table if you chose another name), or set"
-					+ " distributed-lock.jdbc.initialize-schema=always to have it created at startup.");
-		}
-	}
-
-	private List<String> missingColumns(Connection connection) throws SQLException {
-		try (Statement statement = connection.createStatement()) {
-			statement.executeQuery("SELECT " + String.join(", ", COLUMNS) + " FROM " + this.tableName + " WHERE 1 = 0")
-				.close();
-			return List.of();
-		}
-		catch (SQLException ex) {
-			// PostgreSQL needs no rollback in autocommit; the statement failed alone.
-		}
-		Set<String> present = new LinkedHashSet<>();
-		DatabaseMetaData metaData = connection.getMetaData();
-		String schema = null;
-		String table = this.tableName;
-		int dot = table.indexOf('.');
-		if (dot > 0) {
-			schema = table.substring(0, dot);
-			table = table.substring(dot + 1);
-		}
-		for (String name : new String[] { table, table.toLowerCase(Locale.ROOT), table.toUpperCase(Locale.ROOT) }) {
-			try (ResultSet columns = metaData.getColumns(connection.getCatalog(), schema, name, null)) {
-				while (columns.next()) {
-					present.add(columns.getString("COLUMN_NAME").toLowerCase(Locale.ROOT));
-				}
-			}
-			if (!present.isEmpty()) {
-				break;
-			}
-		}
-		List<String> missing = new ArrayList<>();
-		for (String column : COLUMNS) {
-			if (!present.contains(column)) {
-				missing.add(column);
-			}
-		}
-		return missing.isEmpty() ? COLUMNS : missing;
+		this.schema.validate();
 	}
 
 	/**
@@ -540,20 +342,7 @@ public final class JdbcLockProvider
 	 * table name.
 	 */
 	public void createTableIfMissing() {
-		this.calls.call("", "create the lock table '" + this.tableName + "'", (connection) -> {
-			String ddl = ddl(dialect(connection)).replace(DEFAULT_TABLE_NAME, this.tableName);
-			// One statement per table: MariaDB's driver runs one statement per call.
-			for (String table : ddl.split(";\\s*\\n")) {
-				try (Statement statement = connection.createStatement()) {
-					statement.execute(table);
-				}
-			}
-			return null;
-		}, null);
-	}
-
-	private static String ddl(JdbcLockDialect dialect) {
-		return SchemaResources.read(dialect.schemaResource());
+		this.schema.createIfMissing();
 	}
 
 	/**
@@ -562,9 +351,7 @@ public final class JdbcLockProvider
 	 * @return the number of rows deleted
 	 */
 	public int sweep() {
-		long idleMicros = micros(this.sweepAfter);
-		return this.calls.call("", "sweep idle rows of the lock table '" + this.tableName + "'",
-				(connection) -> dialect(connection).sweep(connection, this.tableName, idleMicros), null);
+		return this.sweep.locks();
 	}
 
 	/**
@@ -574,37 +361,19 @@ public final class JdbcLockProvider
 	 * @return the number of rows deleted
 	 */
 	int sweepFamily(Duration idle) {
-		long idleMicros = micros(idle);
-		return this.semaphores.sweep(idleMicros) + this.latches.sweep(idleMicros);
-	}
-
-	private void sweepQuietly() {
-		try {
-			int swept = sweep() + sweepFamily(this.sweepAfter);
-			if (swept > 0 && logger.isDebugEnabled()) {
-				logger.debug("Swept " + swept + " idle lock rows from " + this.tableName);
-			}
-			this.readWrite.sweep(micros(this.sweepAfter));
-		}
-		catch (RuntimeException ex) {
-			logger.debug("Could not sweep idle lock rows; trying again later", ex);
-		}
+		return this.sweep.family(idle);
 	}
 
 	/** Stops the listener, the sweep and the worker threads. */
 	@Override
 	public void close() {
-		this.closed = true;
-		PostgresReleaseSignals current = this.signals;
-		if (current != null) {
-			current.close();
-		}
+		this.mutexes.close();
 		this.semaphores.close();
 		this.latches.close();
 		this.calls.close();
 	}
 
-	private static String label(JdbcLockDialect dialect) {
+	static String label(JdbcLockDialect dialect) {
 		return switch (dialect.name()) {
 			case "postgresql" -> "PostgreSQL";
 			case "mariadb" -> "MariaDB";
@@ -643,103 +412,6 @@ public final class JdbcLockProvider
 
 	static long micros(Duration duration) {
 		return Math.max(1, TimeUnit.NANOSECONDS.toMicros(duration.toNanos()));
-	}
-
-	/**
-	 * One acquisition: its token is the first of its block; renewals and the release
-	 * check the owner and the row's fence, the block's last token.
-	 */
-	final class JdbcLockHandle implements TokenBlock {
-
-		private final String key;
-
-		final String owner;
-
-		private final long token;
-
-		/** The row's fence while this acquisition holds it: the block's last token. */
-		final long fence;
-
-		private volatile boolean releasedToWaiters;
-
-		JdbcLockHandle(String key, String owner, long token, long fence) {
-			this.key = key;
-			this.owner = owner;
-			this.token = token;
-			this.fence = fence;
-		}
-
-		@Override
-		public String key() {
-			return this.key;
-		}
-
-		@Override
-		public long fencingToken() {
-			return this.token;
-		}
-
-		@Override
-		public long lastToken() {
-			return this.fence;
-		}
-
-		/** From the release statement: whether a waiter had marked the row. */
-		@Override
-		public boolean releasedToWaiters() {
-			return this.releasedToWaiters;
-		}
-
-		@Override
-		public boolean renew(Duration leaseTime) {
-			JdbcLockDialect.Lease lease = new JdbcLockDialect.Lease(this.key, this.owner, this.fence,
-					micros(leaseTime));
-			return calls.call(this.key, "renew lock '" + this.key + "'",
-					(connection) -> dialect(connection).renew(connection, tableName, lease), null);
-		}
-
-		/**
-		 * {@inheritDoc}
-		 * <p>
-		 * One statement, re-run on another connection when one turns out dead. A re-run
-		 * that finds the lock free with its fence still this acquisition's (nobody took
-		 * it since: every acquisition raises the fence) counts the earlier run as the
-		 * release, whose reply was lost, rather than report a loss.
-		 */
-		@Override
-		public boolean release() {
-			AtomicInteger runs = new AtomicInteger();
-			JdbcLockDialect.Release release = calls.call(this.key, "release lock '" + this.key + "'", (connection) -> {
-				boolean rerun = runs.getAndIncrement() > 0;
-				JdbcLockDialect known = dialect(connection);
-				JdbcLockDialect.Release outcome = known.release(connection, tableName, this.key, this.owner, this.fence,
-						known.releaseChannel(tableName));
-				if (outcome == JdbcLockDialect.Release.NOT_HELD && rerun) {
-					return known.releasedAt(connection, tableName, this.key, this.fence);
-				}
-				return outcome;
-			}, null);
-			this.releasedToWaiters = (release == JdbcLockDialect.Release.RELEASED_TO_WAITERS);
-			return release.released();
-		}
-
-		/**
-		 * One query: whether the row still has this acquisition's owner and fence, and
-		 * its lease has not run out; bounded by the store timeout as every call.
-		 */
-		@Override
-		public boolean stillHeld() {
-			return calls.call(this.key, "check the owner of lock '" + this.key + "'",
-					(connection) -> dialect(connection).held(connection, tableName, this.key, this.owner, this.fence),
-					null);
-		}
-
-		@Override
-		public String toString() {
-			return "JdbcLockHandle[" + this.key + ", owner=" + this.owner + ", token=" + this.token
-					+ ((this.fence != this.token) ? ".." + this.fence : "") + "]";
-		}
-
 	}
 
 	/**

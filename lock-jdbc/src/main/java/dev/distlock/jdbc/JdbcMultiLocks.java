@@ -41,11 +41,14 @@ final class JdbcMultiLocks {
 
 	private final JdbcCalls calls;
 
+	private final JdbcMutexes mutexes;
+
 	private volatile @Nullable FamilySql sql;
 
-	JdbcMultiLocks(JdbcLockProvider provider, JdbcCalls calls) {
+	JdbcMultiLocks(JdbcLockProvider provider, JdbcCalls calls, JdbcMutexes mutexes) {
 		this.provider = provider;
 		this.calls = calls;
+		this.mutexes = mutexes;
 	}
 
 	private FamilySql sql() {
@@ -98,7 +101,7 @@ final class JdbcMultiLocks {
 		}
 		List<LockHandle> handles = new ArrayList<>(keys.size());
 		for (int i = 0; i < keys.size(); i++) {
-			handles.add(this.provider.new JdbcLockHandle(keys.get(i), owners.get(i), fences[i], fences[i]));
+			handles.add(this.mutexes.handle(keys.get(i), owners.get(i), fences[i], fences[i]));
 		}
 		return new LockAttempt.AcquiredAll(handles);
 	}
@@ -277,7 +280,7 @@ final class JdbcMultiLocks {
 		FamilySql sql = sql();
 		List<Object> rows = new ArrayList<>();
 		for (LockHandle handle : handles) {
-			JdbcLockProvider.JdbcLockHandle jdbc = (JdbcLockProvider.JdbcLockHandle) handle;
+			JdbcLockHandle jdbc = (JdbcLockHandle) handle;
 			rows.add(jdbc.key());
 			rows.add(jdbc.owner);
 			rows.add(jdbc.fence);

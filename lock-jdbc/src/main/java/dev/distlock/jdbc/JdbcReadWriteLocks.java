@@ -212,7 +212,7 @@ final class JdbcReadWriteLocks {
 		}
 		else if (request.intentRecorded() && attempt instanceof LockAttempt.Acquired acquired
 				&& this.recorded.remove(key + '\n' + waiter)) {
-			String owner = ((JdbcLockProvider.JdbcLockHandle) acquired.handle()).owner;
+			String owner = ((JdbcLockHandle) acquired.handle()).owner;
 			try {
 				this.calls.call(key, "end a writer's intent on lock '" + key + "'", (connection) -> {
 					FamilySql.update(connection, "DELETE FROM " + sql.intents + " WHERE name = ? AND waiter = ?", key,
