@@ -43,7 +43,8 @@ import org.jspecify.annotations.Nullable;
  * check owner and fence: a handle whose lease ran out can neither renew nor free the next
  * owner's lock. Acquire, renew and release are one statement each on PostgreSQL and on
  * MariaDB/MySQL once a key has its row; held leases are renewed by one statement per
- * renewal tick ({@link BatchRenewal}).
+ * renewal tick ({@link BatchRenewal}), which locks its rows in key order, as a multi-key
+ * acquisition does, so that the two never deadlock.
  *
  * <p>
  * With local hand-over ({@link LocalHandover}, {@code distributed-lock.handover.*}) the

@@ -29,8 +29,9 @@ import org.jspecify.annotations.Nullable;
  * {@code INSERT ... SELECT ... ORDER BY name ON CONFLICT DO UPDATE} takes every key; on
  * MariaDB and MySQL a {@code SELECT ... ORDER BY name FOR UPDATE} locks the keys' rows
  * before they are written. Two callers whose key sets overlap thus wait for each other in
- * one order and never deadlock. A key found busy rolls the transaction back: nothing was
- * written, and the attempt answers busy with that key.
+ * one order and never deadlock; nor does a batch renewal, which locks its rows in key
+ * order too. A key found busy rolls the transaction back: nothing was written, and the
+ * attempt answers busy with that key.
  */
 final class JdbcMultiLocks {
 

@@ -2,10 +2,12 @@ package dev.distlock.jdbc;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Random;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -15,6 +17,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.distlock.LockBackendException;
 import dev.distlock.contract.Conditions;
 import dev.distlock.contract.TestThreads;
+import dev.distlock.spi.BatchRenewal;
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockHandle;
 import dev.distlock.spi.LockRequest;
@@ -135,6 +138,76 @@ abstract class AbstractJdbcFamilyTests {
 		List<String> failures = new ArrayList<>(this.states.states());
 		failures.addAll(this.otherStates.states());
 		assertThat(failures).as("SQL states of failed statements").noneMatch((state) -> state.startsWith("40"));
+	}
+
+	/**
+	 * Batch renewals of many held keys, handed their leases in opposite orders, beside
+	 * another provider's multi-key attempts on the same keys (each locking the rows it
+	 * finds, held or not, in key order, until it rolls back), for a few seconds: no
+	 * statement is ever a deadlock victim (the store would run it again, hiding it: the
+	 * pools record every failure), because a batch renewal locks its rows in key order
+	 * too, whatever order its leases come in, and every renewal renews every key.
+	 */
+	@Test
+	void batchRenewalsAndMultiKeyAttemptsNeverDeadlock() throws Exception {
+		List<String> keys = keys("renew-all-" + UUID.randomUUID(), 16).stream().sorted().toList();
+		// Rows written in reverse key order: a scan of the table meets them in that
+		// order.
+		List<LockHandle> reversed = new ArrayList<>();
+		for (int i = keys.size() - 1; i >= 0; i--) {
+			reversed.add(acquired(LockAttempt.join(this.provider.tryLock(LockRequest.exclusive(keys.get(i), LONG)))));
+		}
+		List<LockHandle> held = new ArrayList<>(reversed);
+		Collections.reverse(held);
+		List<Duration> leases = Collections.nCopies(held.size(), LONG);
+		this.states.states().clear();
+		this.otherStates.states().clear();
+		List<String> lost = new CopyOnWriteArrayList<>();
+		AtomicInteger renewals = new AtomicInteger();
+		AtomicInteger attempts = new AtomicInteger();
+		long end = System.nanoTime() + Duration.ofSeconds(3).toNanos();
+		List<CompletableFuture<Void>> workers = new ArrayList<>();
+		for (List<LockHandle> order : List.of(held, reversed)) {
+			workers.add(CompletableFuture.runAsync(() -> {
+				while (System.nanoTime() - end < 0) {
+					this.provider.renewAll(order, leases, new BatchRenewal.RenewalResults() {
+
+						@Override
+						public void renewed(int index, boolean renewed) {
+							if (!renewed) {
+								lost.add(order.get(index).key());
+							}
+						}
+
+						@Override
+						public void failed(int index, RuntimeException failure) {
+							lost.add(order.get(index).key() + ": " + failure);
+						}
+
+					});
+					renewals.incrementAndGet();
+				}
+			}, TestThreads.EACH));
+		}
+		for (int t = 0; t < 2; t++) {
+			workers.add(CompletableFuture.runAsync(() -> {
+				while (System.nanoTime() - end < 0) {
+					assertThat(LockAttempt.join(this.other.tryLock(LockRequest.all(keys, LONG))))
+						.isInstanceOf(LockAttempt.Busy.class);
+					attempts.incrementAndGet();
+				}
+			}, TestThreads.EACH));
+		}
+		CompletableFuture.allOf(workers.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
+		assertThat(renewals.get()).as("batch renewals").isPositive();
+		assertThat(attempts.get()).as("multi-key attempts").isPositive();
+		assertThat(lost).as("leases not renewed").isEmpty();
+		List<String> failures = new ArrayList<>(this.states.states());
+		failures.addAll(this.otherStates.states());
+		assertThat(failures).as("SQL states of failed statements").noneMatch((state) -> state.startsWith("40"));
+		for (LockHandle handle : held) {
+			assertThat(handle.release()).isTrue();
+		}
 	}
 
 	/**

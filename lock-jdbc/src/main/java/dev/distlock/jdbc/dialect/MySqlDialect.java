@@ -1,11 +1,14 @@
 package dev.distlock.jdbc.dialect;
 
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -166,9 +169,15 @@ final class MySqlDialect extends JdbcLockDialect {
 				+ " AND l.fence = v.fence SET l.expires_at = TIMESTAMPADD(MICROSECOND, v.lease, " + NOW + ")"
 				+ " WHERE l.expires_at > " + NOW;
 		int updated;
+		// In key order (the key column's binary collation orders by code point, as UTF-8
+		// bytes do), so that the rows are locked in the order a multi-key acquisition
+		// locks them: in another order, each could hold a row the other waits for.
+		List<Lease> inKeyOrder = new ArrayList<>(leases);
+		inKeyOrder.sort(Comparator.comparing((Lease lease) -> lease.key().getBytes(StandardCharsets.UTF_8),
+				Arrays::compareUnsigned));
 		try (PreparedStatement statement = connection.prepareStatement(update)) {
 			int p = 1;
-			for (Lease lease : leases) {
+			for (Lease lease : inKeyOrder) {
 				statement.setString(p++, lease.key());
 				statement.setString(p++, lease.owner());
 				statement.setLong(p++, lease.fence());

@@ -163,10 +163,14 @@ final class PostgresDialect extends JdbcLockDialect {
 			this.remaining = "SELECT " + remainingMicros + readers + " FROM " + table + " WHERE name = ?";
 			this.markWaited = "UPDATE " + table + " SET waited = TRUE WHERE name = ? RETURNING " + remainingMicros
 					+ readers;
-			this.renewAll = "UPDATE " + table + " AS l SET expires_at = clock_timestamp() + v.lease * interval"
-					+ " '1 microsecond' FROM unnest(?::text[], ?::text[], ?::bigint[], ?::bigint[]) AS v(name, owner, fence, lease)"
-					+ " WHERE l.name = v.name AND l.owner = v.owner AND l.fence = v.fence"
-					+ " AND l.expires_at > clock_timestamp() RETURNING l.owner";
+			// Rows locked in key order, as a multi-key acquisition locks them: in the
+			// join's order, a renewal and an acquisition of overlapping keys could each
+			// hold a row the other waits for.
+			this.renewAll = "UPDATE " + table + " AS l SET expires_at = clock_timestamp() + s.lease * interval"
+					+ " '1 microsecond' FROM (SELECT t.name, v.lease FROM " + table + " t JOIN unnest(?::text[],"
+					+ " ?::text[], ?::bigint[], ?::bigint[]) AS v(name, owner, fence, lease) ON t.name = v.name"
+					+ " AND t.owner = v.owner AND t.fence = v.fence WHERE t.expires_at > clock_timestamp()"
+					+ " ORDER BY t.name FOR UPDATE OF t) s WHERE l.name = s.name RETURNING l.owner";
 			// The row keeps its fence; pg_notify is sent on commit, only if someone
 			// waits. The first column tells whether someone did.
 			this.release = "UPDATE " + table + " SET owner = NULL, expires_at = clock_timestamp()" + HELD
