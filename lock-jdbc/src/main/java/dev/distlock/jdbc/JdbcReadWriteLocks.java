@@ -172,12 +172,21 @@ final class JdbcReadWriteLocks {
 
 	private static void insertReader(Connection connection, FamilySql sql, String key, String owner, long fence,
 			long leaseMicros) throws SQLException {
-		String upsert = sql.postgres
-				? " ON CONFLICT (name, owner) DO UPDATE SET fence = EXCLUDED.fence, expires_at = EXCLUDED.expires_at"
-				: " ON DUPLICATE KEY UPDATE fence = VALUES(fence), expires_at = VALUES(expires_at)";
-		FamilySql.update(connection, "INSERT INTO " + sql.readers
-				+ " (name, owner, fence, expires_at) VALUES (?, ?, ?, " + sql.after("?") + ")" + upsert, key, owner,
-				fence, leaseMicros);
+		if (sql.postgres) {
+			FamilySql.update(connection,
+					"INSERT INTO " + sql.readers + " (name, owner, fence, expires_at) VALUES (?, ?, ?, "
+							+ sql.after("?") + ") ON CONFLICT (name, owner) DO UPDATE SET fence = EXCLUDED.fence,"
+							+ " expires_at = EXCLUDED.expires_at",
+					key, owner, fence, leaseMicros);
+			return;
+		}
+		// The new values again rather than VALUES(col), which MySQL deprecates and
+		// MariaDB has no replacement for that MySQL accepts; the clock is read once per
+		// statement, so both expressions are the same time.
+		FamilySql.update(connection,
+				"INSERT INTO " + sql.readers + " (name, owner, fence, expires_at) VALUES (?, ?, ?, " + sql.after("?")
+						+ ") ON DUPLICATE KEY UPDATE fence = ?, expires_at = " + sql.after("?"),
+				key, owner, fence, leaseMicros, fence, leaseMicros);
 	}
 
 	/**
@@ -197,9 +206,13 @@ final class JdbcReadWriteLocks {
 		}
 		FamilySql sql = sql();
 		if (attempt instanceof LockAttempt.Busy && behindReaders) {
-			String upsert = sql.postgres ? " ON CONFLICT (name, waiter) DO UPDATE SET expires_at = EXCLUDED.expires_at"
-					: " ON DUPLICATE KEY UPDATE expires_at = VALUES(expires_at)";
 			long timeout = JdbcLockProvider.micros(request.queueTimeout());
+			// MariaDB and MySQL: the new value again, not the VALUES(col) MySQL
+			// deprecates.
+			String upsert = sql.postgres ? " ON CONFLICT (name, waiter) DO UPDATE SET expires_at = EXCLUDED.expires_at"
+					: " ON DUPLICATE KEY UPDATE expires_at = " + sql.after("?");
+			Object[] args = sql.postgres ? new Object[] { waiter, timeout, key, FamilySql.READERS }
+					: new Object[] { waiter, timeout, key, FamilySql.READERS, timeout };
 			// Before the statement: one whose reply is lost may have recorded it.
 			this.recorded.add(key + '\n' + waiter);
 			this.calls.call(key, "record a waiting writer's intent on lock '" + key + "'",
@@ -207,7 +220,7 @@ final class JdbcReadWriteLocks {
 							"INSERT INTO " + sql.intents + " (name, waiter, expires_at) SELECT name, ?, "
 									+ sql.after("?") + " FROM " + sql.table
 									+ " WHERE name = ? AND owner = ? AND expires_at > " + sql.now + upsert,
-							waiter, timeout, key, FamilySql.READERS),
+							args),
 					null);
 		}
 		else if (request.intentRecorded() && attempt instanceof LockAttempt.Acquired acquired
