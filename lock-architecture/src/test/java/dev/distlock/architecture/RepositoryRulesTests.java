@@ -201,9 +201,8 @@ class RepositoryRulesTests {
 		 * Top-level classes (with their nested classes) that still use monitors, each to
 		 * be converted and removed from here: this list only ever shrinks.
 		 */
-		private static final Set<String> NOT_YET_CONVERTED = Set.of("dev.distlock.jdbc.JdbcLockProvider",
-				"dev.distlock.jdbc.PostgresReleaseSignals", "dev.distlock.zookeeper.SessionGuard",
-				"dev.distlock.zookeeper.ZookeeperLockHandle");
+		private static final Set<String> NOT_YET_CONVERTED = Set.of("dev.distlock.jdbc.PostgresReleaseSignals",
+				"dev.distlock.zookeeper.SessionGuard", "dev.distlock.zookeeper.ZookeeperLockHandle");
 
 		private static final DescribedPredicate<JavaClass> CONVERTED = DescribedPredicate.describe(
 				"not listed as not yet converted", (javaClass) -> !NOT_YET_CONVERTED.contains(topLevel(javaClass)));
