@@ -1,10 +1,6 @@
 package dev.distlock.support;
 
-import java.util.concurrent.LinkedTransferQueue;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The driver of waits that hold no thread: steps run on a few worker threads of the
@@ -15,36 +11,26 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class SharedWaitDriver implements WaitDriver, AutoCloseable {
 
-	/** Enough for store calls of several hot keys at once; a step itself never waits. */
-	private static final int WORKERS = 8;
+	/**
+	 * Store calls of this template's waits on the wire at once: each blocks a worker for
+	 * a round trip, so fewer would cap how many callers take different keys at once.
+	 */
+	private static final int WORKERS = 16;
+
+	private static final long KEEP_ALIVE_NANOS = TimeUnit.SECONDS.toNanos(10);
 
 	private final RenewalScheduler scheduler;
 
-	private final ThreadPoolExecutor workers;
+	private final WaitWorkers workers = new WaitWorkers("distlock-wait-", WORKERS, KEEP_ALIVE_NANOS);
 
 	SharedWaitDriver(RenewalScheduler scheduler) {
 		this.scheduler = scheduler;
-		AtomicInteger count = new AtomicInteger();
-		// A queue whose offer takes no lock: handing a step over never parks the caller,
-		// which may be an event loop.
-		this.workers = new ThreadPoolExecutor(WORKERS, WORKERS, 10, TimeUnit.SECONDS, new LinkedTransferQueue<>(),
-				(runnable) -> {
-					Thread thread = new Thread(runnable, "distlock-wait-" + count.incrementAndGet());
-					thread.setDaemon(true);
-					return thread;
-				});
-		this.workers.allowCoreThreadTimeOut(true);
 	}
 
+	/** Runs {@code step} on a worker (on the caller once the template is closed). */
 	@Override
 	public void execute(Runnable step) {
-		try {
-			this.workers.execute(step);
-		}
-		catch (RejectedExecutionException ex) {
-			// The template is closing: the step still runs, so its wait ends.
-			step.run();
-		}
+		this.workers.execute(step);
 	}
 
 	@Override
@@ -55,7 +41,7 @@ final class SharedWaitDriver implements WaitDriver, AutoCloseable {
 
 	@Override
 	public void close() {
-		this.workers.shutdown();
+		this.workers.close();
 	}
 
 }

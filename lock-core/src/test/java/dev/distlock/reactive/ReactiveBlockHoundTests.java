@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.distlock.Lease;
@@ -47,13 +48,14 @@ class ReactiveBlockHoundTests {
 
 	private final RenewalScheduler scheduler = new RenewalScheduler();
 
-	private final DefaultLockTemplate template = new DefaultLockTemplate(this.store, this.scheduler,
-			LockOptions.builder()
-				.waitTime(Duration.ofSeconds(20))
-				.leaseTime(Duration.ofSeconds(30))
-				.autoRenew(true)
-				.retryInterval(Duration.ofMillis(100))
-				.build());
+	private static final LockOptions DEFAULTS = LockOptions.builder()
+		.waitTime(Duration.ofSeconds(20))
+		.leaseTime(Duration.ofSeconds(30))
+		.autoRenew(true)
+		.retryInterval(Duration.ofMillis(100))
+		.build();
+
+	private final DefaultLockTemplate template = new DefaultLockTemplate(this.store, this.scheduler, DEFAULTS);
 
 	private final Scheduler parallel = Schedulers.newParallel(NON_BLOCKING);
 
@@ -153,6 +155,57 @@ class ReactiveBlockHoundTests {
 		assertThat(nested).isEqualTo("nested");
 		assertThat(drainBlocked()).as("blocking calls on non-blocking threads").isEmpty();
 		assertThat(this.template.heldLocks()).isZero();
+	}
+
+	/**
+	 * Steps handed to the wait workers from several checked threads at once, on templates
+	 * whose workers are not started yet: starting workers must take no lock another
+	 * thread can hold (a thread pool's own lock, contended, parks the event loop).
+	 */
+	@Test
+	void startingWaitWorkersFromManyEventLoopsAtOnceNeverBlocks() {
+		drainBlocked();
+		int loops = 8;
+		Scheduler burst = Schedulers.newParallel(NON_BLOCKING + "-burst", loops);
+		try {
+			for (int round = 0; round < 200; round++) {
+				DefaultLockTemplate fresh = new DefaultLockTemplate(this.store, this.scheduler, DEFAULTS);
+				DefaultReactiveLockTemplate reactive = new DefaultReactiveLockTemplate(fresh, burst);
+				AtomicBoolean go = new AtomicBoolean();
+				AtomicInteger ready = new AtomicInteger();
+				List<Mono<Integer>> cycles = new ArrayList<>();
+				for (int i = 0; i < loops; i++) {
+					String key = "burst-" + round + "-" + i + "-" + UUID.randomUUID();
+					cycles.add(Mono.defer(() -> {
+						ready.incrementAndGet();
+						// Spinning, as BlockHound counts even Thread.onSpinWait as
+						// blocking.
+						long spins = 0;
+						while (!go.get()) {
+							spins++;
+						}
+						return reactive.executeMono(key, LockOptions.defaults(), () -> Mono.just(1));
+					}).subscribeOn(burst));
+				}
+				List<Integer> done = Flux.merge(cycles)
+					.collectList()
+					.doOnSubscribe((subscription) -> Schedulers.single().schedule(() -> {
+						// Two cycles may share a thread: then not all get ready.
+						long giveUpAt = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(100);
+						while (ready.get() < loops && System.nanoTime() < giveUpAt) {
+							Thread.onSpinWait();
+						}
+						go.set(true);
+					}))
+					.block(Duration.ofSeconds(30));
+				assertThat(done).hasSize(loops);
+				fresh.close();
+			}
+		}
+		finally {
+			burst.dispose();
+		}
+		assertThat(drainBlocked()).as("blocking calls on non-blocking threads").isEmpty();
 	}
 
 }
