@@ -97,27 +97,31 @@ public final class DefaultReactiveLockTemplate implements ReactiveLockTemplate {
 		return Mono.deferContextual((context) -> {
 			CompletableFuture<Optional<Lease>> answer = acquisition.start(ReactiveLockContext.leases(context));
 			AtomicBoolean settled = new AtomicBoolean();
-			return Mono.fromFuture(answer, true)
-				.publishOn(this.scheduler)
-				.flatMap((found) -> found.<Mono<Lease>>map(Mono::just).orElseGet(() -> notAcquired(acquisition)))
-				.filter((lease) -> settled.compareAndSet(false, true) || releasedUnwanted(lease))
-				.doFinally((signal) -> {
-					if (signal == SignalType.CANCEL && settled.compareAndSet(false, true)) {
-						giveUp(answer);
+			return Mono.fromFuture(answer, true).publishOn(this.scheduler).<Lease>handle((found, sink) -> {
+				if (found.isEmpty()) {
+					RuntimeException failure = acquisition.notAcquired();
+					if (failure != null) {
+						sink.error(failure);
 					}
-				});
+				}
+				else if (settled.compareAndSet(false, true)) {
+					sink.next(found.get());
+				}
+				else {
+					// The subscriber had already gone.
+					this.locking.releaseQuietly(found.get());
+				}
+			}).doFinally((signal) -> {
+				if (signal == SignalType.CANCEL && settled.compareAndSet(false, true)) {
+					giveUp(answer);
+				}
+			});
 		});
-	}
-
-	/** Releases a lease that came for a subscriber that had already gone. */
-	private boolean releasedUnwanted(Lease lease) {
-		this.locking.releaseQuietly(lease);
-		return false;
 	}
 
 	@Override
 	public Mono<Void> release(Lease lease) {
-		return Mono.defer(() -> Mono.fromFuture(this.locking.release(lease))).publishOn(this.scheduler);
+		return Mono.fromFuture(() -> this.locking.release(lease)).publishOn(this.scheduler);
 	}
 
 	@Override
