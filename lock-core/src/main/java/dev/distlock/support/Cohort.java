@@ -3,7 +3,6 @@ package dev.distlock.support;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Consumer;
 
 import dev.distlock.spi.LocalHandover;
 import dev.distlock.spi.LockKind;
@@ -36,20 +35,33 @@ final class Cohort {
 	/** Runs owner checks for callers that cannot wait a whole store timeout for them. */
 	private final Executor background;
 
+	private final TakeOverGate gate;
+
 	/**
-	 * A test seam: called with the key by a thread about to take over a lock left for it,
-	 * before it looks at the run. Null (nothing called) outside the tests that order a
-	 * take-over after an owner check found the lock lost.
+	 * Passed by a thread about to take over a lock left for its line, before it looks at
+	 * the run. A template passes {@link #OPEN}; a test that orders a take-over after an
+	 * owner check holds the thread here.
 	 */
-	static volatile @Nullable Consumer<String> beforeTakeOver;
+	@FunctionalInterface
+	interface TakeOverGate {
+
+		/** Passes at once. */
+		TakeOverGate OPEN = (key) -> {
+		};
+
+		void pass(String key);
+
+	}
 
 	/**
 	 * @param background runs an owner check for a caller that cannot wait a whole store
 	 * timeout for it ({@link HandoverRun})
+	 * @param gate passed before every take-over
 	 */
-	Cohort(HandoverSettings settings, LockProvider provider, Executor background) {
+	Cohort(HandoverSettings settings, LockProvider provider, Executor background, TakeOverGate gate) {
 		this.settings = settings;
 		this.background = background;
+		this.gate = gate;
 		this.active = settings.active() && provider instanceof LocalHandover;
 	}
 
@@ -120,10 +132,7 @@ final class Cohort {
 	 */
 	@Nullable ManagedLease takeOver(ManagedLease left, LockSettings lock, ConcurrentMap<String, ManagedLease> held,
 			long askedNanos, long waitDeadlineNanos, @Nullable Thread acquirer) {
-		Consumer<String> seam = beforeTakeOver;
-		if (seam != null) {
-			seam.accept(left.key());
-		}
+		this.gate.pass(left.key());
 		HandoverRun run = left.run();
 		if (run == null || run.lost() || !applies(lock.kind()) || !compatible(left.settings(), lock)
 				|| left.nanosToDeadline() <= 0) {

@@ -168,6 +168,17 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 	public DefaultLockTemplate(LockProvider provider, RenewalScheduler scheduler, LockOptions defaults,
 			LeaseLossListener lossListener, boolean releaseAfterCommit, LockObserver observer,
 			HandoverSettings handover) {
+		this(provider, scheduler, defaults, lossListener, releaseAfterCommit, observer, handover,
+				Cohort.TakeOverGate.OPEN);
+	}
+
+	/**
+	 * As the public constructor, with {@code gate} passed by every thread about to take
+	 * over a lock handed on in memory.
+	 */
+	DefaultLockTemplate(LockProvider provider, RenewalScheduler scheduler, LockOptions defaults,
+			LeaseLossListener lossListener, boolean releaseAfterCommit, LockObserver observer,
+			HandoverSettings handover, Cohort.TakeOverGate gate) {
 		LockSettings.of(defaults, defaults);
 		this.provider = provider;
 		this.scheduler = scheduler;
@@ -176,7 +187,7 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 		this.lossListener = (observer == LockObserver.NONE) ? lossListener
 				: new Observations.ObservedLoss(lossListener, observer);
 		this.releaseAfterCommit = releaseAfterCommit;
-		this.cohort = new Cohort(handover, provider, this.cleanup);
+		this.cohort = new Cohort(handover, provider, this.cleanup, gate);
 		this.requests = new LockRequests(provider, this.cohort);
 		this.pendingReleases = new PendingReleases(scheduler, this.cleanup, this.events::freed,
 				defaults.retryInterval());

@@ -54,6 +54,11 @@ class LocalHandoverTests {
 
 	private DefaultLockTemplate template(HandoverSettings handover, Duration leaseTime, boolean autoRenew,
 			RenewalScheduler scheduler) {
+		return template(handover, leaseTime, autoRenew, scheduler, Cohort.TakeOverGate.OPEN);
+	}
+
+	private DefaultLockTemplate template(HandoverSettings handover, Duration leaseTime, boolean autoRenew,
+			RenewalScheduler scheduler, Cohort.TakeOverGate gate) {
 		DefaultLockTemplate template = new DefaultLockTemplate(this.store, scheduler,
 				LockOptions.builder()
 					.waitTime(Duration.ofSeconds(30))
@@ -61,7 +66,7 @@ class LocalHandoverTests {
 					.autoRenew(autoRenew)
 					.retryInterval(Duration.ofMillis(100))
 					.build(),
-				LeaseLossListener.NONE, false, LockObserver.NONE, handover);
+				LeaseLossListener.NONE, false, LockObserver.NONE, handover, gate);
 		this.closeables.add(template);
 		return template;
 	}
@@ -370,22 +375,18 @@ class LocalHandoverTests {
 	 * before the last owner check that found it held, so neither needs a check of its
 	 * own. The first takes it over; after the loss, its release hands on to the second,
 	 * and that release's owner check finds the lock lost. The second thread, taking over
-	 * only after that (held back by the test seam), never gets a token of the old block,
-	 * as held or already lost: it gets the lock from the store after the other JVM, with
-	 * a greater token.
+	 * only after that (held back at its take-over by the gate), never gets a token of the
+	 * old block, as held or already lost: it gets the lock from the store after the other
+	 * JVM, with a greater token.
 	 */
 	@Test
 	void aThreadThatAskedEarlyNeverTakesOverALockFoundLost() throws Exception {
 		String key = key();
-		DefaultLockTemplate jvm = template(PATIENT, Duration.ofMinutes(1), true);
-		Lease first = jvm.acquire(key, LockOptions.defaults());
-		Waiter<Lease> one = Waiter.start("one", () -> jvm.acquire(key, LockOptions.defaults()));
-		Await.parked(one.thread);
-		Waiter<Lease> two = Waiter.start("two", () -> jvm.acquire(key, LockOptions.defaults()));
-		Await.parked(two.thread);
 		AtomicInteger takeOvers = new AtomicInteger();
 		CountDownLatch lossFound = new CountDownLatch(1);
-		Cohort.beforeTakeOver = (taken) -> {
+		RenewalScheduler scheduler = new RenewalScheduler();
+		this.closeables.add(scheduler);
+		DefaultLockTemplate jvm = template(PATIENT, Duration.ofMinutes(1), true, scheduler, (taken) -> {
 			if (taken.equals(key) && takeOvers.incrementAndGet() == 2) {
 				// Untimed, so that the thread held here is told from one parked between
 				// attempts at the store.
@@ -396,7 +397,12 @@ class LocalHandoverTests {
 					Thread.currentThread().interrupt();
 				}
 			}
-		};
+		});
+		Lease first = jvm.acquire(key, LockOptions.defaults());
+		Waiter<Lease> one = Waiter.start("one", () -> jvm.acquire(key, LockOptions.defaults()));
+		Await.parked(one.thread);
+		Waiter<Lease> two = Waiter.start("two", () -> jvm.acquire(key, LockOptions.defaults()));
+		Await.parked(two.thread);
 		try {
 			first.release();
 			CompletableFuture.anyOf(one.result, two.result).get(10, TimeUnit.SECONDS);
@@ -421,7 +427,6 @@ class LocalHandoverTests {
 		}
 		finally {
 			lossFound.countDown();
-			Cohort.beforeTakeOver = null;
 		}
 	}
 
