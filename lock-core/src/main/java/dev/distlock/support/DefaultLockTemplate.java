@@ -36,6 +36,8 @@ import dev.distlock.spi.LatchStore;
 import dev.distlock.spi.LockHandle;
 import dev.distlock.spi.LockKind;
 import dev.distlock.spi.LockProvider;
+import dev.distlock.support.handover.Handover;
+import dev.distlock.support.handover.TakeOverGate;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -100,7 +102,8 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 
 	private final WaitLoop waitLoop;
 
-	private final Cohort cohort;
+	/** Local hand-over, or {@link Handover#off()}. */
+	private final Handover<ManagedLease> handover;
 
 	private final LockRequests requests;
 
@@ -168,8 +171,7 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 	public DefaultLockTemplate(LockProvider provider, RenewalScheduler scheduler, LockOptions defaults,
 			LeaseLossListener lossListener, boolean releaseAfterCommit, LockObserver observer,
 			HandoverSettings handover) {
-		this(provider, scheduler, defaults, lossListener, releaseAfterCommit, observer, handover,
-				Cohort.TakeOverGate.OPEN);
+		this(provider, scheduler, defaults, lossListener, releaseAfterCommit, observer, handover, TakeOverGate.OPEN);
 	}
 
 	/**
@@ -178,7 +180,7 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 	 */
 	DefaultLockTemplate(LockProvider provider, RenewalScheduler scheduler, LockOptions defaults,
 			LeaseLossListener lossListener, boolean releaseAfterCommit, LockObserver observer,
-			HandoverSettings handover, Cohort.TakeOverGate gate) {
+			HandoverSettings handover, TakeOverGate gate) {
 		LockSettings.of(defaults, defaults);
 		this.provider = provider;
 		this.scheduler = scheduler;
@@ -187,11 +189,11 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 		this.lossListener = (observer == LockObserver.NONE) ? lossListener
 				: new Observations.ObservedLoss(lossListener, observer);
 		this.releaseAfterCommit = releaseAfterCommit;
-		this.cohort = new Cohort(handover, provider, this.cleanup, gate);
-		this.requests = new LockRequests(provider, this.cohort);
+		this.handover = Handover.of(handover, provider, this.cleanup, gate);
+		this.requests = new LockRequests(provider, this.handover);
 		this.pendingReleases = new PendingReleases(scheduler, this.cleanup, this.events::freed,
 				defaults.retryInterval());
-		this.waitLoop = new WaitLoop(provider, this.held, this::hold, this::background, this.cohort,
+		this.waitLoop = new WaitLoop(provider, this.held, this::hold, this::background, this.handover,
 				this.pendingReleases);
 		this.sharedDriver = new SharedWaitDriver(scheduler);
 		this.lines = new LocalLines((orphan) -> this.waitLoop.discard(orphan, null));
@@ -569,12 +571,12 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 
 		@Override
 		public boolean handOver(ManagedLease lease) {
-			return DefaultLockTemplate.this.cohort.handOver(lease, DefaultLockTemplate.this.lines.queues);
+			return DefaultLockTemplate.this.handover.handOver(lease, DefaultLockTemplate.this.lines.queues);
 		}
 
 		@Override
 		public void releasedToOthers(ManagedLease lease) {
-			DefaultLockTemplate.this.cohort.releasedToOthers(lease,
+			DefaultLockTemplate.this.handover.releasedToOthers(lease,
 					DefaultLockTemplate.this.lines.writeLine(lease.key()));
 		}
 
@@ -601,7 +603,7 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 	 * call, since the template was made ({@link HandoverSettings}).
 	 */
 	public long localHandovers() {
-		return this.cohort.handovers();
+		return this.handover.handovers();
 	}
 
 	/**
@@ -675,7 +677,7 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 	@Override
 	public void close() {
 		for (LocalQueue queue : this.lines.queues.values()) {
-			ManagedLease left = queue.takeOffer();
+			ManagedLease left = queue.handover().takeOffer();
 			if (left != null) {
 				this.held.remove(left.key(), left);
 				try {

@@ -58,14 +58,4 @@ public record HandoverSettings(boolean enabled, int maxPasses, Duration maxTime)
 		}
 	}
 
-	/** Whether locks are handed over at all. */
-	boolean active() {
-		return this.enabled && this.maxPasses > 0;
-	}
-
-	/** How many fencing tokens a store acquisition reserves: its own and one per pass. */
-	int blockSize() {
-		return this.maxPasses + 1;
-	}
-
 }

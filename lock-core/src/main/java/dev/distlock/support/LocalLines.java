@@ -58,7 +58,7 @@ final class LocalLines {
 			if (--current.users > 0) {
 				return current;
 			}
-			orphan[0] = current.takeOffer();
+			orphan[0] = current.handover().takeOffer();
 			return null;
 		});
 		if (orphan[0] != null) {

@@ -4,10 +4,10 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantLock;
 
 import dev.distlock.LockBackendException;
+import dev.distlock.support.handover.HandoverLine;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -22,7 +22,7 @@ import org.jspecify.annotations.Nullable;
  * The line counts the failures of the store calls made at its gate, so that callers
  * behind a call that failed share its failure ({@link LineTurn}).
  */
-final class LocalQueue {
+final class LocalQueue implements HandoverLine.Line<ManagedLease> {
 
 	/** Callers using this line; guarded by the lines' map compute. */
 	int users;
@@ -51,26 +51,23 @@ final class LocalQueue {
 	private @Nullable LockBackendException lastFailure;
 
 	/**
-	 * A lock released by its holder while callers were in this line, still held in the
-	 * store, for the next of them to take over in memory ({@link Cohort}); set while the
-	 * lines' map lock for the key is held, so never after the line emptied.
+	 * The lock left for this line by local hand-over, and whether its waiters stand back.
 	 */
-	private final AtomicReference<@Nullable ManagedLease> offered = new AtomicReference<>();
+	private final HandoverLine<ManagedLease> handover = new HandoverLine<>();
 
-	/**
-	 * Until when (monotonic clock) this JVM's waiters stand back, after the lock went
-	 * back to the store for a waiter of another JVM.
-	 */
-	volatile long standBackUntil = System.nanoTime();
+	@Override
+	public HandoverLine<ManagedLease> handover() {
+		return this.handover;
+	}
 
-	/**
-	 * A waiter of this JVM found the key busy, marking it as waited for, while a caller
-	 * of this JVM held it: the store's mark then says nothing of other JVMs' waiters.
-	 */
-	volatile boolean selfMarked;
+	@Override
+	public boolean inUse() {
+		return this.users > 0;
+	}
 
 	/** A release (or loss) may have freed the key: the waiter at the gate retries. */
-	void signal() {
+	@Override
+	public void signal() {
 		LockWait wait = this.waiter;
 		if (wait != null) {
 			wait.signal();
@@ -118,19 +115,6 @@ final class LocalQueue {
 		if (next != null) {
 			next.letThrough();
 		}
-	}
-
-	/**
-	 * Leaves {@code lease} for the next caller of the line, if none is left there yet.
-	 * Called inside the lines' map lock for the key, with callers in the line.
-	 */
-	boolean offer(ManagedLease lease) {
-		return this.offered.compareAndSet(null, lease);
-	}
-
-	/** The lock left for the line, if any; taken once, by one caller. */
-	@Nullable ManagedLease takeOffer() {
-		return this.offered.getAndSet(null);
 	}
 
 	/** Failures so far: a caller notes this when it joins the line. */

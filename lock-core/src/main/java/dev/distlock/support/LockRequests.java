@@ -8,6 +8,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import dev.distlock.spi.LockKind;
 import dev.distlock.spi.LockProvider;
 import dev.distlock.spi.LockRequest;
+import dev.distlock.support.handover.Handover;
 
 /**
  * Builds the one {@link LockRequest} of an acquisition from its settings: the kind, the
@@ -22,13 +23,13 @@ final class LockRequests {
 
 	private static final Duration MIN_QUEUE_TIMEOUT = Duration.ofSeconds(1);
 
-	private final Cohort cohort;
+	private final Handover<ManagedLease> handover;
 
 	/** Whether the store has read locks, whose waiting writers record an intent. */
 	private final boolean readLocks;
 
-	LockRequests(LockProvider provider, Cohort cohort) {
-		this.cohort = cohort;
+	LockRequests(LockProvider provider, Handover<ManagedLease> handover) {
+		this.handover = handover;
 		this.readLocks = provider.kinds().contains(LockKind.SHARED);
 	}
 
@@ -47,7 +48,7 @@ final class LockRequests {
 		String waiterId = (kind == LockKind.FAIR || writer) ? newWaiterId() : null;
 		Duration queueTimeout = (waiterId != null) ? queueTimeout(settings) : Duration.ZERO;
 		return new LockRequest(List.of(key), kind, settings.leaseTime(), waiting, waiterId, settings.permits(),
-				this.cohort.tokens(kind), queueTimeout, false);
+				this.handover.tokens(kind), queueTimeout, false);
 	}
 
 	/**

@@ -6,6 +6,7 @@ import dev.distlock.LockMode;
 import dev.distlock.LockOptions;
 import dev.distlock.OnLeaseLost;
 import dev.distlock.spi.LockKind;
+import dev.distlock.support.handover.HandoverTerms;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -13,7 +14,7 @@ import org.jspecify.annotations.Nullable;
  */
 record LockSettings(Duration waitTime, Duration leaseTime, boolean autoRenew, Duration retryInterval,
 		OnLeaseLost onLeaseLost, boolean fair, Duration minHoldTime, @Nullable String name, LockMode mode,
-		int permits) {
+		int permits) implements HandoverTerms {
 
 	static LockSettings of(LockOptions options, LockOptions defaults) {
 		LockOptions merged = options.orElse(defaults);
@@ -37,7 +38,8 @@ record LockSettings(Duration waitTime, Duration leaseTime, boolean autoRenew, Du
 	}
 
 	/** The kind of hold this acquisition asks the store for. */
-	LockKind kind() {
+	@Override
+	public LockKind kind() {
 		if (this.permits > 0) {
 			return LockKind.PERMITS;
 		}

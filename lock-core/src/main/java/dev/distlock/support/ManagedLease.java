@@ -3,7 +3,6 @@ package dev.distlock.support;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.Condition;
@@ -20,6 +19,9 @@ import dev.distlock.spi.LockProvider;
 import dev.distlock.spi.LossReporting;
 import dev.distlock.spi.ScopedLease;
 import dev.distlock.spi.TokenBlock;
+import dev.distlock.support.handover.HandedLease;
+import dev.distlock.support.handover.HandoverRun;
+import dev.distlock.support.handover.HandoverTerms;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -43,7 +45,7 @@ import org.jspecify.annotations.Nullable;
  * With no scope open, a loss interrupts the acquiring thread, as long as no other thread
  * has used the lease.
  */
-final class ManagedLease implements Lease, ScopedLease {
+final class ManagedLease implements Lease, ScopedLease, HandedLease<ManagedLease> {
 
 	private static final Log logger = LogFactory.getLog(ManagedLease.class);
 
@@ -208,7 +210,8 @@ final class ManagedLease implements Lease, ScopedLease {
 	 * reports its own loss ({@link LossReporting}) is listened to from here on: its loss
 	 * counts at once, without waiting for a renewal to find it.
 	 */
-	void start() {
+	@Override
+	public void start() {
 		this.lock.lock();
 		try {
 			if (this.settings.autoRenew()) {
@@ -253,7 +256,8 @@ final class ManagedLease implements Lease, ScopedLease {
 		return this.provider;
 	}
 
-	LockHandle handle() {
+	@Override
+	public LockHandle handle() {
 		return this.handle;
 	}
 
@@ -279,13 +283,14 @@ final class ManagedLease implements Lease, ScopedLease {
 		return this.acquiredAtNanos;
 	}
 
-	/** When the store acquisition this lease continues was sent. */
-	long blockSentNanos() {
+	@Override
+	public long blockSentNanos() {
 		return this.blockSentNanos;
 	}
 
 	/** This holder's fencing token, without counting as a use. */
-	long token() {
+	@Override
+	public long token() {
 		return this.token;
 	}
 
@@ -303,33 +308,23 @@ final class ManagedLease implements Lease, ScopedLease {
 		return next;
 	}
 
-	/**
-	 * The run of local hand-overs of this lease's store acquisition, made when the
-	 * releasing thread first hands it on ({@link Cohort}); null before.
-	 */
-	@Nullable HandoverRun run() {
+	@Override
+	public @Nullable HandoverRun run() {
 		return this.run;
 	}
 
-	/**
-	 * The run of hand-overs, made on the first one; only the releasing thread calls.
-	 * @param background runs an owner check for a caller of the run that cannot wait a
-	 * whole store timeout for it
-	 */
-	HandoverRun runForHandOver(TokenBlock block, Executor background) {
-		HandoverRun current = this.run;
-		if (current == null) {
-			current = new HandoverRun(block, this.blockSentNanos, this.provider.callTimeout().toNanos(), background);
-			this.run = current;
-		}
-		return current;
+	@Override
+	public void joinRun(HandoverRun run) {
+		this.run = run;
 	}
 
-	/**
-	 * An owner check of the run found the lock gone from the store while this lease holds
-	 * it: lost, as a renewal would have found it.
-	 */
-	void lostInStore(String reason) {
+	@Override
+	public HandoverTerms terms() {
+		return this.settings;
+	}
+
+	@Override
+	public void lostInStore(String reason) {
 		markLost(LockObserver.LossReason.NOT_OWNER, reason);
 	}
 
@@ -369,8 +364,8 @@ final class ManagedLease implements Lease, ScopedLease {
 		return this.state.get() == State.HELD;
 	}
 
-	/** Nanoseconds until the lease deadline on the monotonic clock; may be negative. */
-	long nanosToDeadline() {
+	@Override
+	public long nanosToDeadline() {
 		return this.deadlineNanos - System.nanoTime();
 	}
 

@@ -13,6 +13,7 @@ import dev.distlock.spi.LockProvider;
 import dev.distlock.spi.LockRequest;
 import dev.distlock.spi.ReleaseSignalling;
 import dev.distlock.spi.ReleaseSignals;
+import dev.distlock.support.handover.Handover;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -55,13 +56,13 @@ final class WaitLoop {
 
 	private final Background background;
 
-	private final Cohort cohort;
+	private final Handover<ManagedLease> handover;
 
 	private final PendingReleases pendingReleases;
 
 	WaitLoop(LockProvider provider, ConcurrentMap<String, ManagedLease> held, Holder holder, Background background,
-			Cohort cohort, PendingReleases pendingReleases) {
-		this.cohort = cohort;
+			Handover<ManagedLease> handover, PendingReleases pendingReleases) {
+		this.handover = handover;
 		this.pendingReleases = pendingReleases;
 		this.provider = provider;
 		this.held = held;
@@ -107,7 +108,7 @@ final class WaitLoop {
 	 * runs out unrenewed frees the key then, whether or not its holder notices. (A fair
 	 * waiter must ask, to keep its place in the queue; a semaphore's permits are not kept
 	 * in this JVM's map.) After the lock went back to the store for another JVM's waiter,
-	 * this JVM's waiters let it go first ({@link Cohort#releasedToOthers}).
+	 * this JVM's waiters let it go first ({@link Handover#releasedToOthers}).
 	 */
 	long localPause(LockRequest request, LockSettings settings, LocalQueue queue) {
 		LockKind kind = request.kind();
@@ -115,7 +116,7 @@ final class WaitLoop {
 		if (local != null && local.heldNow()) {
 			return Math.max(0, Math.min(settings.retryInterval().toNanos(), local.nanosToDeadline()));
 		}
-		long standBack = this.cohort.applies(kind) ? queue.standBackUntil - System.nanoTime() : 0;
+		long standBack = this.handover.standBackNanos(kind, queue.handover());
 		return (standBack > 0) ? standBack : -1;
 	}
 
@@ -127,15 +128,15 @@ final class WaitLoop {
 			@Nullable Thread acquirer) {
 		if (attempt instanceof LockAttempt.Acquired acquired) {
 			if (System.nanoTime() - sent < ManagedLease.validityNanos(settings.leaseTime())) {
-				queue.selfMarked = false;
+				this.handover.markedHere(request.kind(), queue.handover(), false);
 				return this.holder.hold(acquired.handle(), settings, sent, acquirer);
 			}
 			discardLate(acquired.handle());
 		}
 		// A lease of this JVM, held or being released: the mark a waiting attempt just
 		// made on the key is this JVM's own.
-		if (request.waiting() && this.cohort.applies(request.kind()) && this.held.containsKey(request.key())) {
-			queue.selfMarked = true;
+		if (request.waiting() && this.held.containsKey(request.key())) {
+			this.handover.markedHere(request.kind(), queue.handover(), true);
 		}
 		return null;
 	}
@@ -178,7 +179,7 @@ final class WaitLoop {
 	 */
 	@Nullable ManagedLease taken(LocalQueue queue, LockSettings settings, long askedNanos, long deadline,
 			@Nullable Thread acquirer) {
-		ManagedLease left = queue.takeOffer();
+		ManagedLease left = queue.handover().takeOffer();
 		if (left == null) {
 			return null;
 		}
@@ -188,7 +189,10 @@ final class WaitLoop {
 		LockBackendException failure = null;
 		queue.callStarted();
 		try {
-			next = this.cohort.takeOver(left, settings, this.held, askedNanos, deadline, acquirer);
+			next = this.handover.takeOver(left, settings, askedNanos, deadline, (taken) -> {
+				ManagedLease successor = taken.successor(settings, acquirer, System.nanoTime());
+				return this.held.replace(taken.key(), taken, successor) ? successor : null;
+			});
 		}
 		catch (LockBackendException ex) {
 			failure = ex;

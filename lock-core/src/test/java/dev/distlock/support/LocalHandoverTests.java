@@ -20,6 +20,7 @@ import dev.distlock.inmemory.InMemoryLockProvider;
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockRequest;
 import dev.distlock.spi.TokenBlock;
+import dev.distlock.support.handover.TakeOverGate;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -54,11 +55,11 @@ class LocalHandoverTests {
 
 	private DefaultLockTemplate template(HandoverSettings handover, Duration leaseTime, boolean autoRenew,
 			RenewalScheduler scheduler) {
-		return template(handover, leaseTime, autoRenew, scheduler, Cohort.TakeOverGate.OPEN);
+		return template(handover, leaseTime, autoRenew, scheduler, TakeOverGate.OPEN);
 	}
 
 	private DefaultLockTemplate template(HandoverSettings handover, Duration leaseTime, boolean autoRenew,
-			RenewalScheduler scheduler, Cohort.TakeOverGate gate) {
+			RenewalScheduler scheduler, TakeOverGate gate) {
 		DefaultLockTemplate template = new DefaultLockTemplate(this.store, scheduler,
 				LockOptions.builder()
 					.waitTime(Duration.ofSeconds(30))

@@ -1,4 +1,4 @@
-package dev.distlock.support;
+package dev.distlock.support.handover;
 
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -50,7 +50,7 @@ import org.jspecify.annotations.Nullable;
  * it goes at once, and a check that may have run after it (so may have found the lock
  * gone because the run itself ended it) is answered by that release instead.
  */
-final class HandoverRun {
+public final class HandoverRun {
 
 	private final TokenBlock block;
 
@@ -92,7 +92,7 @@ final class HandoverRun {
 	private @Nullable RuntimeException failure;
 
 	/** The holder now, to be told when a check finds the lock lost. */
-	private volatile @Nullable ManagedLease current;
+	private volatile @Nullable HandedLease<?> current;
 
 	/**
 	 * @param block the store acquisition
@@ -109,7 +109,7 @@ final class HandoverRun {
 	}
 
 	/** Whether a store call found the lock no longer held. */
-	boolean lost() {
+	public boolean lost() {
 		return this.lost;
 	}
 
@@ -122,7 +122,7 @@ final class HandoverRun {
 	}
 
 	/** The lease that holds the lock now, told if a check finds the lock lost. */
-	void holder(ManagedLease lease) {
+	void holder(HandedLease<?> lease) {
 		this.current = lease;
 	}
 
@@ -133,7 +133,7 @@ final class HandoverRun {
 	 * holder is told.
 	 * @throws LockBackendException if the store failed, or no such call answered in time
 	 */
-	boolean heldSince(long sinceNanos) {
+	public boolean heldSince(long sinceNanos) {
 		return heldSince(sinceNanos, System.nanoTime() + this.callTimeoutNanos, true);
 	}
 
@@ -274,7 +274,7 @@ final class HandoverRun {
 	 * tells nothing.
 	 * @return what {@code call} returned: whether the lock was still held
 	 */
-	boolean end(BooleanSupplier call) {
+	public boolean end(BooleanSupplier call) {
 		this.lock.lock();
 		try {
 			long failuresBefore = this.failures;
@@ -319,7 +319,7 @@ final class HandoverRun {
 			throw ex;
 		}
 		finally {
-			ManagedLease told = recordAnswer(sent, ends, held, failed);
+			HandedLease<?> told = recordAnswer(sent, ends, held, failed);
 			if (told != null) {
 				told.lostInStore(
 						"an owner check after a local hand-over found the key expired or held by another owner");
@@ -334,7 +334,7 @@ final class HandoverRun {
 	 * that release's answer counts instead.
 	 * @return the holder to tell that the lock is lost, if any
 	 */
-	private @Nullable ManagedLease recordAnswer(long sent, boolean ends, @Nullable Boolean held,
+	private @Nullable HandedLease<?> recordAnswer(long sent, boolean ends, @Nullable Boolean held,
 			@Nullable RuntimeException failed) {
 		this.lock.lock();
 		try {
@@ -348,7 +348,7 @@ final class HandoverRun {
 				this.failures++;
 				this.failure = failed;
 			}
-			ManagedLease told = null;
+			HandedLease<?> told = null;
 			if (Boolean.TRUE.equals(held)) {
 				if (sent - this.confirmedSent > 0) {
 					this.confirmedSent = sent;
