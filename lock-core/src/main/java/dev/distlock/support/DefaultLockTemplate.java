@@ -1,45 +1,30 @@
 package dev.distlock.support;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
-import java.util.TreeMap;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 import dev.distlock.DistributedLatch;
 import dev.distlock.Lease;
 import dev.distlock.LockAcquisitionException;
 import dev.distlock.LockBackendException;
-import dev.distlock.LockContext;
 import dev.distlock.LockOptions;
 import dev.distlock.LockTemplate;
 import dev.distlock.MultiLease;
-import dev.distlock.PermitCountMismatchException;
 import dev.distlock.SegmentedLock;
 import dev.distlock.spi.Capabilities;
-import dev.distlock.spi.Interrupts;
 import dev.distlock.spi.LatchStore;
 import dev.distlock.spi.LockHandle;
 import dev.distlock.spi.LockKind;
 import dev.distlock.spi.LockProvider;
 import dev.distlock.support.handover.Handover;
 import dev.distlock.support.handover.TakeOverGate;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -66,11 +51,6 @@ import org.jspecify.annotations.Nullable;
  */
 public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 
-	private static final Log logger = LogFactory.getLog(DefaultLockTemplate.class);
-
-	/** Longer keys are rejected: a key names a resource, and Redis keys cost memory. */
-	static final int MAX_KEY_LENGTH = 1024;
-
 	private final LockProvider provider;
 
 	private final RenewalScheduler scheduler;
@@ -83,22 +63,14 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 
 	private final boolean releaseAfterCommit;
 
-	/**
-	 * The lease this JVM holds per key, so local waiters wait for it without asking the
-	 * store; at most one per key by mutual exclusion.
-	 */
-	private final ConcurrentMap<String, ManagedLease> held = new ConcurrentHashMap<>();
-
-	/**
-	 * Read holds and semaphore permits held by this template's callers: several per key,
-	 * so never in {@link #held}.
-	 */
-	private final Set<ManagedLease> shared = ConcurrentHashMap.newKeySet();
-
 	/** One local line per key and side. */
 	private final LocalLines lines;
 
-	private final ManagedLease.Events events = new LeaseEvents();
+	/** The leases this template's callers hold, told of their ends. */
+	private final Holdings holdings;
+
+	/** The lease this JVM holds per key: {@link Holdings#held}. */
+	private final ConcurrentMap<String, ManagedLease> held;
 
 	private final WaitLoop waitLoop;
 
@@ -113,18 +85,16 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 	/** Runs the steps of waits that hold no thread ({@link #acquireAsync}). */
 	private final SharedWaitDriver sharedDriver;
 
+	/** The waits of this template's callers. */
+	private final KeyWaits waits;
+
 	/** Multi-key acquirers waiting for keys held here. */
 	private final KeyWaiters keyWaiters = new KeyWaiters();
 
 	private final MultiKeyAcquirer multiKey;
 
 	/** Clean-up calls whose outcome no caller waits for. */
-	private final ExecutorService cleanup = new ThreadPoolExecutor(0, 2, 10, TimeUnit.SECONDS,
-			new LinkedBlockingQueue<>(), (runnable) -> {
-				Thread thread = new Thread(runnable, "distlock-cleanup");
-				thread.setDaemon(true);
-				return thread;
-			});
+	private final Cleanup cleanup = new Cleanup();
 
 	/**
 	 * @param defaults values for everything a call leaves unset; must set every value
@@ -191,13 +161,17 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 		this.releaseAfterCommit = releaseAfterCommit;
 		this.handover = Handover.of(handover, provider, this.cleanup, gate);
 		this.requests = new LockRequests(provider, this.handover);
-		this.pendingReleases = new PendingReleases(scheduler, this.cleanup, this.events::freed,
+		this.lines = new LocalLines(this::discardOrphan);
+		this.holdings = new Holdings(this.lines, this.keyWaiters, this.handover, this::retryRelease);
+		this.held = this.holdings.held;
+		this.pendingReleases = new PendingReleases(scheduler, this.cleanup, this.holdings::freed,
 				defaults.retryInterval());
-		this.waitLoop = new WaitLoop(provider, this.held, this::hold, this::background, this.handover,
+		this.waitLoop = new WaitLoop(provider, this.held, this::hold, this.cleanup, this.handover,
 				this.pendingReleases);
 		this.sharedDriver = new SharedWaitDriver(scheduler);
-		this.lines = new LocalLines((orphan) -> this.waitLoop.discard(orphan, null));
-		this.multiKey = new MultiKeyAcquirer(provider, this.held, this::hold, this::background, this::reentrant,
+		this.waits = new KeyWaits(this.waitLoop, this.lines, this.requests, this.sharedDriver,
+				provider.callTimeout().toNanos());
+		this.multiKey = new MultiKeyAcquirer(provider, this.held, this::hold, this.cleanup, this::reentrant,
 				this.keyWaiters);
 	}
 
@@ -205,7 +179,9 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 	public MultiLease acquireAll(Collection<String> keys, LockOptions options) {
 		LockSettings settings = LockSettings.of(options, this.defaults);
 		List<String> sorted = MultiKeyAcquirer.sortedKeys(keys);
-		DefaultMultiLease lease = observedAll(sorted, checked(sorted, settings), false);
+		LockSettings checked = LockKeys.checkedAll(sorted, settings);
+		DefaultMultiLease lease = Observations.acquireAll(this.observer, multiKey(), sorted, checked, false,
+				this::reentrant);
 		if (lease == null) {
 			throw new LockAcquisitionException(String.join(",", sorted), settings.waitTime(), "Locks " + sorted
 					+ " not all acquired within " + settings.waitTime().toMillis() + "ms; none of them is held", null);
@@ -217,7 +193,9 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 	public Optional<MultiLease> tryAcquireAll(Collection<String> keys, LockOptions options) {
 		LockSettings settings = LockSettings.of(options, this.defaults);
 		List<String> sorted = MultiKeyAcquirer.sortedKeys(keys);
-		return Optional.ofNullable(observedAll(sorted, checked(sorted, settings), true));
+		LockSettings checked = LockKeys.checkedAll(sorted, settings);
+		return Optional
+			.ofNullable(Observations.acquireAll(this.observer, multiKey(), sorted, checked, true, this::reentrant));
 	}
 
 	/**
@@ -233,47 +211,6 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 		return waitAllAsync(sorted, LockSettings.of(options, this.defaults), this::reentrant);
 	}
 
-	/**
-	 * A multi-key acquisition as the observer sees it: one acquisition per key taken (a
-	 * re-entered key is none), told once the attempt has ended.
-	 */
-	private @Nullable DefaultMultiLease observedAll(List<String> keys, LockSettings settings, boolean tryOnly) {
-		MultiKeyAcquirer acquirer = multiKey();
-		if (this.observer == LockObserver.NONE) {
-			return acquirer.acquire(keys, settings);
-		}
-		List<String> taken = keys.stream().filter((key) -> reentrant(key) == null).toList();
-		List<LockObserver.Acquisition> acquisitions = taken.stream()
-			.map((key) -> this.observer.acquiring(key, settings.name(), false))
-			.toList();
-		DefaultMultiLease lease;
-		try {
-			lease = acquirer.acquire(keys, settings);
-		}
-		catch (RuntimeException ex) {
-			LockObserver.AcquireOutcome outcome = (ex instanceof LockAcquisitionException)
-					? LockObserver.AcquireOutcome.INTERRUPTED : LockObserver.AcquireOutcome.ERROR;
-			acquisitions
-				.forEach((acquisition) -> CompositeLockObserver.safely(() -> acquisition.notAcquired(outcome, ex)));
-			throw ex;
-		}
-		if (lease == null) {
-			LockObserver.AcquireOutcome outcome = tryOnly ? LockObserver.AcquireOutcome.SKIPPED
-					: LockObserver.AcquireOutcome.TIMEOUT;
-			acquisitions
-				.forEach((acquisition) -> CompositeLockObserver.safely(() -> acquisition.notAcquired(outcome, null)));
-			return null;
-		}
-		for (Lease part : lease.parts()) {
-			int index = taken.indexOf(part.key());
-			if (index >= 0 && part instanceof ManagedLease managed) {
-				LockObserver.Acquisition acquisition = acquisitions.get(index);
-				CompositeLockObserver.safely(() -> managed.observe(acquisition.acquired(managed)));
-			}
-		}
-		return lease;
-	}
-
 	@Override
 	public <T> T executeAll(Collection<String> keys, LockOptions options, Supplier<T> action) {
 		return LeasedCall.call(acquireAll(keys, options), action::get);
@@ -281,7 +218,7 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 
 	@Override
 	public DistributedLatch latch(String key, int count, java.time.Duration expiry) {
-		checkKey(key);
+		LockKeys.check(key);
 		LatchStore latches = this.provider.latches()
 			.orElseThrow(() -> new UnsupportedOperationException(Capabilities.noLatches(this.provider)));
 		return DefaultLatch.join(latches, key, count, expiry, this.defaults.retryInterval());
@@ -289,7 +226,7 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 
 	@Override
 	public SegmentedLock segmented(String key, int segments) {
-		checkKey(key);
+		LockKeys.check(key);
 		multiKey();
 		return new DefaultSegmentedLock(this, key, segments, this.held::containsKey, this.defaults);
 	}
@@ -299,15 +236,6 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 			throw new UnsupportedOperationException(reason);
 		});
 		return this.multiKey;
-	}
-
-	private LockSettings checked(List<String> keys, LockSettings settings) {
-		keys.forEach(DefaultLockTemplate::checkKey);
-		if (settings.fair()) {
-			throw new IllegalArgumentException("Multi-key locks " + keys + " cannot be fair: a fair lock queues for"
-					+ " one key, and a multi-key lock takes all its keys at once");
-		}
-		return settings;
 	}
 
 	@Override
@@ -357,36 +285,15 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 	 * are checked ({@link #check}).
 	 */
 	CompletableFuture<Optional<Lease>> waitAsync(String key, LockSettings settings) {
-		LockObserver.Acquisition acquisition = this.observer.acquiring(key, settings.name(), settings.fair());
-		LineTurn turn = new LineTurn(this.waitLoop, this.lines, this.requests.of(key, settings), settings,
-				this.sharedDriver, this.provider.callTimeout().toNanos())
-			.start();
-		boolean tryOnly = settings.waitTime().isZero();
-		CompletableFuture<Optional<Lease>> answer = turn.result
-			.handle((lease, failure) -> Optional.ofNullable(Observations.ended(acquisition, lease, failure, tryOnly)));
-		answer.whenComplete((lease, failure) -> {
-			if (failure instanceof CancellationException cancelled) {
-				turn.cancel(cancelled);
-				CompositeLockObserver
-					.safely(() -> acquisition.notAcquired(LockObserver.AcquireOutcome.INTERRUPTED, cancelled));
-			}
-		});
-		return answer;
+		return this.waits.shared(key, settings, this.observer.acquiring(key, settings.name(), settings.fair()));
 	}
 
 	/**
 	 * {@link #acquireAllAsync} for keys (sorted) re-entered as {@code reentrant} says.
 	 */
 	CompletableFuture<Optional<MultiLease>> waitAllAsync(List<String> sorted, LockSettings settings,
-			java.util.function.Function<String, @Nullable ManagedLease> reentrant) {
-		MultiKeyWait wait = multiKey().start(sorted, checked(sorted, settings), this.sharedDriver, reentrant);
-		CompletableFuture<Optional<MultiLease>> answer = wait.result.thenApply(Optional::ofNullable);
-		answer.whenComplete((lease, failure) -> {
-			if (failure instanceof CancellationException cancelled) {
-				wait.cancel(cancelled);
-			}
-		});
-		return answer;
+			Function<String, @Nullable ManagedLease> reentrant) {
+		return this.waits.sharedAll(multiKey(), sorted, LockKeys.checkedAll(sorted, settings), reentrant);
 	}
 
 	/** This template's settings for {@code options}. */
@@ -401,7 +308,7 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 
 	/** Checks the key and that the store offers the kind, as every acquisition does. */
 	void check(String key, LockSettings settings) {
-		checkKey(key);
+		LockKeys.check(key);
 		Capabilities.check(this.provider, settings.kind(), key);
 	}
 
@@ -417,7 +324,7 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 		LockObserver.Acquisition acquisition = this.observer.acquiring(key, settings.name(), settings.fair());
 		ManagedLease lease;
 		try {
-			lease = acquire(key, settings);
+			lease = this.waits.blocking(key, settings);
 			if (lease == null && !tryOnly) {
 				throw notAcquired(key, settings);
 			}
@@ -434,7 +341,7 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 	 * re-enters, if any.
 	 */
 	private @Nullable ManagedLease scoped(String key, LockSettings settings) {
-		checkKey(key);
+		LockKeys.check(key);
 		// A kind the store lacks fails at the call, naming the store and the kind (the
 		// advisor checks annotated methods at startup); a fair lock only orders the
 		// store's queue, so a held scope re-enters it as it would a plain lock.
@@ -447,18 +354,6 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 			Capabilities.check(this.provider, LockKind.FAIR, key);
 		}
 		return scoped;
-	}
-
-	/**
-	 * The blocking wait: the caller's own thread runs its wait's steps
-	 * ({@link CallerThread}); an interrupt ends it, as the caller gives up.
-	 */
-	private @Nullable ManagedLease acquire(String key, LockSettings settings) {
-		CallerThread caller = new CallerThread();
-		LineTurn turn = new LineTurn(this.waitLoop, this.lines, this.requests.of(key, settings), settings, caller,
-				this.provider.callTimeout().toNanos())
-			.start();
-		return caller.await(turn.result, () -> turn.stop(WaitLoop.interrupted(key, settings, null)));
 	}
 
 	/**
@@ -483,24 +378,7 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 	 * re-entrant outside its scope, and the caller may have expected it to be.
 	 */
 	private RuntimeException notAcquired(String key, LockSettings settings) {
-		LockBackendException pendingRelease = this.pendingReleases.pendingFor(key);
-		if (pendingRelease != null) {
-			return new LockAcquisitionException(key, settings.waitTime(), "Lock '" + key + "' not acquired within "
-					+ settings.waitTime().toMillis() + "ms: this JVM's release of it failed because the store could not"
-					+ " be reached, and is still being retried; the store holds the lock until that release gets"
-					+ " through or its lease ends (the cause is the failed release)", pendingRelease);
-		}
-		ManagedLease local = this.held.get(key);
-		if (local == null || !local.heldNow() || !local.unscopedLeaseOfCurrentThread()) {
-			return new LockAcquisitionException(key, settings.waitTime());
-		}
-		return new LockAcquisitionException(key, settings.waitTime(),
-				"Lock '" + key + "' not acquired within " + settings.waitTime().toMillis()
-						+ "ms: this thread holds it through a lease from acquire()"
-						+ " outside any scope of it, which is not re-entrant (the lease may have been handed to another"
-						+ " thread). To re-enter it from nested code, open its scope with LockContext.open(lease), or"
-						+ " use execute/run or @DistributedLock, whose bodies are re-entrant",
-				null);
+		return this.holdings.notAcquired(key, settings, this.pendingReleases.pendingFor(key));
 	}
 
 	/**
@@ -516,22 +394,6 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 		return this.provider.storeName();
 	}
 
-	private void background(Runnable task, String failureMessage) {
-		try {
-			this.cleanup.execute(() -> {
-				try {
-					task.run();
-				}
-				catch (RuntimeException ex) {
-					logger.debug(failureMessage, ex);
-				}
-			});
-		}
-		catch (RejectedExecutionException ex) {
-			logger.debug(failureMessage + " (the template is closed)", ex);
-		}
-	}
-
 	/**
 	 * Keys with local threads acquiring or waiting: 0 when nobody waits (a finished wait
 	 * leaves none).
@@ -540,62 +402,24 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 		return this.lines.size();
 	}
 
+	/** Ends a lock left for a line that emptied, which nobody takes over. */
+	private void discardOrphan(ManagedLease orphan) {
+		this.waitLoop.discard(orphan, null);
+	}
+
+	/**
+	 * A release failed as the store could not be reached: tried again in the background.
+	 */
+	private void retryRelease(ManagedLease lease, LockBackendException failure) {
+		this.pendingReleases.add(lease, failure);
+	}
+
 	private ManagedLease hold(LockHandle handle, LockSettings settings, long sentAtNanos, @Nullable Thread acquirer) {
 		ManagedLease lease = new ManagedLease(this, this.provider, handle, settings, sentAtNanos, this.scheduler,
-				this.events, this.lossListener, this.releaseAfterCommit, acquirer);
-		if (settings.kind() == LockKind.SHARED || settings.kind() == LockKind.PERMITS) {
-			this.shared.add(lease);
-		}
-		else {
-			this.held.put(handle.key(), lease);
-		}
+				this.holdings, this.lossListener, this.releaseAfterCommit, acquirer);
+		this.holdings.add(lease);
 		lease.start();
 		return lease;
-	}
-
-	/** What this template hears of its leases. */
-	private final class LeaseEvents implements ManagedLease.Events {
-
-		@Override
-		public void ended(ManagedLease lease) {
-			DefaultLockTemplate.this.held.remove(lease.key(), lease);
-			DefaultLockTemplate.this.shared.remove(lease);
-		}
-
-		/** Every line of the key, and multi-key waiters for it. */
-		@Override
-		public void freed(String key) {
-			DefaultLockTemplate.this.lines.freed(key);
-			DefaultLockTemplate.this.keyWaiters.freed(key);
-		}
-
-		@Override
-		public boolean handOver(ManagedLease lease) {
-			return DefaultLockTemplate.this.handover.handOver(lease, DefaultLockTemplate.this.lines.queues);
-		}
-
-		@Override
-		public void releasedToOthers(ManagedLease lease) {
-			DefaultLockTemplate.this.handover.releasedToOthers(lease,
-					DefaultLockTemplate.this.lines.writeLine(lease.key()));
-		}
-
-		@Override
-		public void releaseFailed(ManagedLease lease, LockBackendException failure) {
-			DefaultLockTemplate.this.pendingReleases.add(lease, failure);
-		}
-
-	}
-
-	private static void checkKey(@Nullable String key) {
-		if (key == null || key.isBlank()) {
-			throw new IllegalArgumentException("Lock key must not be null or blank but was '" + key + "'");
-		}
-		if (key.length() > MAX_KEY_LENGTH) {
-			throw new IllegalArgumentException(
-					"Lock key is " + key.length() + " characters long, more than " + MAX_KEY_LENGTH + " (it starts '"
-							+ key.substring(0, 40) + "…'): use an identifier, not a" + " payload, as the key");
-		}
 	}
 
 	/**
@@ -617,7 +441,7 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 
 	/** Locks that callers of this template hold now: 0 once every lease is released. */
 	public int heldLocks() {
-		return this.held.size() + this.shared.size();
+		return this.holdings.count();
 	}
 
 	/**
@@ -625,18 +449,7 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 	 * particular order. A snapshot; the leases go on changing.
 	 */
 	public List<HeldLock> heldLockDetails() {
-		long now = System.nanoTime();
-		List<HeldLock> details = new ArrayList<>(this.held.size() + this.shared.size());
-		List<ManagedLease> leases = new ArrayList<>(this.held.values());
-		leases.addAll(this.shared);
-		for (ManagedLease lease : leases) {
-			if (lease.heldNow()) {
-				details.add(new HeldLock(lease.key(), lease.name(), lease.token(), lease.holderNames(),
-						Duration.ofNanos(Math.max(0, now - lease.acquiredAtNanos())),
-						Duration.ofNanos(Math.max(0, lease.nanosToDeadline())), lease.leaseTime()));
-			}
-		}
-		return details;
+		return this.holdings.details();
 	}
 
 	/**
@@ -676,31 +489,7 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 	 */
 	@Override
 	public void close() {
-		for (LocalQueue queue : this.lines.queues.values()) {
-			ManagedLease left = queue.handover().takeOffer();
-			if (left != null) {
-				this.held.remove(left.key(), left);
-				try {
-					Interrupts.setAside(() -> left.handle().release());
-				}
-				catch (RuntimeException ex) {
-					logger.warn("Could not release lock '" + left.key() + "' at shutdown; it expires after its lease",
-							ex);
-				}
-			}
-		}
-		List<ManagedLease> leases = new ArrayList<>(this.held.values());
-		leases.addAll(this.shared);
-		for (ManagedLease lease : leases) {
-			try {
-				lease.revoke("the application shut down while the lock was still held; it was released so that"
-						+ " others need not wait for its lease to run out");
-				logger.info("Released lock '" + lease.key() + "' at shutdown; its holder is told it was lost");
-			}
-			catch (RuntimeException ex) {
-				logger.warn("Could not release lock '" + lease.key() + "' at shutdown; it expires after its lease", ex);
-			}
-		}
+		this.holdings.close();
 		this.pendingReleases.close();
 		this.sharedDriver.close();
 		this.cleanup.shutdown();

@@ -3,17 +3,12 @@ package dev.distlock.support;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.locks.Condition;
-import java.util.concurrent.locks.ReentrantLock;
-import java.util.stream.Collectors;
 
 import dev.distlock.Lease;
 import dev.distlock.LeaseLostException;
 import dev.distlock.LockBackendException;
 import dev.distlock.OnLeaseLost;
-import dev.distlock.spi.Interrupts;
 import dev.distlock.spi.LockHandle;
 import dev.distlock.spi.LockProvider;
 import dev.distlock.spi.LossReporting;
@@ -22,8 +17,6 @@ import dev.distlock.spi.TokenBlock;
 import dev.distlock.support.handover.HandedLease;
 import dev.distlock.support.handover.HandoverRun;
 import dev.distlock.support.handover.HandoverTerms;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -47,12 +40,7 @@ import org.jspecify.annotations.Nullable;
  */
 final class ManagedLease implements Lease, ScopedLease, HandedLease<ManagedLease> {
 
-	private static final Log logger = LogFactory.getLog(ManagedLease.class);
-
-	/** The longest a release waits for a renewal on the wire. */
-	private static final long RENEWAL_WAIT_NANOS = 200_000_000;
-
-	private enum State {
+	enum State {
 
 		HELD, LOST, RELEASED
 
@@ -85,16 +73,14 @@ final class ManagedLease implements Lease, ScopedLease, HandedLease<ManagedLease
 
 	private final Object template;
 
-	private final Events events;
+	private final LeaseEvents events;
 
 	private final LeaseLossListener lossListener;
 
 	private final boolean releaseAfterCommit;
 
-	/** Renewal against release; never held while waiting on I/O. */
-	private final ReentrantLock lock = new ReentrantLock();
-
-	private final Condition renewalBack = this.lock.newCondition();
+	/** Renewal, and its exclusion with release. */
+	private final LeaseRenewal renewals;
 
 	private final DeadlineWatch deadlineWatch;
 
@@ -107,8 +93,6 @@ final class ManagedLease implements Lease, ScopedLease, HandedLease<ManagedLease
 
 	private volatile @Nullable String lostReason;
 
-	private volatile RenewalScheduler.@Nullable Renewal renewal;
-
 	/** When the acquire that took the lock was sent, on the monotonic clock. */
 	private final long acquiredAtNanos;
 
@@ -117,55 +101,13 @@ final class ManagedLease implements Lease, ScopedLease, HandedLease<ManagedLease
 	/** Told once of a loss: holders whose scope is no thread (a reactive pipeline). */
 	private final List<Runnable> lossCallbacks = new CopyOnWriteArrayList<>();
 
-	/** A renewal of this lease is on the wire; guarded by {@link #lock}. */
-	private boolean renewing;
-
-	/** What the template that made a lease hears of it. */
-	interface Events {
-
-		/**
-		 * The lease was released (or released after a loss): it is no longer held here.
-		 */
-		void ended(ManagedLease lease);
-
-		/**
-		 * The lock may be free for this JVM's next waiter: released, or known lost.
-		 */
-		void freed(String key);
-
-		/**
-		 * The releasing thread offers the still-held lock to a waiting thread of this JVM
-		 * instead of releasing it in the store.
-		 * @return whether it was handed over (then nothing is released in the store)
-		 */
-		default boolean handOver(ManagedLease lease) {
-			return false;
-		}
-
-		/**
-		 * The lock was released in the store, which says that a waiter of another JVM had
-		 * marked it: this JVM's waiters let that one go first.
-		 */
-		default void releasedToOthers(ManagedLease lease) {
-		}
-
-		/**
-		 * The release in the store failed with {@code failure} (the store could not be
-		 * reached): the caller is told, and the release is tried again in the background
-		 * ({@link #retryRelease()}).
-		 */
-		default void releaseFailed(ManagedLease lease, LockBackendException failure) {
-		}
-
-	}
-
 	/**
 	 * @param template the template that made the lease: re-entry only ever joins a lease
 	 * of the same template
 	 * @param acquirer the thread that gets the lease; null for a wait that held no thread
 	 */
 	ManagedLease(Object template, LockProvider provider, LockHandle handle, LockSettings settings, long sentAtNanos,
-			RenewalScheduler scheduler, Events events, LeaseLossListener lossListener, boolean releaseAfterCommit,
+			RenewalScheduler scheduler, LeaseEvents events, LeaseLossListener lossListener, boolean releaseAfterCommit,
 			@Nullable Thread acquirer) {
 		this(template, provider, handle, settings, scheduler, events, lossListener, releaseAfterCommit,
 				handle.fencingToken(), sentAtNanos, sentAtNanos, sentAtNanos + validityNanos(settings.leaseTime()),
@@ -180,7 +122,7 @@ final class ManagedLease implements Lease, ScopedLease, HandedLease<ManagedLease
 	 * @param acquirer the thread that gets the lease
 	 */
 	private ManagedLease(Object template, LockProvider provider, LockHandle handle, LockSettings settings,
-			RenewalScheduler scheduler, Events events, LeaseLossListener lossListener, boolean releaseAfterCommit,
+			RenewalScheduler scheduler, LeaseEvents events, LeaseLossListener lossListener, boolean releaseAfterCommit,
 			long token, long blockSentNanos, long acquiredAtNanos, long deadlineNanos, @Nullable Thread acquirer) {
 		this.holders = new LeaseHolders(acquirer);
 		this.token = token;
@@ -195,6 +137,7 @@ final class ManagedLease implements Lease, ScopedLease, HandedLease<ManagedLease
 		this.releaseAfterCommit = releaseAfterCommit;
 		this.acquiredAtNanos = acquiredAtNanos;
 		this.deadlineNanos = deadlineNanos;
+		this.renewals = new LeaseRenewal(this, this.state, scheduler, provider, settings.leaseTime());
 		this.deadlineWatch = new DeadlineWatch(scheduler, () -> this.deadlineNanos,
 				() -> this.state.get() == State.HELD,
 				() -> markLost(LockObserver.LossReason.EXPIRED, settings.autoRenew()
@@ -212,18 +155,10 @@ final class ManagedLease implements Lease, ScopedLease, HandedLease<ManagedLease
 	 */
 	@Override
 	public void start() {
-		this.lock.lock();
-		try {
-			if (this.settings.autoRenew()) {
-				scheduleRenewalAfter(this.deadlineNanos - validityNanos(this.settings.leaseTime()));
-			}
-			this.deadlineWatch.start();
-		}
-		finally {
-			this.lock.unlock();
-		}
+		this.renewals.start(this.settings.autoRenew(), this.deadlineNanos, this.deadlineWatch);
 		if (this.handle instanceof LossReporting reporting) {
-			reporting.onLoss((reason) -> markLost("the store reported it lost: " + reason));
+			reporting
+				.onLoss((reason) -> markLost(LockObserver.LossReason.OTHER, "the store reported it lost: " + reason));
 		}
 	}
 
@@ -419,91 +354,19 @@ final class ManagedLease implements Lease, ScopedLease, HandedLease<ManagedLease
 		}
 	}
 
-	/**
-	 * Releases once, and tells the observer how the hold ended. With a minimum hold time
-	 * not yet over, the lock is not deleted: its lease in the store is shortened to what
-	 * is left of that time (an owner-checked renewal), so it frees itself then, and no
-	 * thread of this JVM waits for it.
-	 */
 	@Override
 	public void release() {
-		LockObserver.HoldOutcome outcome;
-		RuntimeException failure = null;
-		try {
-			if (!releaseOnce()) {
-				return;
-			}
-			outcome = LockObserver.HoldOutcome.RELEASED;
-		}
-		catch (LeaseLostException ex) {
-			outcome = LockObserver.HoldOutcome.LEASE_LOST;
-			failure = ex;
-		}
-		catch (RuntimeException ex) {
-			outcome = LockObserver.HoldOutcome.RELEASE_FAILED;
-			failure = ex;
-		}
-		LockObserver.HoldOutcome ended = outcome;
-		RuntimeException error = failure;
-		CompositeLockObserver.safely(() -> this.holding.ended(ended, error));
-		if (failure != null) {
-			throw failure;
-		}
+		LeaseEnd.release(this);
 	}
 
 	/**
-	 * @return false if the lease had already been released
+	 * Marks the lease released and stops its renewal and deadline watch, waiting briefly
+	 * for a renewal on the wire.
+	 * @return the state it was in: {@code RELEASED} if it already was
 	 */
-	private boolean releaseOnce() {
+	State stopHolding() {
 		this.holders.used();
-		State previous;
-		this.lock.lock();
-		try {
-			previous = this.state.getAndSet(State.RELEASED);
-			if (previous == State.RELEASED) {
-				return false;
-			}
-			cancelRenewal();
-			this.deadlineWatch.cancel();
-			awaitRenewalOnTheWire();
-		}
-		finally {
-			this.lock.unlock();
-		}
-		boolean wasLost = (previous == State.LOST);
-		long handedOver = System.nanoTime();
-		if (previous == State.HELD && this.events.handOver(this)) {
-			// Still registered: the thread that takes it over replaces it. This holder
-			// is told whether the store still held the lock after it let go.
-			confirmHandedOver(handedOver);
-			return true;
-		}
-		try {
-			endInStoreAndSignal(wasLost, handedOver);
-		}
-		finally {
-			// Still registered while the store call runs, so that a local waiter that
-			// finds
-			// the key busy meanwhile knows that this JVM holds it.
-			this.events.ended(this);
-		}
-		return true;
-	}
-
-	/**
-	 * After a hand-over: waits for an owner check sent after this holder let go (or the
-	 * release that ended the run), so that a lock the store lost meanwhile is reported to
-	 * this holder as a release to the store would report it. One store timeout at most,
-	 * as a release to the store ({@link HandoverRun#heldSince(long)}).
-	 */
-	private void confirmHandedOver(long sinceNanos) {
-		HandoverRun handedOn = this.run;
-		if (handedOn == null || handedOn.heldSince(sinceNanos)) {
-			return;
-		}
-		this.lostReason = "the key had expired or was held by another owner when an owner check after its local"
-				+ " hand-over asked";
-		throw lostException();
+		return this.renewals.release(this.deadlineWatch);
 	}
 
 	/**
@@ -512,66 +375,7 @@ final class ManagedLease implements Lease, ScopedLease, HandedLease<ManagedLease
 	 * @return whether it was still held
 	 */
 	boolean releaseInStore() {
-		HandoverRun handedOn = this.run;
-		return (handedOn != null) ? handedOn.end(this.handle::release) : this.handle.release();
-	}
-
-	/**
-	 * @param wasLost whether the lease was known lost before the release
-	 * @param releasedNanos when its holder released it: a release that fails after the
-	 * deadline had passed then reports the loss, with the failure attached, whatever the
-	 * store would have answered (a holder paused past its deadline releases before the
-	 * deadline watch, paused with it, has marked the lease lost)
-	 */
-	private void endInStoreAndSignal(boolean wasLost, long releasedNanos) {
-		if (this.revoked) {
-			this.events.freed(key());
-			throw lostException();
-		}
-		boolean deleted;
-		try {
-			deleted = releaseUninterruptibly();
-		}
-		catch (RuntimeException ex) {
-			if (ex instanceof LockBackendException unreachable) {
-				this.events.releaseFailed(this, unreachable);
-			}
-			this.events.freed(key());
-			if (!wasLost && releasedNanos - this.deadlineNanos < 0) {
-				throw ex;
-			}
-			if (this.lostReason == null) {
-				this.lostReason = "its lease deadline had passed when it was released, and the release failed";
-			}
-			// The loss is what the caller must hear about; the failed clean-up is detail.
-			LeaseLostException lost = lostException();
-			lost.addSuppressed(ex);
-			throw lost;
-		}
-		if (deleted && this.handle instanceof TokenBlock block && block.releasedToWaiters()) {
-			this.events.releasedToOthers(this);
-		}
-		this.events.freed(key());
-		if (wasLost || !deleted) {
-			if (this.lostReason == null) {
-				this.lostReason = "the key had expired or was held by another owner at release";
-			}
-			throw lostException();
-		}
-	}
-
-	/**
-	 * An interrupted holder still releases: otherwise its lock would block everyone for
-	 * the rest of the lease. The call runs with the interrupt flag set aside (the caller
-	 * gets it back), and a call that an interrupt cut short is asked again: the release
-	 * is owner-checked, so asking twice deletes nothing of anyone else's. When the second
-	 * answer is "not ours" and the deadline has not passed, the first call is what
-	 * deleted the key, since an unexpired lease can only have been lost to a failover or
-	 * a manual delete.
-	 */
-	private boolean releaseUninterruptibly() {
-		return Interrupts
-			.setAsideAndRetry((attempt) -> endInStore() || (attempt > 1 && System.nanoTime() - this.deadlineNanos < 0));
+		return LeaseEnd.releaseInStore(this);
 	}
 
 	/**
@@ -581,88 +385,69 @@ final class ManagedLease implements Lease, ScopedLease, HandedLease<ManagedLease
 	 * @throws LockBackendException if the store failed again
 	 */
 	boolean retryRelease() {
-		return endInStore();
+		return LeaseEnd.endInStore(this);
 	}
 
-	/**
-	 * Deletes the lock, or, while the minimum hold time is not over, shortens its lease
-	 * to what is left of it (down to a millisecond). Shutdown always deletes.
-	 * @return whether the lock was still ours
-	 */
-	private boolean endInStore() {
-		long left = this.acquiredAtNanos + this.settings.minHoldTime().toNanos() - System.nanoTime();
-		HandoverRun handedOn = this.run;
-		if (left >= 1_000_000 && this.state.get() == State.RELEASED) {
-			Duration rest = Duration.ofMillis(TimeUnit.NANOSECONDS.toMillis(left) + 1);
-			return (handedOn != null) ? handedOn.end(() -> this.handle.renew(rest)) : this.handle.renew(rest);
+	LeaseEvents events() {
+		return this.events;
+	}
+
+	LockObserver.Holding holding() {
+		return this.holding;
+	}
+
+	long deadlineNanos() {
+		return this.deadlineNanos;
+	}
+
+	/** Whether its holder released it. */
+	boolean released() {
+		return this.state.get() == State.RELEASED;
+	}
+
+	/** Whether shutdown already deleted the key. */
+	boolean revoked() {
+		return this.revoked;
+	}
+
+	/** Why it is lost, as its holder is told. */
+	void lostBecause(String reason) {
+		this.lostReason = reason;
+	}
+
+	/** Why it is lost, unless a reason is known already. */
+	void lostUnlessKnown(String reason) {
+		if (this.lostReason == null) {
+			this.lostReason = reason;
 		}
-		return releaseInStore();
 	}
 
-	private LeaseLostException lostException() {
+	LeaseLostException lostException() {
 		return new LeaseLostException(key(), "Lease on lock '" + key() + "' (fencing token " + this.token
 				+ ") was lost while held: " + this.lostReason);
 	}
 
 	/**
-	 * Waits briefly (holding {@link #lock}) for a renewal already sent to come back, so
-	 * that in the common case no renewal is on the wire after the release. Never longer
-	 * than {@link #RENEWAL_WAIT_NANOS}: a store that does not answer would otherwise make
-	 * a release take two store calls' bounds. Going ahead is safe, since renewals are
-	 * owner-checked: one that arrives after the release finds the lock not ours.
-	 */
-	private void awaitRenewalOnTheWire() {
-		boolean interrupted = false;
-		long left = Math.min(this.provider.callTimeout().toNanos(), RENEWAL_WAIT_NANOS);
-		while (this.renewing && left > 0) {
-			try {
-				left = this.renewalBack.awaitNanos(left);
-			}
-			catch (InterruptedException ex) {
-				interrupted = true;
-			}
-		}
-		if (interrupted) {
-			Thread.currentThread().interrupt();
-		}
-	}
-
-	/**
-	 * Shutdown: the lease is declared lost (its holders are told, as for any loss) and
-	 * the lock is deleted in the store, so that the next holder need not wait for the
-	 * lease to run out. The holder's own {@link #release()} then throws
-	 * {@link LeaseLostException}.
+	 * Shutdown: the lease is declared lost and the lock deleted in the store
+	 * ({@link LeaseEnd#revoke}).
 	 */
 	void revoke(String reason) {
-		markLost(LockObserver.LossReason.SHUTDOWN, reason);
-		if (this.state.get() != State.LOST) {
-			return;
-		}
-		this.lock.lock();
-		try {
-			awaitRenewalOnTheWire();
-		}
-		finally {
-			this.lock.unlock();
-		}
-		try {
-			releaseUninterruptibly();
-		}
-		finally {
-			this.revoked = true;
-			this.events.freed(key());
-		}
+		LeaseEnd.revoke(this, reason);
 	}
 
-	/**
-	 * The next renewal is due a third of the lease after the last confirmed command was
-	 * <em>sent</em>, the moment the deadline counts from, so a slow reply shortens the
-	 * wait rather than eating into the margin. It may go up to half an interval early, to
-	 * share a batch with other leases.
-	 */
-	private void scheduleRenewalAfter(long sentNanos) {
-		long interval = renewIntervalNanos();
-		this.renewal = this.scheduler.scheduleRenewal(this, sentNanos + interval, interval / 2);
+	/** Waits briefly for a renewal on the wire, as a release does. */
+	void awaitRenewalOnTheWire() {
+		this.renewals.awaitQuiet();
+	}
+
+	/** Shutdown deleted the key: a release does not ask again. */
+	void markRevoked() {
+		this.revoked = true;
+	}
+
+	/** Whether a loss was found (not released first). */
+	boolean lost() {
+		return this.state.get() == State.LOST;
 	}
 
 	/** How long after a command was sent the lease counts as held here. */
@@ -670,26 +455,12 @@ final class ManagedLease implements Lease, ScopedLease, HandedLease<ManagedLease
 		return LockHandle.validityNanos(leaseTime);
 	}
 
-	private long renewIntervalNanos() {
-		return Math.max(1, this.settings.leaseTime().toNanos() / 3);
-	}
-
 	/**
 	 * Called by the scheduler before this lease's renewal is sent.
 	 * @return false if the lease is no longer held, and must not be renewed
 	 */
 	boolean beginRenewal() {
-		this.lock.lock();
-		try {
-			if (this.state.get() != State.HELD) {
-				return false;
-			}
-			this.renewing = true;
-			return true;
-		}
-		finally {
-			this.lock.unlock();
-		}
+		return this.renewals.begin();
 	}
 
 	/**
@@ -697,48 +468,17 @@ final class ManagedLease implements Lease, ScopedLease, HandedLease<ManagedLease
 	 * the store failed ({@code failure}).
 	 */
 	void renewalDone(long sentNanos, @Nullable Boolean renewed, @Nullable RuntimeException failure) {
-		this.lock.lock();
-		try {
-			this.renewing = false;
-			try {
-				if (this.state.get() != State.HELD) {
-					return;
-				}
-				if (Boolean.TRUE.equals(renewed)) {
-					this.deadlineNanos = sentNanos + validityNanos(this.settings.leaseTime());
-					scheduleRenewalAfter(sentNanos);
-				}
-				else if (renewed != null) {
-					markLost(LockObserver.LossReason.NOT_OWNER,
-							"renewal found the key expired or held by another owner");
-				}
-				else {
-					long remaining = this.deadlineNanos - System.nanoTime();
-					if (remaining <= 0) {
-						markLost(LockObserver.LossReason.STORE_UNREACHABLE,
-								"the store stayed unreachable until the lease deadline ("
-										+ ((failure != null) ? failure.getMessage() : "no reply") + ")");
-					}
-					else {
-						long retry = Math.min(renewIntervalNanos(), Math.max(remaining / 2, 1_000_000));
-						this.renewal = this.scheduler.scheduleRenewal(this, System.nanoTime() + retry, 0);
-					}
-				}
-			}
-			finally {
-				this.renewalBack.signalAll();
-			}
-		}
-		finally {
-			this.lock.unlock();
-		}
+		this.renewals.done(sentNanos, renewed, failure);
 	}
 
-	private void markLost(String reason) {
-		markLost(LockObserver.LossReason.OTHER, reason);
+	/**
+	 * A renewal sent at {@code sentNanos} was confirmed: the deadline counts from then.
+	 */
+	void renewedAt(long sentNanos) {
+		this.deadlineNanos = sentNanos + validityNanos(this.settings.leaseTime());
 	}
 
-	private void markLost(LockObserver.LossReason kind, String reason) {
+	void markLost(LockObserver.LossReason kind, String reason) {
 		if (this.state.get() != State.HELD) {
 			return;
 		}
@@ -746,38 +486,9 @@ final class ManagedLease implements Lease, ScopedLease, HandedLease<ManagedLease
 		if (!this.state.compareAndSet(State.HELD, State.LOST)) {
 			return;
 		}
-		cancelRenewal();
+		this.renewals.cancel();
 		this.deadlineWatch.cancel();
-		List<Thread> holders = this.holders.toTell();
-		String names = holders.isEmpty() ? "no thread runs a scope of it"
-				: "held by " + holders.stream().map((t) -> "'" + t.getName() + "'").collect(Collectors.joining(", "));
-		logger.warn(
-				"Lost the lease on lock '" + key() + "' (fencing token " + this.token + ", " + names + "): " + reason);
-		if (this.settings.onLeaseLost() == OnLeaseLost.INTERRUPT) {
-			holders.forEach(Thread::interrupt);
-		}
-		this.events.freed(key());
-		for (Runnable callback : this.lossCallbacks) {
-			try {
-				callback.run();
-			}
-			catch (RuntimeException ex) {
-				logger.error("A loss callback failed for lock '" + key() + "'", ex);
-			}
-		}
-		try {
-			this.lossListener.leaseLost(this, kind, reason, holders.isEmpty() ? null : holders.get(0));
-		}
-		catch (RuntimeException ex) {
-			logger.error("Lease loss listener failed for lock '" + key() + "'", ex);
-		}
-	}
-
-	private void cancelRenewal() {
-		RenewalScheduler.Renewal next = this.renewal;
-		if (next != null) {
-			this.scheduler.cancel(next);
-		}
+		LossNotice.tell(this, kind, reason, this.holders.toTell(), this.lossCallbacks, this.lossListener);
 	}
 
 	@Override

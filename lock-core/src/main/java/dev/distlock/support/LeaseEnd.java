@@ -1,0 +1,197 @@
+package dev.distlock.support;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+import dev.distlock.LeaseLostException;
+import dev.distlock.LockBackendException;
+import dev.distlock.spi.Interrupts;
+import dev.distlock.spi.TokenBlock;
+import dev.distlock.support.handover.HandoverRun;
+
+/**
+ * How a {@link ManagedLease} ends: handed on to a waiting thread of this JVM, or released
+ * in the store, and what its holder and the template are told of it. A holder that hands
+ * the lock on learns at its own release whether the store still held it.
+ */
+final class LeaseEnd {
+
+	private LeaseEnd() {
+	}
+
+	/**
+	 * Releases once, and tells the observer how the hold ended. With a minimum hold time
+	 * not yet over, the lock is not deleted: its lease in the store is shortened to what
+	 * is left of that time (an owner-checked renewal), so it frees itself then, and no
+	 * thread of this JVM waits for it.
+	 */
+	static void release(ManagedLease lease) {
+		LockObserver.HoldOutcome outcome;
+		RuntimeException failure = null;
+		try {
+			if (!releaseOnce(lease)) {
+				return;
+			}
+			outcome = LockObserver.HoldOutcome.RELEASED;
+		}
+		catch (LeaseLostException ex) {
+			outcome = LockObserver.HoldOutcome.LEASE_LOST;
+			failure = ex;
+		}
+		catch (RuntimeException ex) {
+			outcome = LockObserver.HoldOutcome.RELEASE_FAILED;
+			failure = ex;
+		}
+		LockObserver.HoldOutcome ended = outcome;
+		RuntimeException error = failure;
+		CompositeLockObserver.safely(() -> lease.holding().ended(ended, error));
+		if (failure != null) {
+			throw failure;
+		}
+	}
+
+	/**
+	 * @return false if the lease had already been released
+	 */
+	private static boolean releaseOnce(ManagedLease lease) {
+		ManagedLease.State previous = lease.stopHolding();
+		if (previous == ManagedLease.State.RELEASED) {
+			return false;
+		}
+		boolean wasLost = (previous == ManagedLease.State.LOST);
+		long handedOver = System.nanoTime();
+		if (previous == ManagedLease.State.HELD && lease.events().handOver(lease)) {
+			// Still registered: the thread that takes it over replaces it. This holder
+			// is told whether the store still held the lock after it let go.
+			confirmHandedOver(lease, handedOver);
+			return true;
+		}
+		try {
+			endInStoreAndSignal(lease, wasLost, handedOver);
+		}
+		finally {
+			// Still registered while the store call runs, so that a local waiter that
+			// finds the key busy meanwhile knows that this JVM holds it.
+			lease.events().ended(lease);
+		}
+		return true;
+	}
+
+	/**
+	 * After a hand-over: waits for an owner check sent after this holder let go (or the
+	 * release that ended the run), so that a lock the store lost meanwhile is reported to
+	 * this holder as a release to the store would report it. One store timeout at most,
+	 * as a release to the store ({@link HandoverRun#heldSince(long)}).
+	 */
+	private static void confirmHandedOver(ManagedLease lease, long sinceNanos) {
+		HandoverRun handedOn = lease.run();
+		if (handedOn == null || handedOn.heldSince(sinceNanos)) {
+			return;
+		}
+		lease.lostBecause("the key had expired or was held by another owner when an owner check after its local"
+				+ " hand-over asked");
+		throw lease.lostException();
+	}
+
+	/**
+	 * Deletes the lock in the store (owner-checked) as the end of its run of hand-overs,
+	 * if it had one: for a lock left for the line that nobody took over.
+	 * @return whether it was still held
+	 */
+	static boolean releaseInStore(ManagedLease lease) {
+		HandoverRun handedOn = lease.run();
+		return (handedOn != null) ? handedOn.end(lease.handle()::release) : lease.handle().release();
+	}
+
+	/**
+	 * @param wasLost whether the lease was known lost before the release
+	 * @param releasedNanos when its holder released it: a release that fails after the
+	 * deadline had passed then reports the loss, with the failure attached, whatever the
+	 * store would have answered (a holder paused past its deadline releases before the
+	 * deadline watch, paused with it, has marked the lease lost)
+	 */
+	private static void endInStoreAndSignal(ManagedLease lease, boolean wasLost, long releasedNanos) {
+		LeaseEvents events = lease.events();
+		if (lease.revoked()) {
+			events.freed(lease.key());
+			throw lease.lostException();
+		}
+		boolean deleted;
+		try {
+			deleted = releaseUninterruptibly(lease);
+		}
+		catch (RuntimeException ex) {
+			if (ex instanceof LockBackendException unreachable) {
+				events.releaseFailed(lease, unreachable);
+			}
+			events.freed(lease.key());
+			if (!wasLost && releasedNanos - lease.deadlineNanos() < 0) {
+				throw ex;
+			}
+			lease.lostUnlessKnown("its lease deadline had passed when it was released, and the release failed");
+			// The loss is what the caller must hear about; the failed clean-up is detail.
+			LeaseLostException lost = lease.lostException();
+			lost.addSuppressed(ex);
+			throw lost;
+		}
+		if (deleted && lease.handle() instanceof TokenBlock block && block.releasedToWaiters()) {
+			events.releasedToOthers(lease);
+		}
+		events.freed(lease.key());
+		if (wasLost || !deleted) {
+			lease.lostUnlessKnown("the key had expired or was held by another owner at release");
+			throw lease.lostException();
+		}
+	}
+
+	/**
+	 * An interrupted holder still releases: otherwise its lock would block everyone for
+	 * the rest of the lease. The call runs with the interrupt flag set aside (the caller
+	 * gets it back), and a call that an interrupt cut short is asked again: the release
+	 * is owner-checked, so asking twice deletes nothing of anyone else's. When the second
+	 * answer is "not ours" and the deadline has not passed, the first call is what
+	 * deleted the key, since an unexpired lease can only have been lost to a failover or
+	 * a manual delete.
+	 */
+	static boolean releaseUninterruptibly(ManagedLease lease) {
+		return Interrupts.setAsideAndRetry(
+				(attempt) -> endInStore(lease) || (attempt > 1 && System.nanoTime() - lease.deadlineNanos() < 0));
+	}
+
+	/**
+	 * Deletes the lock, or, while the minimum hold time is not over, shortens its lease
+	 * to what is left of it (down to a millisecond). Shutdown always deletes.
+	 * @return whether the lock was still ours
+	 */
+	static boolean endInStore(ManagedLease lease) {
+		long left = lease.acquiredAtNanos() + lease.settings().minHoldTime().toNanos() - System.nanoTime();
+		HandoverRun handedOn = lease.run();
+		if (left >= 1_000_000 && lease.released()) {
+			Duration rest = Duration.ofMillis(TimeUnit.NANOSECONDS.toMillis(left) + 1);
+			return (handedOn != null) ? handedOn.end(() -> lease.handle().renew(rest)) : lease.handle().renew(rest);
+		}
+		return releaseInStore(lease);
+	}
+
+	/**
+	 * Shutdown: the lease is declared lost (its holders are told, as for any loss) and
+	 * the lock is deleted in the store, so that the next holder need not wait for the
+	 * lease to run out. The holder's own {@link ManagedLease#release()} then throws
+	 * {@link LeaseLostException}.
+	 */
+	static void revoke(ManagedLease lease, String reason) {
+		lease.markLost(LockObserver.LossReason.SHUTDOWN, reason);
+		if (!lease.lost()) {
+			return;
+		}
+		lease.awaitRenewalOnTheWire();
+		try {
+			releaseUninterruptibly(lease);
+		}
+		finally {
+			lease.markRevoked();
+			lease.events().freed(lease.key());
+		}
+	}
+
+}
