@@ -207,13 +207,7 @@ public final class ContextLocking {
 	 * @return removes the callback
 	 */
 	public Runnable whenLost(Lease lease, Runnable callback) {
-		List<Lease> parts = (lease instanceof DefaultMultiLease multi) ? multi.parts() : List.of(lease);
-		List<Runnable> removals = parts.stream()
-			.map(DefaultMultiLease::managed)
-			.filter((managed) -> managed != null)
-			.map((managed) -> managed.whenLost(callback))
-			.toList();
-		return () -> removals.forEach(Runnable::run);
+		return LeasedCall.whenLost(lease, callback);
 	}
 
 	/** What the lock of {@code lease} does when the lease is lost while held. */
