@@ -197,21 +197,10 @@ class RepositoryRulesTests {
 	 */
 	private static final class Monitors {
 
-		/**
-		 * Top-level classes (with their nested classes) that still use monitors, each to
-		 * be converted and removed from here: this list only ever shrinks.
-		 */
-		private static final Set<String> NOT_YET_CONVERTED = Set.of("dev.distlock.jdbc.PostgresReleaseSignals",
-				"dev.distlock.zookeeper.SessionGuard", "dev.distlock.zookeeper.ZookeeperLockHandle");
-
-		private static final DescribedPredicate<JavaClass> CONVERTED = DescribedPredicate.describe(
-				"not listed as not yet converted", (javaClass) -> !NOT_YET_CONVERTED.contains(topLevel(javaClass)));
-
 		private static final DescribedPredicate<JavaMethodCall> MONITOR_CALL = DescribedPredicate
 			.describe("Object.wait, notify or notifyAll", Monitors::isMonitorCall);
 
-		static final ArchRule RULE = noClasses().that(CONVERTED)
-			.should()
+		static final ArchRule RULE = noClasses().should()
 			.callMethodWhere(MONITOR_CALL)
 			.orShould(declareSynchronizedMethods())
 			.orShould(enterMonitors())
@@ -275,12 +264,6 @@ class RepositoryRulesTests {
 				throw new UncheckedIOException(ex);
 			}
 			return methods;
-		}
-
-		private static String topLevel(JavaClass javaClass) {
-			String name = javaClass.getName();
-			int nested = name.indexOf('$');
-			return (nested < 0) ? name : name.substring(0, nested);
 		}
 
 	}

@@ -9,6 +9,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArraySet;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
 
 import javax.sql.DataSource;
 
@@ -48,7 +49,7 @@ final class PostgresReleaseSignals implements ReleaseSignals, AutoCloseable {
 
 	private final Map<String, Set<Runnable>> subscribers = new ConcurrentHashMap<>();
 
-	private final Object lifecycle = new Object();
+	private final ReentrantLock lifecycle = new ReentrantLock();
 
 	private @Nullable Thread listener;
 
@@ -82,13 +83,17 @@ final class PostgresReleaseSignals implements ReleaseSignals, AutoCloseable {
 	}
 
 	private void startListener() {
-		synchronized (this.lifecycle) {
+		this.lifecycle.lock();
+		try {
 			if (this.closed || (this.listener != null && this.listener.isAlive())) {
 				return;
 			}
 			Thread thread = JdbcCalls.daemon(this::listen, "distlock-jdbc-listen");
 			this.listener = thread;
 			thread.start();
+		}
+		finally {
+			this.lifecycle.unlock();
 		}
 	}
 
@@ -147,12 +152,16 @@ final class PostgresReleaseSignals implements ReleaseSignals, AutoCloseable {
 	 * Ends the listener if nobody subscribed meanwhile; a later subscribe starts another.
 	 */
 	private boolean stopIfIdle() {
-		synchronized (this.lifecycle) {
+		this.lifecycle.lock();
+		try {
 			if (!this.subscribers.isEmpty()) {
 				return false;
 			}
 			this.listener = null;
 			return true;
+		}
+		finally {
+			this.lifecycle.unlock();
 		}
 	}
 
@@ -183,10 +192,14 @@ final class PostgresReleaseSignals implements ReleaseSignals, AutoCloseable {
 	@Override
 	public void close() {
 		Thread thread;
-		synchronized (this.lifecycle) {
+		this.lifecycle.lock();
+		try {
 			this.closed = true;
 			thread = this.listener;
 			this.listener = null;
+		}
+		finally {
+			this.lifecycle.unlock();
 		}
 		if (thread != null) {
 			thread.interrupt();

@@ -6,6 +6,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
 
 import dev.distlock.LockBackendException;
 import org.apache.commons.logging.Log;
@@ -52,7 +54,12 @@ final class SessionGuard implements ConnectionStateListener {
 	private volatile boolean connected;
 
 	/** Notified whenever the connection comes back. */
-	private final Object monitor = new Object();
+	private final ReentrantLock connection = new ReentrantLock();
+
+	/** Signalled whenever a session is (re)established. */
+	private final Condition reconnected = this.connection.newCondition();
+
+	private final ReentrantLock warning = new ReentrantLock();
 
 	private volatile @Nullable ScheduledFuture<?> doubt;
 
@@ -118,11 +125,12 @@ final class SessionGuard implements ConnectionStateListener {
 	 * @throws LockBackendException if it does not come back in time
 	 */
 	long current(String key, String operation, long deadlineNanos) {
-		synchronized (this.monitor) {
+		this.connection.lock();
+		try {
 			long left;
 			while ((!this.connected || this.sessionId == 0) && (left = deadlineNanos - System.nanoTime()) > 0) {
 				try {
-					TimeUnit.NANOSECONDS.timedWait(this.monitor, left);
+					this.reconnected.awaitNanos(left);
 				}
 				catch (InterruptedException ex) {
 					Thread.currentThread().interrupt();
@@ -130,6 +138,9 @@ final class SessionGuard implements ConnectionStateListener {
 							+ " to " + operation + " lock '" + key + "'", ex);
 				}
 			}
+		}
+		finally {
+			this.connection.unlock();
 		}
 		return current(key, operation);
 	}
@@ -155,13 +166,17 @@ final class SessionGuard implements ConnectionStateListener {
 	 * ZooKeeper client itself logs every connection attempt).
 	 */
 	private void warnUnreachable() {
-		synchronized (this) {
+		this.warning.lock();
+		try {
 			long now = System.nanoTime();
 			if (this.warned && now - this.warnedAtNanos < UNREACHABLE_WARNING_INTERVAL.toNanos()) {
 				return;
 			}
 			this.warned = true;
 			this.warnedAtNanos = now;
+		}
+		finally {
+			this.warning.unlock();
 		}
 		logger.warn("ZooKeeper at " + connectString() + " cannot be reached yet: no session has been established,"
 				+ " so lock calls fail until it is (told again at most every "
@@ -216,8 +231,12 @@ final class SessionGuard implements ConnectionStateListener {
 				long previous = this.sessionId;
 				this.sessionId = session;
 				this.connected = session != 0;
-				synchronized (this.monitor) {
-					this.monitor.notifyAll();
+				this.connection.lock();
+				try {
+					this.reconnected.signalAll();
+				}
+				finally {
+					this.connection.unlock();
 				}
 				if (previous == 0 && session != 0 && hasWarned()) {
 					logger.info("ZooKeeper at " + connectString() + " reached: session " + Long.toHexString(session));
@@ -275,8 +294,14 @@ final class SessionGuard implements ConnectionStateListener {
 				+ Long.toHexString(session);
 	}
 
-	private synchronized boolean hasWarned() {
-		return this.warned;
+	private boolean hasWarned() {
+		this.warning.lock();
+		try {
+			return this.warned;
+		}
+		finally {
+			this.warning.unlock();
+		}
 	}
 
 	private void cancelUnreachable() {

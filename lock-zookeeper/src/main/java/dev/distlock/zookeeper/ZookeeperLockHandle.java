@@ -2,6 +2,7 @@ package dev.distlock.zookeeper;
 
 import java.time.Duration;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 
 import dev.distlock.spi.LossReporting;
@@ -37,6 +38,9 @@ final class ZookeeperLockHandle implements LossReporting {
 	private final long czxid;
 
 	private final long sessionId;
+
+	/** Guards the state, the lease time, the expiry and the listener. */
+	private final ReentrantLock guard = new ReentrantLock();
 
 	private State state = State.HELD;
 
@@ -82,15 +86,22 @@ final class ZookeeperLockHandle implements LossReporting {
 	}
 
 	/** Starts the lease time; called once, before the handle is given out. */
-	synchronized void startLease() {
-		scheduleExpiry();
+	void startLease() {
+		this.guard.lock();
+		try {
+			scheduleExpiry();
+		}
+		finally {
+			this.guard.unlock();
+		}
 	}
 
 	@Override
 	public boolean renew(Duration leaseTime) {
 		long millis = Math.max(1, leaseTime.toMillis());
 		boolean record;
-		synchronized (this) {
+		this.guard.lock();
+		try {
 			if (this.state != State.HELD) {
 				return false;
 			}
@@ -100,13 +111,21 @@ final class ZookeeperLockHandle implements LossReporting {
 			}
 			record = millis != this.leaseMillis;
 		}
+		finally {
+			this.guard.unlock();
+		}
 		if (record && !this.provider.nodes().recordLease(this.key, this.path, millis)) {
-			synchronized (this) {
+			this.guard.lock();
+			try {
 				expired();
+			}
+			finally {
+				this.guard.unlock();
 			}
 			return false;
 		}
-		synchronized (this) {
+		this.guard.lock();
+		try {
 			if (this.state != State.HELD) {
 				return false;
 			}
@@ -114,18 +133,25 @@ final class ZookeeperLockHandle implements LossReporting {
 			scheduleExpiry();
 			return true;
 		}
+		finally {
+			this.guard.unlock();
+		}
 	}
 
 	@Override
 	public boolean release() {
 		State previous;
-		synchronized (this) {
+		this.guard.lock();
+		try {
 			previous = this.state;
 			if (previous == State.RELEASED) {
 				return false;
 			}
 			this.state = State.RELEASED;
 			cancelExpiry();
+		}
+		finally {
+			this.guard.unlock();
 		}
 		this.provider.session().untrack(this);
 		if (previous == State.EXPIRED) {
@@ -144,9 +170,13 @@ final class ZookeeperLockHandle implements LossReporting {
 	@Override
 	public void onLoss(Consumer<String> listener) {
 		String reason;
-		synchronized (this) {
+		this.guard.lock();
+		try {
 			this.listener = listener;
 			reason = (this.state == State.LOST) ? this.lostReason : null;
+		}
+		finally {
+			this.guard.unlock();
 		}
 		if (reason != null) {
 			this.provider.report(listener, reason);
@@ -156,7 +186,8 @@ final class ZookeeperLockHandle implements LossReporting {
 	/** The session ended: the lock is lost at once, and the listener told. */
 	void lost(String reason) {
 		Consumer<String> told;
-		synchronized (this) {
+		this.guard.lock();
+		try {
 			if (this.state != State.HELD) {
 				return;
 			}
@@ -164,6 +195,9 @@ final class ZookeeperLockHandle implements LossReporting {
 			this.lostReason = reason;
 			cancelExpiry();
 			told = this.listener;
+		}
+		finally {
+			this.guard.unlock();
 		}
 		this.provider.session().untrack(this);
 		if (told != null) {
@@ -185,8 +219,12 @@ final class ZookeeperLockHandle implements LossReporting {
 	private void scheduleExpiry() {
 		cancelExpiry();
 		this.expiry = this.provider.schedule(() -> {
-			synchronized (this) {
+			this.guard.lock();
+			try {
 				expired();
+			}
+			finally {
+				this.guard.unlock();
 			}
 		}, this.leaseMillis);
 	}
