@@ -311,8 +311,7 @@ abstract class AbstractDatabaseServer implements DatabaseServer {
 	@Override
 	public void close() {
 		// A paused server answers nothing: it is killed before the pool closes, so that
-		// the
-		// pool does not wait for answers.
+		// the pool does not wait for answers.
 		if (this.paused) {
 			killQuietly();
 		}

@@ -166,8 +166,8 @@ public final class MariaDbBinaries {
 				String name = entry.getName();
 				int linux = name.indexOf("/linux/");
 				if (!name.startsWith(BUNDLED_PREFIX) || linux < 0 || entry.isDirectory() || entry.getSize() == 0) {
-					// directories are made as needed; the empty entries are symbolic
-					// links
+					// Directories are made as needed; the empty entries are
+					// symbolic links.
 					continue;
 				}
 				Path target = dir.resolve(name.substring(linux + "/linux/".length()));

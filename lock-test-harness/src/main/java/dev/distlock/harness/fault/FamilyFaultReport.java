@@ -85,8 +85,7 @@ public record FamilyFaultReport(String fault, boolean inModel, long seed, Map<St
 		List<String> permitCheck = FamilyChecks.moreThanPermits(permits, FamilyFaultWorkload.PERMITS);
 		violations.addAll(permitCheck.subList(0, permitCheck.size() - 1));
 		// Every key of the multi-key locks is exclusive: a plain lock and a multi-key
-		// lock
-		// on it are the same lock.
+		// lock on it are the same lock.
 		byKey.forEach((key, holds) -> FamilyChecks.writerAlongsideOthers(holds)
 			.forEach((v) -> violations.add("key " + key + " held twice: " + v)));
 		long opened = latchOpenings(ops, violations);

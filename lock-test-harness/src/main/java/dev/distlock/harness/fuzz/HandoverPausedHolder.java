@@ -96,9 +96,8 @@ public final class HandoverPausedHolder {
 							if (!running.get() && template.localHandovers() >= RUNNING_AFTER
 									&& running.compareAndSet(false, true)) {
 								// This holder took the lock by hand-over: it stays,
-								// writing
-								// with its token without asking, until it is told of the
-								// loss, and a few times more.
+								// writing with its token without asking, until it is
+								// told of the loss, and a few times more.
 								System.out.println("RUNNING " + template.localHandovers() + " " + token);
 								int afterLoss = 0;
 								while (afterLoss < 5) {
