@@ -1,5 +1,6 @@
 package dev.distlock;
 
+import java.util.Collection;
 import java.util.Optional;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
@@ -38,6 +39,20 @@ public interface AsyncLockTemplate {
 	 * time.
 	 */
 	CompletionStage<Optional<Lease>> tryAcquire(String key, LockOptions options);
+
+	/**
+	 * Acquires the locks on all of {@code keys}, all or none, waiting up to the wait time
+	 * without holding a thread, as {@link LockTemplate#acquireAll} does: deduplicated,
+	 * taken in sorted order, and no key is left held after a failure, a timeout or a
+	 * cancellation. The caller must release the lease.
+	 * @return completes with the lease of all keys; fails with
+	 * {@link LockAcquisitionException} (naming the keys) if they were not all acquired
+	 * within the wait time, or with {@link LockBackendException} if the store failed
+	 * @throws UnsupportedOperationException if the store has no multi-key locks
+	 */
+	default CompletionStage<MultiLease> acquireAll(Collection<String> keys, LockOptions options) {
+		throw new UnsupportedOperationException(getClass().getName() + " has no multi-key locks");
+	}
 
 	/**
 	 * Runs {@code action} holding the lock on {@code key}, and completes as the stage it

@@ -11,7 +11,6 @@ import java.util.function.Supplier;
 
 import dev.distlock.Lease;
 import dev.distlock.LeaseLostException;
-import dev.distlock.LockAcquisitionException;
 import dev.distlock.LockOptions;
 import dev.distlock.MultiLease;
 import dev.distlock.OnLeaseLost;
@@ -225,10 +224,7 @@ public final class ContextLocking {
 
 	/** What an acquisition of all {@code keys} fails with at its wait time. */
 	public RuntimeException notAllAcquired(Collection<String> keys, LockOptions options) {
-		List<String> sorted = MultiKeyAcquirer.sortedKeys(keys);
-		LockSettings settings = this.template.settings(options);
-		return new LockAcquisitionException(String.join(",", sorted), settings.waitTime(), "Locks " + sorted
-				+ " not all acquired within " + settings.waitTime().toMillis() + "ms; none of them is held", null);
+		return Holdings.notAllAcquired(MultiKeyAcquirer.sortedKeys(keys), this.template.settings(options));
 	}
 
 }

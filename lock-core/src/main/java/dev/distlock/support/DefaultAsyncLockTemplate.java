@@ -1,5 +1,6 @@
 package dev.distlock.support;
 
+import java.util.Collection;
 import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
@@ -14,6 +15,7 @@ import dev.distlock.LeaseLostException;
 import dev.distlock.LockBackendException;
 import dev.distlock.LockContext;
 import dev.distlock.LockOptions;
+import dev.distlock.MultiLease;
 import dev.distlock.OnLeaseLost;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -64,6 +66,27 @@ public final class DefaultAsyncLockTemplate implements AsyncLockTemplate {
 				result.completeExceptionally(Observations.unwrapped(failure));
 			}
 			else if (!result.complete(lease) && lease.isPresent()) {
+				releaseQuietly(lease.get());
+			}
+		});
+		giveUpWaitOnCancel(result, wait);
+		return result;
+	}
+
+	@Override
+	public CompletableFuture<MultiLease> acquireAll(Collection<String> keys, LockOptions options) {
+		CompletableFuture<Optional<MultiLease>> wait = this.template.acquireAllAsync(keys, options);
+		CompletableFuture<MultiLease> result = new CompletableFuture<>();
+		wait.whenComplete((lease, failure) -> {
+			if (failure != null) {
+				result.completeExceptionally(Observations.unwrapped(failure));
+			}
+			else if (lease.isEmpty()) {
+				result.completeExceptionally(
+						Holdings.notAllAcquired(MultiKeyAcquirer.sortedKeys(keys), this.template.settings(options)));
+			}
+			else if (!result.complete(lease.get())) {
+				// Cancelled as the locks were taken: nobody will release them but us.
 				releaseQuietly(lease.get());
 			}
 		});

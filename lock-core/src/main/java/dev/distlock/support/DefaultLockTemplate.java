@@ -12,7 +12,6 @@ import java.util.function.Supplier;
 
 import dev.distlock.DistributedLatch;
 import dev.distlock.Lease;
-import dev.distlock.LockAcquisitionException;
 import dev.distlock.LockBackendException;
 import dev.distlock.LockOptions;
 import dev.distlock.LockTemplate;
@@ -183,8 +182,7 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 		DefaultMultiLease lease = Observations.acquireAll(this.observer, multiKey(), sorted, checked, false,
 				this::reentrant);
 		if (lease == null) {
-			throw new LockAcquisitionException(String.join(",", sorted), settings.waitTime(), "Locks " + sorted
-					+ " not all acquired within " + settings.waitTime().toMillis() + "ms; none of them is held", null);
+			throw Holdings.notAllAcquired(sorted, settings);
 		}
 		return lease;
 	}

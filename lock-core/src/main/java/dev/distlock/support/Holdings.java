@@ -124,6 +124,12 @@ final class Holdings implements LeaseEvents {
 		return details;
 	}
 
+	/** What an acquisition of all {@code sorted} keys fails with at its wait time. */
+	static LockAcquisitionException notAllAcquired(List<String> sorted, LockSettings settings) {
+		return new LockAcquisitionException(String.join(",", sorted), settings.waitTime(), "Locks " + sorted
+				+ " not all acquired within " + settings.waitTime().toMillis() + "ms; none of them is held", null);
+	}
+
 	/**
 	 * The wait ran out while another thread of this JVM holds the key. When that lease
 	 * came from {@code acquire} on this very thread, say so: such a lease is not

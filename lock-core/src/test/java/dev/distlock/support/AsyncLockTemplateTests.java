@@ -22,6 +22,7 @@ import dev.distlock.LeaseLostException;
 import dev.distlock.LockAcquisitionException;
 import dev.distlock.LockContext;
 import dev.distlock.LockOptions;
+import dev.distlock.MultiLease;
 import dev.distlock.inmemory.InMemoryLockProvider;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
@@ -293,6 +294,35 @@ class AsyncLockTemplateTests {
 		assertThat(this.async.tryAcquire(key, noWait()).get(10, TimeUnit.SECONDS)).isEmpty();
 		assertThat(started).isFalse();
 		held.release();
+	}
+
+	/**
+	 * Several keys, all or none: taken together once free, and a wait that runs out fails
+	 * naming the keys and leaves none held.
+	 */
+	@Test
+	void acquireAllTakesEveryKeyOrNone() throws Exception {
+		String a = key();
+		String b = key();
+		Lease heldB = this.other.acquire(b, LockOptions.defaults());
+		CompletableFuture<MultiLease> waiting = this.async.acquireAll(List.of(b, a),
+				LockOptions.builder().waitTime(Duration.ofSeconds(30)).build());
+		assertThat(waiting).isNotDone();
+		heldB.release();
+		try (MultiLease both = waiting.get(10, TimeUnit.SECONDS)) {
+			assertThat(both.keys()).containsExactlyInAnyOrder(a, b);
+			assertThat(heldElsewhere(a)).isTrue();
+			assertThat(heldElsewhere(b)).isTrue();
+		}
+		Lease heldA = this.other.acquire(a, LockOptions.defaults());
+		CompletableFuture<MultiLease> runsOut = this.async.acquireAll(List.of(a, b),
+				LockOptions.builder().waitTime(Duration.ofMillis(200)).build());
+		assertThat(failureOf(runsOut)).isInstanceOf(LockAcquisitionException.class)
+			.hasMessageContaining(a)
+			.hasMessageContaining(b);
+		assertThat(heldElsewhere(b)).isFalse();
+		heldA.release();
+		assertThat(this.template.heldLocks()).isZero();
 	}
 
 	/**

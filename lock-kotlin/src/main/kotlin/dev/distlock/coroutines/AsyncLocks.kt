@@ -54,12 +54,12 @@ public suspend fun <T> AsyncLockTemplate.withLock(
 }
 
 /**
- * Runs [block] holding the locks on every one of [keys], as [withLock] does for one key.
- * The keys are taken one at a time in their natural order, whatever the order given, so
- * two callers asking for overlapping keys never wait for each other in a circle; each key
- * waits up to the wait time, and the locks already taken are released if a later one is
- * not acquired. [currentLease] of each key gives its lease and fencing token; all are
- * released, innermost first, once [block] ends.
+ * Runs [block] holding the locks on every one of [keys], all or none, as
+ * [AsyncLockTemplate.acquireAll] takes them: no key is held while another is waited for,
+ * and none is left held if they are not all acquired within the wait time (which fails
+ * with [LockAcquisitionException] naming the keys). Otherwise as [withLock]:
+ * [currentLease] of each key gives its part, with its own fencing token, and all are
+ * released once [block] ends.
  */
 public suspend fun <T> AsyncLockTemplate.withLocks(
 	keys: Collection<String>,
@@ -67,16 +67,9 @@ public suspend fun <T> AsyncLockTemplate.withLocks(
 	block: suspend CoroutineScope.() -> T,
 ): T {
 	require(keys.isNotEmpty()) { "withLocks needs at least one key; the keys given were empty" }
-	return inOrder(this, keys.distinct().sorted(), options, block)
-}
-
-private suspend fun <T> inOrder(
-	template: AsyncLockTemplate,
-	keys: List<String>,
-	options: LockOptions,
-	block: suspend CoroutineScope.() -> T,
-): T = template.withLock(keys.first(), options) {
-	if (keys.size == 1) block() else inOrder(template, keys.drop(1), options, block)
+	return holding({ context -> reentering(context.leases()) { acquireAll(keys, options) } }) { scope ->
+		withContext(scope) { block() }
+	}
 }
 
 /**

@@ -364,6 +364,30 @@ class CoroutineLockTests {
 	}
 
 	@Test
+	fun withLocksHoldsNoKeyWhileItWaitsForAnother(): Unit = runBlocking {
+		val a = "$key-a"
+		val b = "$key-b"
+		val heldB = other.acquire(b, LockOptions.defaults())
+		val oneSecond = LockOptions.builder().waitTime(Duration.ofSeconds(1)).build()
+		val waiting = async(Dispatchers.Default) { runCatching { locks.withLocks(listOf(a, b), oneSecond) { "ran" } } }
+		// An attempt in flight may hold the free key for a moment (and each poll's release
+		// wakes the waiter to try again), but a wait that kept it would hold it throughout.
+		var foundFreeWhileWaiting = 0
+		while (!waiting.isCompleted) {
+			val free = other.tryAcquire(a, noWait).map { it.release(); true }.orElse(false)
+			if (free && !waiting.isCompleted) {
+				foundFreeWhileWaiting++
+			}
+			yield()
+		}
+		heldB.release()
+		assertThat(foundFreeWhileWaiting).`as`("polls that found %s free while %s was waited for", a, b).isPositive()
+		assertThat(waiting.await().exceptionOrNull()).isInstanceOf(LockAcquisitionException::class.java)
+			.hasMessageContaining(a).hasMessageContaining(b)
+		assertThat(freeForOthers()).isTrue()
+	}
+
+	@Test
 	fun withLocksRefusesNoKeys() {
 		assertThatExceptionOfType(IllegalArgumentException::class.java)
 			.isThrownBy { runBlocking { locks.withLocks(emptyList()) {} } }
