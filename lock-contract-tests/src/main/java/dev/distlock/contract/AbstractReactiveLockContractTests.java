@@ -225,7 +225,9 @@ public abstract class AbstractReactiveLockContractTests {
 		LockOptions fair = LockOptions.builder().fair(true).build();
 		assertThat(this.reactive.executeMono(key, fair, () -> Mono.fromSupplier(() -> heldElsewhere(key, fair)))
 			.block(Duration.ofSeconds(20))).as("held while the work ran").isTrue();
-		assertThat(heldElsewhere(key, fair)).isFalse();
+		// The refused look's place in the fair queue is given up in the background, so
+		// for a moment it may still stand ahead of the next one.
+		Conditions.await("free after the work", Duration.ofSeconds(10), () -> !heldElsewhere(key, fair));
 	}
 
 	@Test
