@@ -328,6 +328,23 @@ public final class HandoverRun {
 	}
 
 	/**
+	 * A call its own thread's interrupt cut short says nothing of the store: a caller
+	 * that waited for it sends its own instead of sharing that failure (the interrupted
+	 * caller asks again itself, with the interrupt set aside).
+	 */
+	private static boolean cutShortByInterrupt(Throwable failed) {
+		for (Throwable cause = failed; cause != null; cause = cause.getCause()) {
+			if (cause instanceof InterruptedException) {
+				return true;
+			}
+			if (cause.getCause() == cause) {
+				return false;
+			}
+		}
+		return false;
+	}
+
+	/**
 	 * Records what a call sent at {@code sent} found ({@code held} is null when it failed
 	 * with {@code failed}). A check that finds the lock gone while the release that ends
 	 * the run is on the wire, or after it found the lock held, may have run after it:
@@ -344,7 +361,7 @@ public final class HandoverRun {
 			else {
 				this.checking = false;
 			}
-			if (failed != null) {
+			if (failed != null && !cutShortByInterrupt(failed)) {
 				this.failures++;
 				this.failure = failed;
 			}
