@@ -74,10 +74,8 @@ final class RedisMultiLocks {
 				Interrupts.setAside(() -> {
 					giveBack(what, taken, owner, deadline);
 					// An interrupt stopped the wait, not Redis: the reply still comes
-					// within
-					// the deadline, and the give-back after it is awaited, so the caller
-					// is
-					// not told "none held" while a group is.
+					// within the deadline, and the give-back after it is awaited, so the
+					// caller is not told "none held" while a group is.
 					if (RedisCalls.awaitLateReply(ex, deadline)) {
 						giveBack(what, List.of(group), owner, deadline);
 					}
