@@ -39,22 +39,7 @@ public final class DefaultAsyncLockTemplate implements AsyncLockTemplate {
 
 	@Override
 	public CompletableFuture<Lease> acquire(String key, LockOptions options) {
-		CompletableFuture<Optional<Lease>> wait = this.template.acquireAsync(key, options);
-		CompletableFuture<Lease> result = new CompletableFuture<>();
-		wait.whenComplete((lease, failure) -> {
-			if (failure != null) {
-				result.completeExceptionally(Observations.unwrapped(failure));
-			}
-			else if (lease.isEmpty()) {
-				result.completeExceptionally(this.template.notAcquired(key, options));
-			}
-			else if (!result.complete(lease.get())) {
-				// Cancelled as the lock was taken: nobody will release it but us.
-				releaseQuietly(lease.get());
-			}
-		});
-		giveUpWaitOnCancel(result, wait);
-		return result;
+		return required(this.template.acquireAsync(key, options), () -> this.template.notAcquired(key, options));
 	}
 
 	@Override
@@ -75,18 +60,26 @@ public final class DefaultAsyncLockTemplate implements AsyncLockTemplate {
 
 	@Override
 	public CompletableFuture<MultiLease> acquireAll(Collection<String> keys, LockOptions options) {
-		CompletableFuture<Optional<MultiLease>> wait = this.template.acquireAllAsync(keys, options);
-		CompletableFuture<MultiLease> result = new CompletableFuture<>();
+		return required(this.template.acquireAllAsync(keys, options),
+				() -> Holdings.notAllAcquired(MultiKeyAcquirer.sortedKeys(keys), this.template.settings(options)));
+	}
+
+	/**
+	 * The lease {@code wait} completes with, or {@code notAcquired} once it completes
+	 * empty; a lease that comes after the result was cancelled is released here, since
+	 * nobody else will.
+	 */
+	private static <L extends Lease> CompletableFuture<L> required(CompletableFuture<Optional<L>> wait,
+			Supplier<RuntimeException> notAcquired) {
+		CompletableFuture<L> result = new CompletableFuture<>();
 		wait.whenComplete((lease, failure) -> {
 			if (failure != null) {
 				result.completeExceptionally(Observations.unwrapped(failure));
 			}
 			else if (lease.isEmpty()) {
-				result.completeExceptionally(
-						Holdings.notAllAcquired(MultiKeyAcquirer.sortedKeys(keys), this.template.settings(options)));
+				result.completeExceptionally(notAcquired.get());
 			}
 			else if (!result.complete(lease.get())) {
-				// Cancelled as the locks were taken: nobody will release them but us.
 				releaseQuietly(lease.get());
 			}
 		});
