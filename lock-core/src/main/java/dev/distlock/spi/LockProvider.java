@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
 
 /**
  * A lock store, at its smallest: one attempt at a lock, described by a
@@ -80,6 +81,20 @@ public interface LockProvider {
 	 * the request's queue timeout anyway.
 	 */
 	default void withdraw(LockRequest request) {
+	}
+
+	/**
+	 * Where the waiting machinery makes this store's attempts for callers that hold no
+	 * thread while they wait (the asynchronous, reactive and coroutine APIs), so that a
+	 * store call that blocks never holds one of the machinery's threads. A store whose
+	 * {@link #tryLock} returns without waiting for the store, completing its answer from
+	 * its client's own threads, gives none (the default): its attempts are made where the
+	 * wait runs. A store whose calls block (JDBC statements, a synchronous client) gives
+	 * an executor of its own ({@link CallThreads}). A blocking caller's attempts always
+	 * run on the caller's own thread.
+	 */
+	default Optional<Executor> callExecutor() {
+		return Optional.empty();
 	}
 
 	/**

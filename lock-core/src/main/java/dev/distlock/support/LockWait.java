@@ -106,7 +106,7 @@ final class LockWait extends PausingWait {
 		this.queue.callStarted();
 		CompletableFuture<LockAttempt> answer;
 		try {
-			answer = this.loop.tryLock(this.request);
+			answer = this.loop.tryLock(this.request, this.driver.thread());
 		}
 		catch (RuntimeException ex) {
 			answer = CompletableFuture.failedFuture(ex);

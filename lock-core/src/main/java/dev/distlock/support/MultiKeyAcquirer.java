@@ -38,6 +38,8 @@ final class MultiKeyAcquirer {
 
 	private final LockProvider provider;
 
+	private final StoreCalls calls;
+
 	private final Map<String, ManagedLease> held;
 
 	private final WaitLoop.Holder holder;
@@ -52,6 +54,7 @@ final class MultiKeyAcquirer {
 			WaitLoop.Background background, Function<String, @Nullable ManagedLease> reentrant,
 			KeyWaiters localReleases) {
 		this.provider = provider;
+		this.calls = new StoreCalls(provider);
 		this.held = held;
 		this.holder = holder;
 		this.background = background;
@@ -127,8 +130,8 @@ final class MultiKeyAcquirer {
 		return this.localReleases;
 	}
 
-	CompletableFuture<LockAttempt> tryLock(LockRequest request) {
-		return this.provider.tryLock(request).toCompletableFuture();
+	CompletableFuture<LockAttempt> tryLock(LockRequest request, @Nullable Thread caller) {
+		return this.calls.tryLock(request, caller);
 	}
 
 	/** Releases, in the background, a lease nobody waits for any more. */

@@ -104,7 +104,7 @@ final class MultiKeyWait extends PausingWait {
 		long sent = System.nanoTime();
 		CompletableFuture<LockAttempt> answer;
 		try {
-			answer = this.acquirer.tryLock(this.request);
+			answer = this.acquirer.tryLock(this.request, this.driver.thread());
 		}
 		catch (RuntimeException ex) {
 			answer = CompletableFuture.failedFuture(ex);

@@ -60,19 +60,25 @@ final class WaitLoop {
 
 	private final PendingReleases pendingReleases;
 
+	private final StoreCalls calls;
+
 	WaitLoop(LockProvider provider, ConcurrentMap<String, ManagedLease> held, Holder holder, Background background,
 			Handover<ManagedLease> handover, PendingReleases pendingReleases) {
 		this.handover = handover;
 		this.pendingReleases = pendingReleases;
 		this.provider = provider;
+		this.calls = new StoreCalls(provider);
 		this.held = held;
 		this.holder = holder;
 		this.background = background;
 	}
 
-	/** One store call, as a future; the store's own stage where it is one. */
-	CompletableFuture<LockAttempt> tryLock(LockRequest request) {
-		return this.provider.tryLock(request).toCompletableFuture();
+	/**
+	 * One store call, as a future, on the caller's thread or the store's call executor
+	 * ({@link StoreCalls}).
+	 */
+	CompletableFuture<LockAttempt> tryLock(LockRequest request, @Nullable Thread caller) {
+		return this.calls.tryLock(request, caller);
 	}
 
 	/**

@@ -4,19 +4,26 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 
 import dev.distlock.Lease;
+import dev.distlock.LockBackendException;
 import dev.distlock.LockOptions;
 import dev.distlock.MultiLease;
 import dev.distlock.inmemory.InMemoryLockProvider;
+import dev.distlock.spi.CallThreads;
 import dev.distlock.spi.LockAttempt;
+import dev.distlock.spi.LockKind;
 import dev.distlock.spi.LockProvider;
 import dev.distlock.spi.LockRequest;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -143,6 +150,47 @@ class AsyncAcquireTests {
 		assertThat(later).allSatisfy((thread) -> assertThat(thread).startsWith("distlock-wait-"));
 	}
 
+	/**
+	 * A store whose calls block gives threads of its own: every attempt of a wait that
+	 * holds no thread runs there, the first one included, while a blocking caller's
+	 * attempts run on the caller's thread.
+	 */
+	@Test
+	void aStoreWhoseCallsBlockIsAskedOnItsOwnThreadsForWaitsThatHoldNone() throws Exception {
+		try (CallThreads calls = new CallThreads("store-call-", 1)) {
+			ThreadRecordingProvider recording = new ThreadRecordingProvider(this.store, calls);
+			DefaultLockTemplate template = template(recording);
+			String key = key();
+			Lease held = this.template.acquire(key, LockOptions.defaults());
+			CompletableFuture<Optional<Lease>> waiting = template.acquireAsync(key, LockOptions.defaults());
+			Await.until("a busy attempt", Duration.ofSeconds(10), () -> !recording.threads.isEmpty());
+			held.release();
+			waiting.get(10, TimeUnit.SECONDS).orElseThrow().release();
+			List<String> keys = List.of(key + "-a", key + "-b");
+			template.acquireAllAsync(keys, LockOptions.defaults()).get(10, TimeUnit.SECONDS).orElseThrow().release();
+			assertThat(recording.threads).hasSizeGreaterThanOrEqualTo(3)
+				.allSatisfy((thread) -> assertThat(thread).startsWith("store-call-"));
+			recording.threads.clear();
+			template.acquire(key, LockOptions.defaults()).release();
+			assertThat(recording.threads).containsExactly(Thread.currentThread().getName());
+		}
+	}
+
+	/**
+	 * Once the store's threads are gone, a wait that holds no thread fails, naming it.
+	 */
+	@Test
+	void aWaitFailsOnceTheStoresThreadsAreClosed() {
+		CallThreads calls = new CallThreads("store-call-", 1);
+		DefaultLockTemplate template = template(new ThreadRecordingProvider(this.store, calls));
+		calls.close();
+		assertThat(template.acquireAsync(key(), LockOptions.defaults())).failsWithin(Duration.ofSeconds(10))
+			.withThrowableOfType(ExecutionException.class)
+			.havingCause()
+			.isInstanceOf(LockBackendException.class)
+			.withMessageContaining("store has been closed");
+	}
+
 	/** The in-memory store through the bare SPI, noting the thread of every attempt. */
 	private static final class ThreadRecordingProvider implements LockProvider {
 
@@ -150,8 +198,25 @@ class AsyncAcquireTests {
 
 		final List<String> threads = new CopyOnWriteArrayList<>();
 
+		private final @Nullable Executor calls;
+
 		ThreadRecordingProvider(InMemoryLockProvider store) {
+			this(store, null);
+		}
+
+		ThreadRecordingProvider(InMemoryLockProvider store, @Nullable Executor calls) {
 			this.store = store;
+			this.calls = calls;
+		}
+
+		@Override
+		public Optional<Executor> callExecutor() {
+			return Optional.ofNullable(this.calls);
+		}
+
+		@Override
+		public Set<LockKind> kinds() {
+			return this.store.kinds();
 		}
 
 		@Override

@@ -484,4 +484,9 @@ final class JdbcCalls implements AutoCloseable {
 
 	}
 
+	/** A duration as the statements take it: whole microseconds, at least one. */
+	static long micros(Duration duration) {
+		return Math.max(1, TimeUnit.NANOSECONDS.toMicros(duration.toNanos()));
+	}
+
 }

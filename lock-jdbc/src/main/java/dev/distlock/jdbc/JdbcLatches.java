@@ -88,7 +88,7 @@ final class JdbcLatches implements LatchStore, AutoCloseable {
 	@Override
 	public LatchState join(String key, int count, Duration expiry) {
 		checkKey(key);
-		long expiryMicros = JdbcSemaphores.micros(expiry);
+		long expiryMicros = JdbcCalls.micros(expiry);
 		return write(key, "join latch '" + key + "'", (connection, sql, row) -> {
 			if (row.live()) {
 				Transactions.update(connection, sql.touch, expiryMicros, key);
@@ -105,7 +105,7 @@ final class JdbcLatches implements LatchStore, AutoCloseable {
 					"The JDBC store takes participant names of at most " + MAX_PARTICIPANT_LENGTH
 							+ " characters, but latch '" + key + "' got one of " + participant.length());
 		}
-		long expiryMicros = JdbcSemaphores.micros(expiry);
+		long expiryMicros = JdbcCalls.micros(expiry);
 		return this.calls.call(key, "count down latch '" + key + "'", (connection) -> {
 			LatchStatements sql = statements(connection);
 			return Transactions.run(connection, (tx) -> {
@@ -143,7 +143,7 @@ final class JdbcLatches implements LatchStore, AutoCloseable {
 
 	@Override
 	public LatchState rearm(String key, long generation, int count, Duration expiry) {
-		long expiryMicros = JdbcSemaphores.micros(expiry);
+		long expiryMicros = JdbcCalls.micros(expiry);
 		return write(key, "re-arm latch '" + key + "'", (connection, sql, row) -> {
 			if (!row.live()) {
 				return arm(connection, sql, key, row.state().generation(), count, 0, false, expiryMicros);

@@ -9,7 +9,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
@@ -18,6 +18,7 @@ import dev.distlock.LockBackendException;
 import dev.distlock.jdbc.dialect.JdbcLockDialect;
 import dev.distlock.spi.BatchRelease;
 import dev.distlock.spi.BatchRenewal;
+import dev.distlock.spi.CallThreads;
 import dev.distlock.spi.Capabilities;
 import dev.distlock.spi.LatchStore;
 import dev.distlock.spi.LocalHandover;
@@ -150,6 +151,9 @@ public final class JdbcLockProvider
 
 	private final JdbcSweep sweep;
 
+	/** Statements of callers that hold no thread while they wait; no more than a pool. */
+	private final CallThreads callThreads = new CallThreads("distlock-jdbc-call-", 16);
+
 	/**
 	 * A provider over {@code dataSource} with the lock table {@code tableName}, the
 	 * database detected from the connection's metadata, and default settings (3 s per
@@ -165,7 +169,7 @@ public final class JdbcLockProvider
 		this.tableName = checkTableName(builder.tableName);
 		this.sweepAfter = positive("sweepAfter", builder.sweepAfter);
 		this.dialect = builder.dialect;
-		String database = (builder.dialect != null) ? label(builder.dialect) : "the database";
+		String database = (builder.dialect != null) ? JdbcSchema.label(builder.dialect) : "the database";
 		this.calls = new JdbcCalls(builder.dataSource, positive("storeTimeout", builder.storeTimeout), database,
 				builder.directWindow);
 		this.mutexes = new JdbcMutexes(this, this.calls, this.listenerDataSource);
@@ -198,6 +202,15 @@ public final class JdbcLockProvider
 		return this.calls.timeout();
 	}
 
+	/**
+	 * Statements block their thread: those of waits that hold none run on threads of the
+	 * store's.
+	 */
+	@Override
+	public Optional<Executor> callExecutor() {
+		return Optional.of(this.callThreads);
+	}
+
 	/** The lock table's name. */
 	public String tableName() {
 		return this.tableName;
@@ -219,7 +232,7 @@ public final class JdbcLockProvider
 		if (known == null) {
 			known = JdbcLockDialect.detect(connection.getMetaData());
 			this.dialect = known;
-			this.calls.database(label(known));
+			this.calls.database(JdbcSchema.label(known));
 		}
 		return known;
 	}
@@ -372,14 +385,7 @@ public final class JdbcLockProvider
 		this.semaphores.close();
 		this.latches.close();
 		this.calls.close();
-	}
-
-	static String label(JdbcLockDialect dialect) {
-		return switch (dialect.name()) {
-			case "postgresql" -> "PostgreSQL";
-			case "mariadb" -> "MariaDB";
-			default -> "MySQL";
-		};
+		this.callThreads.close();
 	}
 
 	/**
@@ -409,10 +415,6 @@ public final class JdbcLockProvider
 			throw new IllegalArgumentException(what + " must be positive but was " + duration);
 		}
 		return duration;
-	}
-
-	static long micros(Duration duration) {
-		return Math.max(1, TimeUnit.NANOSECONDS.toMicros(duration.toNanos()));
 	}
 
 	/**

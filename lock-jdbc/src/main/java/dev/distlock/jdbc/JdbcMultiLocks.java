@@ -73,7 +73,7 @@ final class JdbcMultiLocks {
 		for (int i = 0; i < keys.size(); i++) {
 			owners.add(base + "/" + i);
 		}
-		long leaseMicros = JdbcLockProvider.micros(leaseTime);
+		long leaseMicros = JdbcCalls.micros(leaseTime);
 		long undoUntil = System.nanoTime() + leaseTime.toNanos() + this.calls.timeout().toNanos();
 		Outcome outcome = this.calls.call(keys.get(0), "acquire the locks " + keys, (connection) -> {
 			for (int attempt = 1;; attempt++) {

@@ -117,7 +117,7 @@ final class JdbcMutexes {
 			throw new IllegalArgumentException("A token block holds at least one token but was " + tokens);
 		}
 		JdbcLockProvider.checkKey(key);
-		long leaseMicros = JdbcLockProvider.micros(leaseTime);
+		long leaseMicros = JdbcCalls.micros(leaseTime);
 		String owner = this.provider.newOwner();
 		// Past this, a lock the call may have taken has run out by itself.
 		long undoUntil = System.nanoTime() + leaseTime.toNanos() + this.calls.timeout().toNanos();
@@ -150,7 +150,7 @@ final class JdbcMutexes {
 
 	boolean renew(JdbcLockHandle handle, Duration leaseTime) {
 		JdbcLockDialect.Lease lease = new JdbcLockDialect.Lease(handle.key(), handle.owner, handle.fence,
-				JdbcLockProvider.micros(leaseTime));
+				JdbcCalls.micros(leaseTime));
 		return this.calls.call(handle.key(), "renew lock '" + handle.key() + "'",
 				(connection) -> this.provider.dialect(connection).renew(connection, this.tableName, lease), null);
 	}
@@ -228,7 +228,7 @@ final class JdbcMutexes {
 			for (int i = from; i < to; i++) {
 				JdbcLockHandle handle = (JdbcLockHandle) handles.get(i);
 				leases.add(new JdbcLockDialect.Lease(handle.key(), handle.owner, handle.fence,
-						JdbcLockProvider.micros(leaseTimes.get(i))));
+						JdbcCalls.micros(leaseTimes.get(i))));
 			}
 			boolean[] renewed;
 			try {

@@ -85,7 +85,7 @@ final class JdbcReadWriteLocks {
 		JdbcLockProvider.checkKey(key);
 		FamilySql sql = sql();
 		String owner = this.provider.newOwner();
-		long leaseMicros = JdbcLockProvider.micros(leaseTime);
+		long leaseMicros = JdbcCalls.micros(leaseTime);
 		long sentAt = System.nanoTime();
 		long undoUntil = sentAt + leaseTime.toNanos() + this.calls.timeout().toNanos();
 		Taken taken = this.calls.call(key, "take a read lock on '" + key + "'",
@@ -206,7 +206,7 @@ final class JdbcReadWriteLocks {
 		}
 		FamilySql sql = sql();
 		if (attempt instanceof LockAttempt.Busy && behindReaders) {
-			long timeout = JdbcLockProvider.micros(request.queueTimeout());
+			long timeout = JdbcCalls.micros(request.queueTimeout());
 			// MariaDB and MySQL: the new value again, not the VALUES(col) MySQL
 			// deprecates.
 			String upsert = sql.postgres ? " ON CONFLICT (name, waiter) DO UPDATE SET expires_at = EXCLUDED.expires_at"
@@ -370,7 +370,7 @@ final class JdbcReadWriteLocks {
 		@Override
 		public boolean renew(Duration leaseTime) {
 			FamilySql sql = sql();
-			long micros = JdbcLockProvider.micros(leaseTime);
+			long micros = JdbcCalls.micros(leaseTime);
 			long sentAt = System.nanoTime();
 			boolean renewed = JdbcReadWriteLocks.this.calls.call(this.key, "renew a read lock on '" + this.key + "'",
 					(connection) -> sql.inTransaction(connection, (tx) -> {

@@ -41,8 +41,8 @@ final class JdbcSchema {
 			JdbcLockDialect known = this.provider.dialect();
 			String what = missing.equals(COLUMNS) ? "the table '" + this.tableName + "' does not exist"
 					: "the table '" + this.tableName + "' lacks the column(s) " + String.join(", ", missing);
-			throw new IllegalStateException("distlock's JDBC store cannot use " + JdbcLockProvider.label(known) + ": "
-					+ what + ". Create it with the DDL in lock-jdbc's jar at classpath:" + known.schemaResource()
+			throw new IllegalStateException("distlock's JDBC store cannot use " + label(known) + ": " + what
+					+ ". Create it with the DDL in lock-jdbc's jar at classpath:" + known.schemaResource()
 					+ " (renaming the table if you chose another name), or set"
 					+ " distributed-lock.jdbc.initialize-schema=always to have it created at startup.");
 		}
@@ -50,16 +50,16 @@ final class JdbcSchema {
 				(connection) -> this.provider.dialect(connection).keyColumnProblem(connection, this.tableName), null);
 		if (problem != null) {
 			throw new IllegalStateException("distlock's JDBC store cannot use the table '" + this.tableName + "' on "
-					+ JdbcLockProvider.label(this.provider.dialect()) + ": " + problem);
+					+ label(this.provider.dialect()) + ": " + problem);
 		}
 		String familyProblem = this.calls.call("",
 				"check the lock family's tables of the lock table '" + this.tableName + "'",
 				(connection) -> FamilyTables.missingTable(connection, this.tableName), null);
 		if (familyProblem != null) {
 			JdbcLockDialect known = this.provider.dialect();
-			throw new IllegalStateException("distlock's JDBC store cannot use " + JdbcLockProvider.label(known) + ": "
-					+ familyProblem + ". Create it with the DDL in lock-jdbc's jar at classpath:"
-					+ known.schemaResource() + " (renaming the tables if you chose another name), or set"
+			throw new IllegalStateException("distlock's JDBC store cannot use " + label(known) + ": " + familyProblem
+					+ ". Create it with the DDL in lock-jdbc's jar at classpath:" + known.schemaResource()
+					+ " (renaming the tables if you chose another name), or set"
 					+ " distributed-lock.jdbc.initialize-schema=always to have it created at startup.");
 		}
 	}
@@ -119,6 +119,15 @@ final class JdbcSchema {
 			}
 			return null;
 		}, null);
+	}
+
+	/** The database's name in messages. */
+	static String label(JdbcLockDialect dialect) {
+		return switch (dialect.name()) {
+			case "postgresql" -> "PostgreSQL";
+			case "mariadb" -> "MariaDB";
+			default -> "MySQL";
+		};
 	}
 
 }

@@ -134,7 +134,7 @@ final class JdbcSemaphores implements AutoCloseable {
 	 * @throws PermitCountMismatchException if live permits were taken with another count
 	 */
 	LockAttempt tryAcquire(String key, int permits, Duration leaseTime, boolean waiting) {
-		long leaseMicros = micros(leaseTime);
+		long leaseMicros = JdbcCalls.micros(leaseTime);
 		String owner = this.instanceId + ":" + this.sequence.incrementAndGet();
 		long sentAt = System.nanoTime();
 		// Past this, a permit the call may have taken has run out by itself.
@@ -192,10 +192,6 @@ final class JdbcSemaphores implements AutoCloseable {
 	public void close() {
 		this.signals.close();
 		this.poller.close();
-	}
-
-	static long micros(Duration duration) {
-		return Math.max(1, TimeUnit.NANOSECONDS.toMicros(duration.toNanos()));
 	}
 
 	/**
@@ -319,7 +315,7 @@ final class JdbcSemaphores implements AutoCloseable {
 
 		@Override
 		public boolean renew(Duration leaseTime) {
-			long leaseMicros = micros(leaseTime);
+			long leaseMicros = JdbcCalls.micros(leaseTime);
 			long sentAt = System.nanoTime();
 			boolean renewed = JdbcSemaphores.this.calls.call(this.key, "renew a permit of semaphore '" + this.key + "'",
 					(connection) -> Transactions.update(connection, statements(connection).renew, leaseMicros, this.key,

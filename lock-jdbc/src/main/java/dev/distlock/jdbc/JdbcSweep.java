@@ -49,7 +49,7 @@ final class JdbcSweep {
 
 	/** See {@link JdbcLockProvider#sweep()}. */
 	int locks() {
-		return this.mutexes.sweep(JdbcLockProvider.micros(this.sweepAfter));
+		return this.mutexes.sweep(JdbcCalls.micros(this.sweepAfter));
 	}
 
 	/**
@@ -58,7 +58,7 @@ final class JdbcSweep {
 	 * @return the number of rows deleted
 	 */
 	int family(Duration idle) {
-		long idleMicros = JdbcLockProvider.micros(idle);
+		long idleMicros = JdbcCalls.micros(idle);
 		return this.semaphores.sweep(idleMicros) + this.latches.sweep(idleMicros);
 	}
 
@@ -68,7 +68,7 @@ final class JdbcSweep {
 			if (swept > 0 && logger.isDebugEnabled()) {
 				logger.debug("Swept " + swept + " idle lock rows from " + this.tableName);
 			}
-			this.readWrite.sweep(JdbcLockProvider.micros(this.sweepAfter));
+			this.readWrite.sweep(JdbcCalls.micros(this.sweepAfter));
 		}
 		catch (RuntimeException ex) {
 			logger.debug("Could not sweep idle lock rows; trying again later", ex);

@@ -5,6 +5,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -12,6 +13,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
+import dev.distlock.spi.CallThreads;
 import dev.distlock.spi.LatchStore;
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockKind;
@@ -87,6 +89,9 @@ public final class ZookeeperLockProvider implements ReleaseSignalling, AutoClose
 		thread.setDaemon(true);
 		return thread;
 	});
+
+	/** Calls of waiters that hold no thread: Curator's synchronous calls block theirs. */
+	private final CallThreads callThreads = new CallThreads("distlock-zookeeper-call-", 16);
 
 	private final SessionGuard session;
 
@@ -226,6 +231,15 @@ public final class ZookeeperLockProvider implements ReleaseSignalling, AutoClose
 		return "zookeeper";
 	}
 
+	/**
+	 * Curator's calls block: those of waits that hold no thread run on threads of the
+	 * store's.
+	 */
+	@Override
+	public Optional<Executor> callExecutor() {
+		return Optional.of(this.callThreads);
+	}
+
 	/** Stops listening to the connection; waiters' nodes are deleted. Locks held stay. */
 	@Override
 	public void close() {
@@ -235,6 +249,7 @@ public final class ZookeeperLockProvider implements ReleaseSignalling, AutoClose
 		this.locks.close();
 		this.timers.shutdownNow();
 		this.reporter.shutdownNow();
+		this.callThreads.close();
 	}
 
 	ZookeeperNodes nodes() {
