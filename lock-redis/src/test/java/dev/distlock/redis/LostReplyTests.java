@@ -401,27 +401,28 @@ class LostReplyTests {
 	}
 
 	/**
-	 * (d) Redis answers, but every reply takes 180 ms, just under a third of the 600 ms
-	 * lease (the renewal interval), for three lease periods. Renewal must keep the lease:
-	 * {@code isHeld()} stays true, another client stays out, and Redis still holds the
-	 * key under this lease's token. Fails if the lease is lost or taken while replies are
-	 * slow but timely, or if renewals stopped (then the key expires after one lease).
-	 * Here the passing of time is itself the condition.
+	 * (d) Redis answers, but every reply takes 450 ms, just under a third of the 1.5 s
+	 * lease (the renewal interval), for three lease periods, on the client's default
+	 * command timeout. Renewal must keep the lease: {@code isHeld()} stays true, another
+	 * client stays out, and Redis still holds the key under this lease's token. Fails if
+	 * the lease is lost or taken while replies are slow but timely, or if renewals
+	 * stopped (then the key expires after one lease). Here the passing of time is itself
+	 * the condition.
 	 */
 	@Test
 	void renewalKeepsTheLeaseWhileRepliesAreSlowButTimely() {
-		Duration leaseTime = Duration.ofMillis(600);
-		RedisLockProvider provider = new RedisLockProvider(throughProxy(COMMAND_TIMEOUT), "lock:", false);
+		Duration leaseTime = Duration.ofMillis(1500);
+		RedisLockProvider provider = new RedisLockProvider(throughProxy(DEFAULT_COMMAND_TIMEOUT), "lock:", false);
 		warmUp(provider);
 		DefaultLockTemplate template = new DefaultLockTemplate(provider, this.scheduler, defaults());
 		String key = key();
 		Lease lease = template.acquire(key,
 				LockOptions.builder().waitTime(Duration.ZERO).leaseTime(leaseTime).autoRenew(true).build());
 		Map<String, Long> before = TestRedis.commandCalls(redis);
-		this.proxy.delayReplies(Duration.ofMillis(180));
+		this.proxy.delayReplies(Duration.ofMillis(450));
 		long end = System.nanoTime() + leaseTime.multipliedBy(3).toNanos();
 		while (System.nanoTime() - end < 0) {
-			assertThat(lease.isHeld()).as("lease while replies take 180ms").isTrue();
+			assertThat(lease.isHeld()).as("lease while replies take 450ms").isTrue();
 			assertThat(LockAttempt.join(otherProvider.tryLock(LockRequest.exclusive(key, LONG_LEASE))))
 				.as("another client")
 				.isInstanceOf(LockAttempt.Busy.class);
