@@ -162,7 +162,7 @@ final class ZookeeperLockHandle implements LossReporting {
 			this.provider.nodes().deleteInBackground(this.path);
 			return false;
 		}
-		boolean deleted = this.provider.nodes().delete(this.key, this.path);
+		boolean deleted = this.provider.nodes().delete(this.key, this.path, this.sessionId);
 		this.provider.locks().released(this.key, this.path);
 		return deleted;
 	}

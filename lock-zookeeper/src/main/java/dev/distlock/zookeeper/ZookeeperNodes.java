@@ -231,10 +231,11 @@ final class ZookeeperNodes {
 	 * Deletes a node within the store timeout; a delete cut short by a connection loss
 	 * goes on in the background until it succeeds or the session ends (Curator's
 	 * guaranteed delete).
+	 * @param owner the session that created the node
 	 * @return false if the node was gone before this delete: another client deleted it
-	 * (by hand, say), so the lock it stood for was lost
+	 * (by hand, say), or its session ended and took it, so the lock it stood for was lost
 	 */
-	boolean delete(String key, String path) {
+	boolean delete(String key, String path, long owner) {
 		long deadline = this.calls.deadline();
 		CompletableFuture<KeeperException.Code> first = deleteOnce(path);
 		KeeperException.Code code;
@@ -259,14 +260,39 @@ final class ZookeeperNodes {
 		}
 		// The first try's fate is unknown (the connection dropped, or the client was
 		// between handles): it may have deleted the node. Curator retries it until it
-		// succeeds or the session ends; a retry that finds no node finds that delete's
-		// work, hence idempotent.
+		// succeeds or the session ends.
 		CuratorEvent event = this.calls.call(key, "release", deadline,
-				(callback) -> this.client.delete().idempotent().guaranteed().inBackground(callback).forPath(path));
-		if (ZookeeperCalls.code(event) != KeeperException.Code.OK) {
-			throw ZookeeperCalls.failed(key, "release", event);
+				(callback) -> this.client.delete().guaranteed().inBackground(callback).forPath(path));
+		KeeperException.Code retried = ZookeeperCalls.code(event);
+		if (retried == KeeperException.Code.OK) {
+			return true;
 		}
-		return true;
+		if (retried == KeeperException.Code.NONODE) {
+			// While the owner's session lives, only a delete removes its node: the first
+			// try's work. Once that session has ended (it expired while the client could
+			// not hear, say), its end may have taken the node, before this release too,
+			// and another client the lock.
+			return liveSession() == owner;
+		}
+		throw ZookeeperCalls.failed(key, "release", event);
+	}
+
+	/**
+	 * The session of the client's current handle, 0 while it has none. Handles only
+	 * follow one another: read after a reply, it is the session of the handle that
+	 * answered if it is still the one asked about.
+	 */
+	private long liveSession() {
+		try {
+			return this.client.getZookeeperClient().getZooKeeper().getSessionId();
+		}
+		catch (Exception ex) {
+			if (ex instanceof InterruptedException) {
+				Thread.currentThread().interrupt();
+			}
+			logger.debug("Could not read the ZooKeeper session id", ex);
+			return 0;
+		}
 	}
 
 	/**

@@ -229,7 +229,7 @@ final class ZookeeperQueueLocks {
 			// timeout later): until then this waiter would queue behind its own old node.
 			// Deleted here, within this call's deadline; a failure leaves the path, so
 			// the next attempt tries again.
-			this.nodes.delete(key, node.path);
+			this.nodes.delete(key, node.path, node.sessionId);
 			node.path = null;
 			node.watched = null;
 		}
@@ -296,7 +296,7 @@ final class ZookeeperQueueLocks {
 		}
 		if (node == null || (!behindWriters && writerBefore >= 0)) {
 			long holderLease = this.nodes.leaseOf(key, parent + "/" + queue.get(read ? blocker : 0), null, deadline);
-			this.nodes.delete(key, path);
+			this.nodes.delete(key, path, sessionId);
 			if (node != null) {
 				node.path = null;
 				node.watched = null;

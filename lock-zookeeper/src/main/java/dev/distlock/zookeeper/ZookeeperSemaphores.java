@@ -90,7 +90,7 @@ final class ZookeeperSemaphores {
 				return new LockAttempt.Acquired(handle);
 			}
 			long firstLease = this.provider.nodes().leaseOf(key, parent + "/" + line.get(0), null, deadline);
-			this.provider.nodes().delete(key, path);
+			this.provider.nodes().delete(key, path, sessionId);
 			return new LockAttempt.Busy(Duration.ofMillis(firstLease));
 		}
 		catch (PermitCountMismatchException ex) {

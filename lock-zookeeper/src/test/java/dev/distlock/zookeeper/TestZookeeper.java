@@ -5,6 +5,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 
 import dev.distlock.LockOptions;
 import dev.distlock.OnLeaseLost;
@@ -15,6 +17,7 @@ import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingCluster;
 import org.apache.curator.test.TestingServer;
+import org.apache.zookeeper.AsyncCallback;
 import org.apache.zookeeper.ZooKeeper;
 
 /**
@@ -137,6 +140,31 @@ final class TestZookeeper {
 			.sessionTimeoutMs(sessionTimeoutMillis)
 			.connectionTimeoutMs(sessionTimeoutMillis)
 			.retryPolicy(new ExponentialBackoffRetry(100, 5))
+			.build());
+	}
+
+	/**
+	 * A started client, as {@link #client(String)}, whose ZooKeeper handles run the hook
+	 * in {@code beforeDelete}, once, with the node's path, just before they send the next
+	 * asynchronous delete: so that a test can end a session at that exact step.
+	 */
+	static CuratorFramework client(String connectString, AtomicReference<Consumer<String>> beforeDelete) {
+		return started(CuratorFrameworkFactory.builder()
+			.connectString(connectString)
+			.retryPolicy(new ExponentialBackoffRetry(100, 5))
+			.zookeeperFactory((connect, timeout, watcher, canBeReadOnly) -> new ZooKeeper(connect, timeout, watcher,
+					canBeReadOnly) {
+
+				@Override
+				public void delete(String path, int version, AsyncCallback.VoidCallback callback, Object context) {
+					Consumer<String> hook = beforeDelete.getAndSet(null);
+					if (hook != null) {
+						hook.accept(path);
+					}
+					super.delete(path, version, callback, context);
+				}
+
+			})
 			.build());
 	}
 

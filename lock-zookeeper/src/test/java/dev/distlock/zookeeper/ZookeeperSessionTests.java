@@ -7,6 +7,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 
 import dev.distlock.Lease;
 import dev.distlock.LeaseLostException;
@@ -128,6 +130,46 @@ class ZookeeperSessionTests {
 		assertThatExceptionOfType(LeaseLostException.class).isThrownBy(stale::release).withMessageContaining("session");
 		assertThat(current.isHeld()).isTrue();
 		current.release();
+	}
+
+	/**
+	 * A holder whose session ends after its release looked at the session and before the
+	 * release's delete went out (a holder paused past its session releases before its
+	 * client has heard of the expiry): the delete fails on the old session's handle, and
+	 * its retry, on the new session, finds no node. The expiry removed it, and another
+	 * client took the lock meanwhile: the release reports the lock lost, not released.
+	 */
+	@Test
+	void aReleaseWhoseNodeWentWithItsSessionReportsTheLoss() throws Exception {
+		String key = key();
+		AtomicReference<Consumer<String>> beforeDelete = new AtomicReference<>();
+		CuratorFramework holderClient = closing(TestZookeeper.client(this.server.getConnectString(), beforeDelete));
+		// a store timeout that the session's end, inside the release, does not run out
+		ZookeeperLockProvider holder = closing(new ZookeeperLockProvider(holderClient,
+				ZookeeperLockProvider.DEFAULT_BASE_PATH, Duration.ofSeconds(30)));
+		ZookeeperLockProvider otherProvider = provider(client(this.server.getConnectString()));
+		LockHandle stale = acquired(LockAttempt.join(holder.tryLock(LockRequest.exclusive(key, LEASE))));
+		String stalePath = ((ZookeeperLockHandle) stale).path();
+		long oldSession = currentSession(holderClient);
+		AtomicReference<LockHandle> next = new AtomicReference<>();
+		AtomicReference<Throwable> hookFailed = new AtomicReference<>();
+		beforeDelete.set((path) -> {
+			try {
+				assertThat(path).as("the first delete after the hook was set").isEqualTo(stalePath);
+				TestZookeeper.expireSession(holderClient);
+				Conditions.await("the holder's client has a new session", Duration.ofSeconds(20),
+						() -> currentSession(holderClient) != oldSession && currentSession(holderClient) != 0);
+				next.set(awaitAcquired(otherProvider, key));
+			}
+			catch (Throwable ex) {
+				hookFailed.set(ex);
+			}
+		});
+		boolean released = stale.release();
+		assertThat(hookFailed.get()).as("the session's end inside the release").isNull();
+		assertThat(released).as("the release of a lock whose node went with its session").isFalse();
+		assertThat(next.get().fencingToken()).isGreaterThan(stale.fencingToken());
+		assertThat(next.get().release()).isTrue();
 	}
 
 	/**
