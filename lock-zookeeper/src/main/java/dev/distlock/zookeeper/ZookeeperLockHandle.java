@@ -5,6 +5,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 
+import dev.distlock.LockBackendException;
 import dev.distlock.spi.LossReporting;
 import org.jspecify.annotations.Nullable;
 
@@ -162,7 +163,18 @@ final class ZookeeperLockHandle implements LossReporting {
 			this.provider.nodes().deleteInBackground(this.path);
 			return false;
 		}
-		boolean deleted = this.provider.nodes().delete(this.key, this.path, this.sessionId);
+		boolean deleted;
+		try {
+			deleted = this.provider.nodes().delete(this.key, this.path, this.sessionId);
+		}
+		catch (LockBackendException ex) {
+			if (this.provider.nodes().movedOn(this.sessionId)) {
+				// The node's session is over, whatever became of the delete: the node
+				// goes with it, or went before this release, and the lock with it.
+				return false;
+			}
+			throw ex;
+		}
 		this.provider.locks().released(this.key, this.path);
 		return deleted;
 	}

@@ -272,17 +272,33 @@ final class ZookeeperNodes {
 			// try's work. Once that session has ended (it expired while the client could
 			// not hear, say), its end may have taken the node, before this release too,
 			// and another client the lock.
-			return liveSession() == owner;
+			return sessionIs(owner);
 		}
 		throw ZookeeperCalls.failed(key, "release", event);
 	}
 
 	/**
-	 * The session of the client's current handle, 0 while it has none. Handles only
-	 * follow one another: read after a reply, it is the session of the handle that
-	 * answered if it is still the one asked about.
+	 * Whether the client's current handle is one of session {@code owner}; false if that
+	 * cannot be read. Handles only follow one another: asked after a reply, a yes means
+	 * that the handle that answered was of that session.
 	 */
-	private long liveSession() {
+	private boolean sessionIs(long owner) {
+		Long live = liveSession();
+		return live != null && live == owner;
+	}
+
+	/**
+	 * Whether the client has moved on from session {@code owner} to a handle of another
+	 * (one not connected yet included: Curator replaces a handle only once its session
+	 * expired or was given up); false if that cannot be read.
+	 */
+	boolean movedOn(long owner) {
+		Long live = liveSession();
+		return live != null && live != owner;
+	}
+
+	/** The session of the client's current handle (0 before it connects), if readable. */
+	private @Nullable Long liveSession() {
 		try {
 			return this.client.getZookeeperClient().getZooKeeper().getSessionId();
 		}
@@ -291,7 +307,7 @@ final class ZookeeperNodes {
 				Thread.currentThread().interrupt();
 			}
 			logger.debug("Could not read the ZooKeeper session id", ex);
-			return 0;
+			return null;
 		}
 	}
 

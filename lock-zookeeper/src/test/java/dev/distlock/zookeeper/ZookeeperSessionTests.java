@@ -141,12 +141,37 @@ class ZookeeperSessionTests {
 	 */
 	@Test
 	void aReleaseWhoseNodeWentWithItsSessionReportsTheLoss() throws Exception {
+		// a store timeout that the session's end, inside the release, does not run out
+		assertThat(releaseWhileItsSessionEnds(Duration.ofSeconds(30), false))
+			.as("the release of a lock whose node went with its session")
+			.isFalse();
+	}
+
+	/**
+	 * As above, with the release's store timeout run out before its delete is answered:
+	 * the client has moved on to another session, so the release reports the lock lost,
+	 * not a store failure that would leave the holder guessing.
+	 */
+	@Test
+	void aReleaseCutShortAfterItsSessionEndedReportsTheLoss() throws Exception {
+		assertThat(releaseWhileItsSessionEnds(Duration.ofSeconds(2), true))
+			.as("the release, cut short, of a lock whose session ended")
+			.isFalse();
+	}
+
+	/**
+	 * Takes a lock, then releases it; just before the release's delete goes out, the
+	 * holder's session is expired on the server, its client gets a new session, another
+	 * client takes the lock, and, with {@code outlastStoreTimeout}, the release's store
+	 * timeout runs out.
+	 * @return what the release answered
+	 */
+	private boolean releaseWhileItsSessionEnds(Duration storeTimeout, boolean outlastStoreTimeout) throws Exception {
 		String key = key();
 		AtomicReference<Consumer<String>> beforeDelete = new AtomicReference<>();
 		CuratorFramework holderClient = closing(TestZookeeper.client(this.server.getConnectString(), beforeDelete));
-		// a store timeout that the session's end, inside the release, does not run out
-		ZookeeperLockProvider holder = closing(new ZookeeperLockProvider(holderClient,
-				ZookeeperLockProvider.DEFAULT_BASE_PATH, Duration.ofSeconds(30)));
+		ZookeeperLockProvider holder = closing(
+				new ZookeeperLockProvider(holderClient, ZookeeperLockProvider.DEFAULT_BASE_PATH, storeTimeout));
 		ZookeeperLockProvider otherProvider = provider(client(this.server.getConnectString()));
 		LockHandle stale = acquired(LockAttempt.join(holder.tryLock(LockRequest.exclusive(key, LEASE))));
 		String stalePath = ((ZookeeperLockHandle) stale).path();
@@ -154,12 +179,17 @@ class ZookeeperSessionTests {
 		AtomicReference<LockHandle> next = new AtomicReference<>();
 		AtomicReference<Throwable> hookFailed = new AtomicReference<>();
 		beforeDelete.set((path) -> {
+			long hooked = System.nanoTime();
 			try {
 				assertThat(path).as("the first delete after the hook was set").isEqualTo(stalePath);
 				TestZookeeper.expireSession(holderClient);
 				Conditions.await("the holder's client has a new session", Duration.ofSeconds(20),
 						() -> currentSession(holderClient) != oldSession && currentSession(holderClient) != 0);
 				next.set(awaitAcquired(otherProvider, key));
+				if (outlastStoreTimeout) {
+					Conditions.await("the release's store timeout has run out", storeTimeout.multipliedBy(5),
+							() -> System.nanoTime() - hooked > storeTimeout.toNanos());
+				}
 			}
 			catch (Throwable ex) {
 				hookFailed.set(ex);
@@ -167,9 +197,9 @@ class ZookeeperSessionTests {
 		});
 		boolean released = stale.release();
 		assertThat(hookFailed.get()).as("the session's end inside the release").isNull();
-		assertThat(released).as("the release of a lock whose node went with its session").isFalse();
 		assertThat(next.get().fencingToken()).isGreaterThan(stale.fencingToken());
 		assertThat(next.get().release()).isTrue();
+		return released;
 	}
 
 	/**
