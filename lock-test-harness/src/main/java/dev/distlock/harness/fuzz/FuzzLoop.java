@@ -27,11 +27,14 @@ public final class FuzzLoop {
 	/** The lock's key. */
 	public static final String LOCK = "fuzz";
 
-	/** The lease: shorter than the slow hold. */
-	public static final Duration LEASE = Duration.ofMillis(600);
+	/**
+	 * The lease: shorter than the slow hold, and long enough that a loaded machine still
+	 * renews it in time (a loss is a failure here).
+	 */
+	public static final Duration LEASE = Duration.ofMillis(1000);
 
 	/** How long the slow thread holds the lock, once. */
-	public static final Duration SLOW_HOLD = Duration.ofMillis(1000);
+	public static final Duration SLOW_HOLD = Duration.ofMillis(1600);
 
 	/** Every thread's options: wait up to 10 s, renew automatically. */
 	public static final LockOptions OPTIONS = LockOptions.builder()
