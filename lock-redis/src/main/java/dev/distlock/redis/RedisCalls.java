@@ -12,6 +12,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
+import java.util.function.Function;
 
 import dev.distlock.LockBackendException;
 import io.lettuce.core.RedisNoScriptException;
@@ -31,13 +33,14 @@ import org.springframework.data.redis.core.script.RedisScript;
 /**
  * Script calls on Lettuce's asynchronous API, each bounded by the store timeout whatever
  * the client's own command timeout (Boot's default is 60 s): a caller waits for a reply
- * at most that long and then gets a {@link LockBackendException}. A command given up on
- * stays queued on its connection and may still run later; callers that must not leave its
- * effect behind send an owner-checked undo at once and again once the command has run
- * ({@link #afterLateReply}). Sending it behind the command on the same connection is not
- * enough: a script Redis has not cached (after a restart or a failover) comes back
- * {@code NOSCRIPT} and is sent again whole, behind an undo sent meanwhile whose own
- * script Redis had cached.
+ * at most that long and then gets a {@link LockBackendException}; an acquire does not
+ * wait at all, its answer failing at the deadline instead ({@link #callAsync}). A command
+ * given up on stays queued on its connection and may still run later; callers that must
+ * not leave its effect behind send an owner-checked undo at once and again once the
+ * command has run ({@link #afterLateReply}). Sending it behind the command on the same
+ * connection is not enough: a script Redis has not cached (after a restart or a failover)
+ * comes back {@code NOSCRIPT} and is sent again whole, behind an undo sent meanwhile
+ * whose own script Redis had cached.
  *
  * <p>
  * The connection comes from the application's {@link RedisConnectionFactory} (its shared
@@ -107,12 +110,54 @@ final class RedisCalls implements AutoCloseable {
 	}
 
 	/**
-	 * Sends {@code script} without waiting for its reply; the connection is obtained
-	 * within {@code deadlineNanos}.
+	 * Runs {@code script} without waiting for anything, the connection included: the
+	 * answer completes with the reply, or fails as {@link #call} throws, at
+	 * {@code deadlineNanos} at the latest (see {@link #within}).
+	 */
+	<T> CompletableFuture<T> callAsync(String key, String operation, RedisScript<?> script, ScriptOutputType type,
+			long deadlineNanos, byte[][] keys, byte[]... args) {
+		CompletableFuture<T> reply;
+		try {
+			reply = send(key, operation, script, type, deadlineNanos, keys, args);
+		}
+		catch (RuntimeException ex) {
+			reply = CompletableFuture.failedFuture(ex);
+		}
+		return within(key, operation, reply, deadlineNanos);
+	}
+
+	/**
+	 * Sends {@code script} without waiting for its reply, nor for the connection: a
+	 * connection not yet established is waited for by the call, not the caller, and the
+	 * script is not sent if it comes after {@code deadlineNanos}, by when the caller has
+	 * given up.
 	 */
 	<T> CompletableFuture<T> send(String key, String operation, RedisScript<?> script, ScriptOutputType type,
 			long deadlineNanos, byte[][] keys, byte[]... args) {
-		RedisClusterAsyncCommands<byte[], byte[]> commands = commands(key, operation, deadlineNanos);
+		CompletableFuture<Native> connecting = connection(key, operation);
+		if (connecting.isDone() && !connecting.isCompletedExceptionally()) {
+			return evalsha(connecting.join().commands, script, type, keys, args);
+		}
+		return connecting.handle((established, failure) -> {
+			if (failure != null) {
+				Throwable cause = unwrap(failure);
+				return CompletableFuture.<T>failedFuture((cause instanceof LockBackendException backend) ? backend
+						: failed(key, "connect to " + operation, cause));
+			}
+			if (System.nanoTime() - deadlineNanos > 0) {
+				return CompletableFuture.<T>failedFuture(new LockBackendException(key,
+						"Redis did not answer within " + this.timeout.toMillis()
+								+ "ms (distributed-lock.store-timeout) to connect to " + operation + " lock '" + key
+								+ "'",
+						new TimeoutException("connected after the deadline")));
+			}
+			return this.<T>evalsha(established.commands, script, type, keys, args);
+		}).thenCompose((stage) -> stage);
+	}
+
+	/** The script by SHA, sent whole once if Redis answers {@code NOSCRIPT}. */
+	private <T> CompletableFuture<T> evalsha(RedisClusterAsyncCommands<byte[], byte[]> commands, RedisScript<?> script,
+			ScriptOutputType type, byte[][] keys, byte[]... args) {
 		CompletionStage<T> bySha = commands.evalsha(script.getSha1(), type, keys, args);
 		return bySha.handle((reply, failure) -> {
 			if (failure != null && unwrap(failure) instanceof RedisNoScriptException) {
@@ -124,14 +169,109 @@ final class RedisCalls implements AutoCloseable {
 		}).thenCompose((stage) -> stage).toCompletableFuture();
 	}
 
+	/**
+	 * {@code reply} bounded by {@code deadlineNanos}, without a thread of its own: the
+	 * answer completes with the reply, fails with a {@link LockBackendException} for a
+	 * failed reply, and with an {@link UnansweredCallException} (which keeps the reply,
+	 * see {@link #afterLateReply}) when the deadline passes first, timed by the JDK's
+	 * delayer thread ({@link CompletableFuture#orTimeout}). Whatever completes the answer
+	 * runs its continuations: a client I/O thread, or the delayer at the deadline; they
+	 * must not block.
+	 */
+	<T> CompletableFuture<T> within(String key, String operation, CompletableFuture<T> reply, long deadlineNanos) {
+		CompletableFuture<T> answer = new CompletableFuture<>();
+		reply.whenComplete((value, failure) -> {
+			if (failure == null) {
+				answer.complete(value);
+			}
+			else {
+				answer.completeExceptionally(backendFailure(key, operation, failure));
+			}
+		});
+		if (!answer.isDone()) {
+			CompletableFuture<Void> timer = new CompletableFuture<>();
+			timer.orTimeout(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS)
+				.whenComplete((done, late) -> {
+					if (late != null) {
+						answer.completeExceptionally(unanswered(key, operation, reply, late));
+					}
+				});
+			// Completing the timer cancels its delayed task.
+			answer.whenComplete((value, failure) -> timer.complete(null));
+		}
+		return answer;
+	}
+
+	/**
+	 * The answer {@code onReply} makes of {@code reply}, completed on the thread that
+	 * completes the reply, so {@code onReply} must not block; what it throws fails the
+	 * answer. A failed reply fails the answer with its failure as raised (not wrapped),
+	 * once {@code onFailure} has run (an undo, which must not block either).
+	 */
+	static <T, R> CompletableFuture<R> answer(CompletableFuture<T> reply, Function<@Nullable T, R> onReply,
+			Consumer<RuntimeException> onFailure) {
+		CompletableFuture<R> answer = new CompletableFuture<>();
+		reply.whenComplete((value, failure) -> {
+			if (failure != null) {
+				Throwable cause = unwrap(failure);
+				if (cause instanceof RuntimeException runtime) {
+					try {
+						onFailure.accept(runtime);
+					}
+					catch (RuntimeException ex) {
+						runtime.addSuppressed(ex);
+					}
+				}
+				answer.completeExceptionally(cause);
+				return;
+			}
+			try {
+				answer.complete(onReply.apply(value));
+			}
+			catch (RuntimeException ex) {
+				answer.completeExceptionally(ex);
+			}
+		});
+		return answer;
+	}
+
+	/**
+	 * Runs {@code undo} now and after the late reply ({@link #undoNowAndLate}) when
+	 * {@code failure} is the store's: a call that failed or went unanswered may have
+	 * taken, or may still take, what the undo gives back. A failure of the caller's
+	 * request itself (a bad argument) sent nothing.
+	 */
+	static void undoIfSent(RuntimeException failure, Runnable undo) {
+		if (failure instanceof LockBackendException) {
+			undoNowAndLate(failure, undo);
+		}
+	}
+
+	private LockBackendException backendFailure(String key, String operation, Throwable failure) {
+		Throwable cause = unwrap(failure);
+		return (cause instanceof LockBackendException backend) ? backend : failed(key, operation, cause);
+	}
+
+	private UnansweredCallException unanswered(String key, String operation, CompletableFuture<?> reply,
+			Throwable cause) {
+		String what = isConnected() ? operation : "connect to " + operation;
+		return new UnansweredCallException(key, "Redis did not answer within " + this.timeout.toMillis()
+				+ "ms (distributed-lock.store-timeout) to " + what + " lock '" + key + "'", cause, reply);
+	}
+
+	/** Whether a connection is established (it may have closed since). */
+	private boolean isConnected() {
+		CompletableFuture<Native> current = this.connection.get();
+		return current != null && current.isDone() && !current.isCompletedExceptionally();
+	}
+
 	/** Waits for a reply until {@code deadlineNanos}. */
 	<T> T await(String key, String operation, CompletableFuture<T> reply, long deadlineNanos) {
 		try {
 			return reply.get(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
 		}
 		catch (TimeoutException ex) {
-			throw new UnansweredCallException(key, "Redis did not answer within " + this.timeout.toMillis()
-					+ "ms (distributed-lock.store-timeout) to " + operation + " lock '" + key + "'", ex, reply);
+			throw unanswered(key, operation, reply, ex);
 		}
 		catch (ExecutionException ex) {
 			Throwable cause = unwrap(ex);
@@ -157,31 +297,6 @@ final class RedisCalls implements AutoCloseable {
 	static void afterLateReply(RuntimeException failure, Runnable undo) {
 		if (failure instanceof UnansweredCallException unanswered) {
 			unanswered.reply.whenComplete((result, late) -> undo.run());
-		}
-	}
-
-	/**
-	 * Waits, until {@code deadlineNanos}, for the late reply of a call given up on
-	 * ({@code failure} from {@link #await}), with the caller's interrupt flag as it is.
-	 * @return true once the reply came (the command ran, or failed), false for any other
-	 * failure or when the deadline passed first
-	 */
-	static boolean awaitLateReply(RuntimeException failure, long deadlineNanos) {
-		if (!(failure instanceof UnansweredCallException unanswered)) {
-			return false;
-		}
-		try {
-			unanswered.reply.get(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
-			return true;
-		}
-		catch (ExecutionException ex) {
-			return true;
-		}
-		catch (TimeoutException | InterruptedException ex) {
-			if (ex instanceof InterruptedException) {
-				Thread.currentThread().interrupt();
-			}
-			return false;
 		}
 	}
 
@@ -217,15 +332,15 @@ final class RedisCalls implements AutoCloseable {
 	}
 
 	/**
-	 * The asynchronous commands of the connection, connecting first if need be; a
-	 * connection that closed (the factory was reset) is replaced.
+	 * The connection, established or on its way, connecting first if need be; a
+	 * connection that closed (the factory was reset) is replaced. Never waits.
 	 */
-	private RedisClusterAsyncCommands<byte[], byte[]> commands(String key, String operation, long deadlineNanos) {
+	private CompletableFuture<Native> connection(String key, String operation) {
 		CompletableFuture<Native> current = this.connection.get();
 		if (current != null && current.isDone() && !current.isCompletedExceptionally()) {
 			Native established = current.join();
 			if (established.isOpen()) {
-				return established.commands;
+				return current;
 			}
 			this.connection.compareAndSet(current, null);
 			established.close();
@@ -243,10 +358,10 @@ final class RedisCalls implements AutoCloseable {
 			}
 			current = this.connection.get();
 			if (current == null) {
-				return commands(key, operation, deadlineNanos);
+				return connection(key, operation);
 			}
 		}
-		return await(key, "connect to " + operation, current, deadlineNanos).commands;
+		return current;
 	}
 
 	private void connect(CompletableFuture<Native> connecting) {

@@ -1,6 +1,7 @@
 package dev.distlock.redis;
 
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 
 import dev.distlock.spi.LockAttempt;
 import io.lettuce.core.ScriptOutputType;
@@ -37,7 +38,8 @@ final class RedisFairLocks {
 		this.grants = grants;
 	}
 
-	LockAttempt tryLockFair(String key, Duration leaseTime, String waiterId, Duration queueTimeout) {
+	/** Answered without waiting for Redis. */
+	CompletableFuture<LockAttempt> tryLockFair(String key, Duration leaseTime, String waiterId, Duration queueTimeout) {
 		String lockKey = this.keys.lockKey(key);
 		FairGrants.Wait wait = this.grants.waitFor(waiterId, lockKey, this.mutexes::newOwner);
 		long granted = wait.freshToken(leaseTime.toNanos() / 2);
@@ -47,19 +49,24 @@ final class RedisFairLocks {
 			// for; if it comes too late, the next renewal finds the lock lost.
 			this.grants.done(waiterId);
 			extendGrant(key, lockKey, wait.owner, leaseTime);
-			return new LockAttempt.Acquired(
-					new RedisLockHandle(this.mutexes, key, lockKey, wait.owner, granted, granted, true));
+			return CompletableFuture.completedFuture(new LockAttempt.Acquired(
+					new RedisLockHandle(this.mutexes, key, lockKey, wait.owner, granted, granted, true)));
 		}
-		LockAttempt attempt = this.mutexes.attempt(key, wait.owner, (fairKey, owner, deadline) -> this.calls.<Long>call(
-				key, "acquire", LockScripts.FAIR_ACQUIRE, ScriptOutputType.INTEGER, deadline,
-				RedisCalls.args(fairKey, this.keys.fenceKey(fairKey), this.keys.queueKey(fairKey),
-						this.keys.waiterDeadlinesKey(fairKey)),
-				RedisCalls.args(owner, RedisMutexes.millis(leaseTime), waiterId, RedisMutexes.millis(queueTimeout))),
+		CompletableFuture<LockAttempt> attempt = this.mutexes.attempt(key, wait.owner,
+				(fairKey, owner, deadline) -> this.calls.<Long>callAsync(key, "acquire", LockScripts.FAIR_ACQUIRE,
+						ScriptOutputType.INTEGER, deadline,
+						RedisCalls.args(fairKey, this.keys.fenceKey(fairKey), this.keys.queueKey(fairKey),
+								this.keys.waiterDeadlinesKey(fairKey)),
+						RedisCalls.args(owner, RedisMutexes.millis(leaseTime), waiterId,
+								RedisMutexes.millis(queueTimeout))),
 				true);
-		if (attempt instanceof LockAttempt.Acquired) {
-			this.grants.done(waiterId);
-		}
-		return attempt;
+		return RedisCalls.answer(attempt, (outcome) -> {
+			if (outcome instanceof LockAttempt.Acquired) {
+				this.grants.done(waiterId);
+			}
+			return outcome;
+		}, (failure) -> {
+		});
 	}
 
 	/**

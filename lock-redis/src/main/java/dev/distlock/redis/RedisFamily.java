@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
+import java.util.function.LongFunction;
 import java.util.function.Supplier;
 
 import dev.distlock.LockBackendException;
@@ -78,24 +79,24 @@ final class RedisFamily {
 		return this.keys.permitsKey(this.keys.lockKey(key));
 	}
 
-	LockAttempt tryLockShared(String key, Duration leaseTime, boolean waiting) {
+	/** Answered without waiting for Redis, as every acquire here. */
+	CompletableFuture<LockAttempt> tryLockShared(String key, Duration leaseTime, boolean waiting) {
 		String lockKey = this.keys.lockKey(key);
 		String owner = this.owners.get();
-		Long result = acquire(key, Kind.READ, lockKey, owner, RwSemaphoreScripts.READ_ACQUIRE,
+		return acquire(key, Kind.READ, lockKey, owner, RwSemaphoreScripts.READ_ACQUIRE,
 				RedisCalls.args(lockKey, this.keys.fenceKey(lockKey), this.keys.intentsKey(lockKey)),
-				RedisCalls.args(owner, millis(leaseTime), waiting ? "1" : "0"));
-		if (result > 0) {
-			return new LockAttempt.Acquired(new FamilyHandle(Kind.READ, key, lockKey, owner, result));
-		}
-		return new LockAttempt.Busy(Duration.ofMillis(-result - 1));
+				RedisCalls.args(owner, millis(leaseTime), waiting ? "1" : "0"),
+				(result) -> (result > 0)
+						? new LockAttempt.Acquired(new FamilyHandle(Kind.READ, key, lockKey, owner, result))
+						: new LockAttempt.Busy(Duration.ofMillis(-result - 1)));
 	}
 
 	/**
 	 * The writer's acquire, returning the mutex's own handle (made by {@code handles}),
 	 * since the write side is the mutex.
 	 */
-	LockAttempt tryLockExclusive(String key, Duration leaseTime, String waiterId, Duration intentTimeout,
-			boolean intentRecorded, MutexHandles handles) {
+	CompletableFuture<LockAttempt> tryLockExclusive(String key, Duration leaseTime, String waiterId,
+			Duration intentTimeout, boolean intentRecorded, MutexHandles handles) {
 		return tryLockExclusive(key, leaseTime, waiterId, intentTimeout, intentRecorded, 1, handles);
 	}
 
@@ -103,20 +104,22 @@ final class RedisFamily {
 	 * As above, reserving a block of {@code tokens} fencing tokens with the lock it takes
 	 * (the handle is made for the block's first token).
 	 */
-	LockAttempt tryLockExclusive(String key, Duration leaseTime, String waiterId, Duration intentTimeout,
-			boolean intentRecorded, int tokens, MutexHandles handles) {
+	CompletableFuture<LockAttempt> tryLockExclusive(String key, Duration leaseTime, String waiterId,
+			Duration intentTimeout, boolean intentRecorded, int tokens, MutexHandles handles) {
 		String lockKey = this.keys.lockKey(key);
 		String owner = this.owners.get();
-		Long result = acquire(key, Kind.WRITE, lockKey, owner, RwSemaphoreScripts.WRITE_ACQUIRE,
+		return acquire(key, Kind.WRITE, lockKey, owner, RwSemaphoreScripts.WRITE_ACQUIRE,
 				RedisCalls.args(lockKey, this.keys.fenceKey(lockKey), this.keys.intentsKey(lockKey)),
 				RedisCalls.args(owner, millis(leaseTime), waiterId, millis(intentTimeout), intentRecorded ? "1" : "0",
-						Integer.toString(tokens)));
-		long token = LockScripts.grantedToken(result);
-		if (token > 0) {
-			return new LockAttempt.Acquired(
-					handles.handle(key, lockKey, owner, token, LockScripts.grantedLastToken(result, tokens)));
-		}
-		return new LockAttempt.Busy(Duration.ofMillis(-result - 1));
+						Integer.toString(tokens)),
+				(result) -> {
+					long token = LockScripts.grantedToken(result);
+					if (token > 0) {
+						return new LockAttempt.Acquired(handles.handle(key, lockKey, owner, token,
+								LockScripts.grantedLastToken(result, tokens)));
+					}
+					return new LockAttempt.Busy(Duration.ofMillis(-result - 1));
+				});
 	}
 
 	void withdrawIntent(String key, String waiterId) {
@@ -128,24 +131,24 @@ final class RedisFamily {
 				RedisCalls.args(waiterId, publish[0], publish[1]));
 	}
 
-	LockAttempt tryAcquirePermit(String key, int permits, Duration leaseTime, boolean waiting) {
+	CompletableFuture<LockAttempt> tryAcquirePermit(String key, int permits, Duration leaseTime, boolean waiting) {
 		if (permits <= 0) {
 			throw new IllegalArgumentException("permits must be positive but was " + permits);
 		}
 		String lockKey = this.keys.lockKey(key);
 		String semaphore = this.keys.permitsKey(lockKey);
 		String owner = this.owners.get();
-		List<Object> reply;
-		try {
-			reply = this.calls.call(key, "take a permit of", RwSemaphoreScripts.PERMIT_ACQUIRE, ScriptOutputType.MULTI,
-					this.calls.deadline(), RedisCalls.args(semaphore, this.keys.fenceKey(lockKey)),
-					RedisCalls.args(owner, Integer.toString(permits), millis(leaseTime), waiting ? "1" : "0"));
-		}
-		catch (LockBackendException ex) {
-			FamilyHandle taken = new FamilyHandle(Kind.PERMIT, key, semaphore, owner, 0);
-			RedisCalls.undoNowAndLate(ex, () -> abandon(taken));
-			throw ex;
-		}
+		CompletableFuture<List<Object>> reply = this.calls.callAsync(key, "take a permit of",
+				RwSemaphoreScripts.PERMIT_ACQUIRE, ScriptOutputType.MULTI, this.calls.deadline(),
+				RedisCalls.args(semaphore, this.keys.fenceKey(lockKey)),
+				RedisCalls.args(owner, Integer.toString(permits), millis(leaseTime), waiting ? "1" : "0"));
+		return RedisCalls.answer(reply, (permit) -> permitOutcome(key, semaphore, owner, permits, permit),
+				(failure) -> RedisCalls.undoIfSent(failure,
+						() -> abandon(new FamilyHandle(Kind.PERMIT, key, semaphore, owner, 0))));
+	}
+
+	private LockAttempt permitOutcome(String key, String semaphore, String owner, int permits,
+			@Nullable List<Object> reply) {
 		if (reply == null || reply.size() != 2) {
 			throw new LockBackendException(key,
 					"Redis returned no usable reply to take a permit of semaphore '" + key + "': " + reply,
@@ -163,27 +166,24 @@ final class RedisFamily {
 	}
 
 	/**
-	 * One acquire script call; a failed call (which may have taken the hold, or may still
-	 * take it when a queued command runs late) is undone by its owner token.
+	 * One acquire script call, answered by {@code outcome} of its reply; a failed call
+	 * (which may have taken the hold, or may still take it when a queued command runs
+	 * late) is undone by its owner token.
 	 */
-	private Long acquire(String key, Kind kind, String lockKey, String owner, RedisScript<Long> script,
-			byte[][] scriptKeys, byte[][] args) {
-		Long result;
-		try {
-			result = this.calls.call(key, (kind == Kind.READ) ? "read-lock" : "write-lock", script,
-					ScriptOutputType.INTEGER, this.calls.deadline(), scriptKeys, args);
-		}
-		catch (LockBackendException ex) {
-			Runnable undo = (kind == Kind.READ) ? () -> abandon(new FamilyHandle(kind, key, lockKey, owner, 0))
-					: () -> abandonMutex(key, lockKey, owner);
-			RedisCalls.undoNowAndLate(ex, undo);
-			throw ex;
-		}
-		if (result == null) {
-			throw new LockBackendException(key, "Redis returned no reply to acquire lock '" + key + "'",
-					new IllegalStateException("null script result"));
-		}
-		return result;
+	private CompletableFuture<LockAttempt> acquire(String key, Kind kind, String lockKey, String owner,
+			RedisScript<Long> script, byte[][] scriptKeys, byte[][] args, LongFunction<LockAttempt> outcome) {
+		CompletableFuture<@Nullable Long> reply = this.calls.callAsync(key,
+				(kind == Kind.READ) ? "read-lock" : "write-lock", script, ScriptOutputType.INTEGER,
+				this.calls.deadline(), scriptKeys, args);
+		Runnable undo = (kind == Kind.READ) ? () -> abandon(new FamilyHandle(kind, key, lockKey, owner, 0))
+				: () -> abandonMutex(key, lockKey, owner);
+		return RedisCalls.answer(reply, (result) -> {
+			if (result == null) {
+				throw new LockBackendException(key, "Redis returned no reply to acquire lock '" + key + "'",
+						new IllegalStateException("null script result"));
+			}
+			return outcome.apply(result);
+		}, (failure) -> RedisCalls.undoIfSent(failure, undo));
 	}
 
 	/**

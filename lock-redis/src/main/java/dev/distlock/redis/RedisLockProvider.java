@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 import dev.distlock.spi.BatchRelease;
@@ -227,7 +228,7 @@ public final class RedisLockProvider
 	 * ({@code distributed-lock.redis.wait-for-replicas}), whose {@code WAIT} covers the
 	 * mutex's scripts only.
 	 */
-	private LockAttempt tryLockShared(String key, Duration leaseTime, boolean waiting) {
+	private CompletableFuture<LockAttempt> tryLockShared(String key, Duration leaseTime, boolean waiting) {
 		return this.family.tryLockShared(key, leaseTime, waiting);
 	}
 
@@ -235,8 +236,8 @@ public final class RedisLockProvider
 	 * Without an intent recorded, a free key costs what a plain lock
 	 * ({@link RedisMutexes}) costs: {@code INCR} and {@code SET NX} inside the script.
 	 */
-	private LockAttempt tryLockExclusive(String key, Duration leaseTime, String waiterId, Duration intentTimeout,
-			boolean intentRecorded) {
+	private CompletableFuture<LockAttempt> tryLockExclusive(String key, Duration leaseTime, String waiterId,
+			Duration intentTimeout, boolean intentRecorded) {
 		if (this.waitForReplicas > 0) {
 			return this.mutexes.tryLock(key, leaseTime, true);
 		}
@@ -250,8 +251,8 @@ public final class RedisLockProvider
 	 * attempt). With the replica guard on, a single token, as
 	 * {@link RedisMutexes#tryLockBlock}.
 	 */
-	private LockAttempt tryLockExclusive(String key, Duration leaseTime, String waiterId, Duration intentTimeout,
-			boolean intentRecorded, int tokens) {
+	private CompletableFuture<LockAttempt> tryLockExclusive(String key, Duration leaseTime, String waiterId,
+			Duration intentTimeout, boolean intentRecorded, int tokens) {
 		if (tokens < 1) {
 			throw new IllegalArgumentException("A token block holds at least one token but was " + tokens);
 		}
@@ -272,7 +273,8 @@ public final class RedisLockProvider
 	 * A semaphore is a sorted set of permits scored by their expiry on the server's clock
 	 * (see {@link FamilyScripts}). Not offered with the replica guard.
 	 */
-	private LockAttempt tryAcquirePermit(String key, int permits, Duration leaseTime, boolean waiting) {
+	private CompletableFuture<LockAttempt> tryAcquirePermit(String key, int permits, Duration leaseTime,
+			boolean waiting) {
 		return this.family.tryAcquirePermit(key, permits, leaseTime, waiting);
 	}
 
@@ -319,14 +321,26 @@ public final class RedisLockProvider
 	/**
 	 * {@inheritDoc}
 	 * <p>
-	 * Answers on the calling thread, within the store timeout.
+	 * Returns without waiting for Redis, for every kind: the answer completes when Redis
+	 * replies (on a client I/O thread), or fails at the store timeout, the acquire then
+	 * undone by its owner token at once and again once Redis has run it. The first call
+	 * after start or after a connection reset does not wait for the connection either. A
+	 * multi-key acquire across cluster slots sends each slot's call once the one before
+	 * has answered. With the replica guard
+	 * ({@code distributed-lock.redis.wait-for-replicas}), the acquire and its
+	 * {@code WAIT} block a thread of the guard's own, not the caller's.
 	 */
 	@Override
 	public CompletionStage<LockAttempt> tryLock(LockRequest request) {
-		return LockAttempt.of(() -> take(request));
+		try {
+			return take(request);
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
 	}
 
-	private LockAttempt take(LockRequest request) {
+	private CompletableFuture<LockAttempt> take(LockRequest request) {
 		if (!kinds().contains(request.kind())) {
 			throw Capabilities.unsupported(this, request.kind(), request.key());
 		}

@@ -2,13 +2,14 @@ package dev.distlock.redis;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 
 import dev.distlock.LockBackendException;
-import dev.distlock.spi.Interrupts;
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockHandle;
 import io.lettuce.core.ScriptOutputType;
@@ -26,13 +27,13 @@ import org.apache.commons.logging.LogFactory;
  * timeout, however many slots it spans.
  *
  * <p>
- * A call that fails or is interrupted part-way (a reply lost, a timeout) may have taken
- * the group whose reply never came: its release is sent at once without waiting, and
- * again once its acquire has run; the groups taken before it are released, owner-checked,
- * within the attempt's deadline. So no key stays held by an owner nobody knows
- * (Redisson's multi-lock leaves such keys until their lease ends: its issue #4456), and a
- * hung master costs the caller one store timeout, not one for the acquire and another for
- * its give-back.
+ * A call that fails part-way (a reply lost, a timeout) may have taken the group whose
+ * reply never came: its release is sent at once without waiting, and again once its
+ * acquire has run; the groups taken before it are released, owner-checked, within the
+ * attempt's deadline. So no key stays held by an owner nobody knows (Redisson's
+ * multi-lock leaves such keys until their lease ends: its issue #4456), and a hung master
+ * costs the caller one store timeout, not one for the acquire and another for its
+ * give-back.
  */
 final class RedisMultiLocks {
 
@@ -52,59 +53,68 @@ final class RedisMultiLocks {
 
 	/**
 	 * One attempt, bounded as a whole by one store timeout: every slot's call and the
-	 * give-back after a busy or failed slot share one deadline.
+	 * give-back after a busy or failed slot share one deadline. Answered without waiting
+	 * for Redis: each slot's call is sent once the one before has answered.
 	 */
-	LockAttempt tryLockAll(List<String> userKeys, Duration leaseTime, boolean waiting) {
-		String owner = this.provider.newOwner();
-		long deadline = this.calls.deadline();
-		List<List<String>> taken = new ArrayList<>();
-		List<LockHandle> handles = new ArrayList<>(userKeys.size());
-		String what = String.join(",", userKeys);
-		for (List<String> group : groups(userKeys).values()) {
-			List<Object> reply;
+	CompletableFuture<LockAttempt> tryLockAll(List<String> userKeys, Duration leaseTime, boolean waiting) {
+		Attempt attempt = new Attempt(userKeys, this.provider.newOwner(), leaseTime, waiting, this.calls.deadline());
+		CompletableFuture<LockAttempt> answer = new CompletableFuture<>();
+		next(attempt, groups(userKeys).values().iterator(), answer);
+		return answer;
+	}
+
+	/** Takes the next slot's group, or answers with every handle once none is left. */
+	private void next(Attempt attempt, Iterator<List<String>> groups, CompletableFuture<LockAttempt> answer) {
+		if (!groups.hasNext()) {
+			// Handles in the caller's (sorted) order, whatever the slot order.
+			List<LockHandle> ordered = new ArrayList<>(attempt.handles);
+			ordered
+				.sort((a, b) -> Integer.compare(attempt.userKeys.indexOf(a.key()), attempt.userKeys.indexOf(b.key())));
+			answer.complete(new LockAttempt.AcquiredAll(ordered));
+			return;
+		}
+		List<String> group = groups.next();
+		acquire(attempt, group).whenComplete((reply, failure) -> {
 			try {
-				reply = acquire(what, group, owner, leaseTime, waiting, deadline);
+				if (failure != null) {
+					failed(attempt, group, unwrap(failure), answer);
+				}
+				else if (((Number) reply.get(0)).longValue() != 1) {
+					long remaining = ((Number) reply.get(1)).longValue();
+					int index = ((Number) reply.get(2)).intValue() - 1;
+					// The caller is told none of the keys is held once they are not.
+					giveBack(attempt.what, attempt.taken, attempt.owner, attempt.deadline)
+						.whenComplete((done, ignored) -> answer
+							.complete(new LockAttempt.Busy(Duration.ofMillis(remaining), group.get(index))));
+				}
+				else {
+					attempt.taken(group, reply);
+					next(attempt, groups, answer);
+				}
 			}
 			catch (RuntimeException ex) {
-				// Taken or not, every group sent is given back: no key stays held by an
-				// owner nobody knows. The group whose reply did not come is not waited
-				// for: its give-back is sent now, and again once its acquire has run.
-				giveBackPending(what, group, owner);
-				RedisCalls.afterLateReply(ex, () -> giveBackPending(what, group, owner));
-				Interrupts.setAside(() -> {
-					giveBack(what, taken, owner, deadline);
-					// An interrupt stopped the wait, not Redis: the reply still comes
-					// within the deadline, and the give-back after it is awaited, so the
-					// caller is not told "none held" while a group is.
-					if (RedisCalls.awaitLateReply(ex, deadline)) {
-						giveBack(what, List.of(group), owner, deadline);
-					}
-					return null;
-				});
-				throw ex;
+				failed(attempt, group, ex, answer);
 			}
-			if (((Number) reply.get(0)).longValue() != 1) {
-				// Awaited even by an interrupted caller, who is told none of the keys is
-				// held.
-				Interrupts.setAside(() -> {
-					giveBack(what, taken, owner, deadline);
-					return null;
-				});
-				long remaining = ((Number) reply.get(1)).longValue();
-				int index = ((Number) reply.get(2)).intValue() - 1;
-				return new LockAttempt.Busy(Duration.ofMillis(remaining), group.get(index));
-			}
-			taken.add(group);
-			for (int i = 0; i < group.size(); i++) {
-				String key = group.get(i);
-				handles.add(this.provider.handle(key, this.keys.lockKey(key), owner,
-						((Number) reply.get(i + 1)).longValue()));
-			}
+		});
+	}
+
+	/**
+	 * Taken or not, every group sent is given back: no key stays held by an owner nobody
+	 * knows. The group whose reply did not come is not waited for: its give-back is sent
+	 * now, and again once its acquire has run. The groups taken before are given back
+	 * within the deadline before the caller hears of the failure.
+	 */
+	private void failed(Attempt attempt, List<String> group, Throwable failure, CompletableFuture<LockAttempt> answer) {
+		giveBackPending(attempt.what, group, attempt.owner);
+		if (failure instanceof RuntimeException runtime) {
+			RedisCalls.afterLateReply(runtime, () -> giveBackPending(attempt.what, group, attempt.owner));
 		}
-		// Handles in the caller's (sorted) order, whatever the slot order.
-		List<LockHandle> ordered = new ArrayList<>(handles);
-		ordered.sort((a, b) -> Integer.compare(userKeys.indexOf(a.key()), userKeys.indexOf(b.key())));
-		return new LockAttempt.AcquiredAll(ordered);
+		giveBack(attempt.what, attempt.taken, attempt.owner, attempt.deadline)
+			.whenComplete((done, ignored) -> answer.completeExceptionally(failure));
+	}
+
+	private static Throwable unwrap(Throwable failure) {
+		return (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause() : failure;
 	}
 
 	/** Sorted keys by slot, slots in ascending order. */
@@ -117,50 +127,53 @@ final class RedisMultiLocks {
 		return bySlot;
 	}
 
-	@SuppressWarnings("unchecked")
-	private List<Object> acquire(String what, List<String> group, String owner, Duration leaseTime, boolean waiting,
-			long deadline) {
+	private CompletableFuture<List<Object>> acquire(Attempt attempt, List<String> group) {
 		String[] lockKeys = new String[group.size() + 1];
 		for (int i = 0; i < group.size(); i++) {
 			lockKeys[i] = this.keys.lockKey(group.get(i));
 		}
 		lockKeys[group.size()] = this.keys.fenceKey(lockKeys[0]);
-		List<Object> reply = this.calls.call(what, "acquire", FamilyScripts.ACQUIRE_ALL, ScriptOutputType.MULTI,
-				deadline, RedisCalls.args(lockKeys),
-				RedisCalls.args(owner, Long.toString(Math.max(1, leaseTime.toMillis())), waiting ? "1" : "0"));
-		if (reply == null || reply.isEmpty()) {
-			throw new LockBackendException(what, "Redis returned no reply to acquire the locks " + group,
-					new IllegalStateException("empty script result"));
-		}
-		return reply;
+		CompletableFuture<List<Object>> reply = this.calls.callAsync(attempt.what, "acquire", FamilyScripts.ACQUIRE_ALL,
+				ScriptOutputType.MULTI, attempt.deadline, RedisCalls.args(lockKeys), RedisCalls.args(attempt.owner,
+						Long.toString(Math.max(1, attempt.leaseTime.toMillis())), attempt.waiting ? "1" : "0"));
+		return RedisCalls.answer(reply, (keysTaken) -> {
+			if (keysTaken == null || keysTaken.isEmpty()) {
+				throw new LockBackendException(attempt.what, "Redis returned no reply to acquire the locks " + group,
+						new IllegalStateException("empty script result"));
+			}
+			return keysTaken;
+		}, (failure) -> {
+		});
 	}
 
 	/**
-	 * Gives back the groups taken by one owner: sent at once, awaited until
-	 * {@code deadline}. A failure, or a give-back still unanswered then, is logged; the
-	 * keys then expire after their lease, or are given back when the call runs.
+	 * Gives back the groups taken by one owner: sent at once, answered once every reply
+	 * came, or at {@code deadline}. A failure, or a give-back still unanswered then, is
+	 * logged; the keys then expire after their lease, or are given back when the call
+	 * runs.
 	 */
-	private void giveBack(String what, List<List<String>> groups, String owner, long deadline) {
-		List<CompletableFuture<List<Object>>> replies = new ArrayList<>();
-		for (List<String> group : groups) {
-			try {
-				replies.add(sendRelease(what, group, owner, deadline));
-			}
-			catch (RuntimeException ex) {
-				replies.add(CompletableFuture.failedFuture(ex));
-			}
-		}
+	private CompletableFuture<Void> giveBack(String what, List<List<String>> groups, String owner, long deadline) {
+		CompletableFuture<?>[] replies = new CompletableFuture<?>[groups.size()];
 		for (int i = 0; i < groups.size(); i++) {
+			List<String> group = groups.get(i);
+			CompletableFuture<List<Object>> reply;
 			try {
-				this.calls.await(what, "release", replies.get(i), deadline);
+				reply = sendRelease(what, group, owner, deadline);
 			}
 			catch (RuntimeException ex) {
-				logger.debug(
-						"Could not give back the locks " + groups.get(i) + " of a failed multi-key acquire"
-								+ " in time; they are given back when Redis runs the call, or expire after their lease",
-						ex);
+				reply = CompletableFuture.failedFuture(ex);
 			}
+			replies[i] = this.calls.within(what, "release", reply, deadline).handle((released, failure) -> {
+				if (failure != null) {
+					logger.debug(
+							"Could not give back the locks " + group + " of a failed multi-key acquire in time;"
+									+ " they are given back when Redis runs the call, or expire after their lease",
+							failure);
+				}
+				return null;
+			});
 		}
+		return CompletableFuture.allOf(replies);
 	}
 
 	/**
@@ -232,6 +245,46 @@ final class RedisMultiLocks {
 		String[] publish = this.provider.publishArgs(lockKeys[0]);
 		return this.calls.send(what, "release", FamilyScripts.RELEASE_ALL, ScriptOutputType.MULTI, deadline,
 				RedisCalls.args(lockKeys), RedisCalls.args(owner, publish[0], publish[1]));
+	}
+
+	/** The state of one multi-key attempt, touched by one continuation at a time. */
+	private final class Attempt {
+
+		final List<String> userKeys;
+
+		final String what;
+
+		final String owner;
+
+		final Duration leaseTime;
+
+		final boolean waiting;
+
+		final long deadline;
+
+		final List<List<String>> taken = new ArrayList<>();
+
+		final List<LockHandle> handles;
+
+		Attempt(List<String> userKeys, String owner, Duration leaseTime, boolean waiting, long deadline) {
+			this.userKeys = userKeys;
+			this.what = String.join(",", userKeys);
+			this.owner = owner;
+			this.leaseTime = leaseTime;
+			this.waiting = waiting;
+			this.deadline = deadline;
+			this.handles = new ArrayList<>(userKeys.size());
+		}
+
+		void taken(List<String> group, List<Object> reply) {
+			this.taken.add(group);
+			for (int i = 0; i < group.size(); i++) {
+				String key = group.get(i);
+				this.handles.add(RedisMultiLocks.this.provider.handle(key, RedisMultiLocks.this.keys.lockKey(key),
+						this.owner, ((Number) reply.get(i + 1)).longValue()));
+			}
+		}
+
 	}
 
 }

@@ -2,6 +2,7 @@ package dev.distlock.redis;
 
 import java.time.Duration;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -81,7 +82,7 @@ final class RedisMutexes {
 		return this.instanceId + ":" + this.sequence.incrementAndGet();
 	}
 
-	LockAttempt tryLock(String key, Duration leaseTime, boolean waiting) {
+	CompletableFuture<LockAttempt> tryLock(String key, Duration leaseTime, boolean waiting) {
 		return tryLockBlock(key, leaseTime, waiting, 1);
 	}
 
@@ -91,14 +92,14 @@ final class RedisMutexes {
 	 * ({@code wait-for-replicas}), the block is a single token, so such a lock is never
 	 * handed over locally.
 	 */
-	LockAttempt tryLockBlock(String key, Duration leaseTime, boolean waiting, int tokens) {
+	CompletableFuture<LockAttempt> tryLockBlock(String key, Duration leaseTime, boolean waiting, int tokens) {
 		if (tokens < 1) {
 			throw new IllegalArgumentException("A token block holds at least one token but was " + tokens);
 		}
 		String waitingFlag = waiting ? "1" : "0";
 		if (tokens > 1 && this.waitForReplicas == 0) {
 			return attempt(key, newOwner(), tokens,
-					(lockKey, owner, deadline) -> this.calls.<Long>call(key, "acquire", LockScripts.ACQUIRE,
+					(lockKey, owner, deadline) -> this.calls.<Long>callAsync(key, "acquire", LockScripts.ACQUIRE,
 							ScriptOutputType.INTEGER, deadline, RedisCalls.args(lockKey, this.keys.fenceKey(lockKey)),
 							RedisCalls.args(owner, millis(leaseTime), waitingFlag, Integer.toString(tokens))),
 					false);
@@ -106,8 +107,8 @@ final class RedisMutexes {
 		return attempt(key, newOwner(),
 				(lockKey, owner, deadline) -> (this.waitForReplicas > 0)
 						? guard().acquire(key, lockKey, owner, millis(leaseTime), waitingFlag, deadline)
-						: this.calls.<Long>call(key, "acquire", LockScripts.ACQUIRE, ScriptOutputType.INTEGER, deadline,
-								RedisCalls.args(lockKey, this.keys.fenceKey(lockKey)),
+						: this.calls.<Long>callAsync(key, "acquire", LockScripts.ACQUIRE, ScriptOutputType.INTEGER,
+								deadline, RedisCalls.args(lockKey, this.keys.fenceKey(lockKey)),
 								RedisCalls.args(owner, millis(leaseTime), waitingFlag)));
 	}
 
@@ -118,14 +119,15 @@ final class RedisMutexes {
 	 * by another writer costs no command more. With the replica guard on, the guarded
 	 * acquire without an intent, as the write lock then takes.
 	 */
-	LockAttempt tryLockBlock(String key, Duration leaseTime, int tokens, String waiterId, Duration intentTimeout) {
+	CompletableFuture<LockAttempt> tryLockBlock(String key, Duration leaseTime, int tokens, String waiterId,
+			Duration intentTimeout) {
 		if (tokens < 1) {
 			throw new IllegalArgumentException("A token block holds at least one token but was " + tokens);
 		}
 		if (this.waitForReplicas > 0) {
 			return tryLockBlock(key, leaseTime, true, tokens);
 		}
-		return attempt(key, newOwner(), tokens, (lockKey, owner, deadline) -> this.calls.<Long>call(key, "acquire",
+		return attempt(key, newOwner(), tokens, (lockKey, owner, deadline) -> this.calls.<Long>callAsync(key, "acquire",
 				LockScripts.ACQUIRE, ScriptOutputType.INTEGER, deadline,
 				RedisCalls.args(lockKey, this.keys.fenceKey(lockKey), this.keys.intentsKey(lockKey)), RedisCalls
 					.args(owner, millis(leaseTime), "1", Integer.toString(tokens), waiterId, millis(intentTimeout))),
@@ -133,28 +135,34 @@ final class RedisMutexes {
 	}
 
 	/**
-	 * One acquire script call under a fresh owner token; a failed call (whose lock may
-	 * have been taken, or may still be taken when a queued command runs late) is undone
-	 * by that token.
+	 * One acquire script call under a fresh owner token, answered without waiting for
+	 * Redis; a failed call (whose lock may have been taken, or may still be taken when a
+	 * queued command runs late) is undone by that token.
 	 */
-	private LockAttempt attempt(String key, String owner, AcquireCall call) {
+	private CompletableFuture<LockAttempt> attempt(String key, String owner, AcquireCall call) {
 		return attempt(key, owner, 1, call, false);
 	}
 
-	LockAttempt attempt(String key, String owner, AcquireCall call, boolean fair) {
+	CompletableFuture<LockAttempt> attempt(String key, String owner, AcquireCall call, boolean fair) {
 		return attempt(key, owner, 1, call, fair);
 	}
 
-	private LockAttempt attempt(String key, String owner, int tokens, AcquireCall call, boolean fair) {
+	private CompletableFuture<LockAttempt> attempt(String key, String owner, int tokens, AcquireCall call,
+			boolean fair) {
 		String lockKey = this.keys.lockKey(key);
-		Long result;
+		CompletableFuture<@Nullable Long> reply;
 		try {
-			result = call.run(lockKey, owner, this.calls.deadline());
+			reply = call.run(lockKey, owner, this.calls.deadline());
 		}
-		catch (LockBackendException ex) {
-			RedisCalls.undoNowAndLate(ex, () -> abandon(key, lockKey, owner));
-			throw ex;
+		catch (RuntimeException ex) {
+			reply = CompletableFuture.failedFuture(ex);
 		}
+		return RedisCalls.answer(reply, (result) -> outcome(key, lockKey, owner, tokens, fair, result),
+				(failure) -> RedisCalls.undoIfSent(failure, () -> abandon(key, lockKey, owner)));
+	}
+
+	private LockAttempt outcome(String key, String lockKey, String owner, int tokens, boolean fair,
+			@Nullable Long result) {
 		if (result == null) {
 			throw new LockBackendException(key, "Redis returned no reply to acquire lock '" + key + "'",
 					new IllegalStateException("null script result"));
@@ -170,7 +178,8 @@ final class RedisMutexes {
 	@FunctionalInterface
 	interface AcquireCall {
 
-		@Nullable Long run(String lockKey, String owner, long deadlineNanos);
+		/** The reply, bounded by {@code deadlineNanos}; sent without waiting for it. */
+		CompletableFuture<@Nullable Long> run(String lockKey, String owner, long deadlineNanos);
 
 	}
 

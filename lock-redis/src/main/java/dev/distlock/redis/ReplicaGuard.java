@@ -67,27 +67,29 @@ final class ReplicaGuard implements AutoCloseable {
 	}
 
 	/**
-	 * The acquire script and {@code WAIT}, run on a thread of their own and awaited until
-	 * the deadline: {@code WAIT} needs a connection of its own and the synchronous API,
-	 * whose timeout is the client's. A caller that gives up has the lock undone once the
-	 * pipeline is over.
+	 * The acquire script and {@code WAIT}, run on a thread of their own, answered by the
+	 * deadline without the caller waiting: {@code WAIT} needs a connection of its own and
+	 * the synchronous API, whose timeout is the client's. When the deadline passes first,
+	 * the lock is undone once the pipeline is over.
 	 */
-	Long acquire(String key, String lockKey, String owner, String leaseMillis, String waiting, long deadline) {
+	CompletableFuture<Long> acquire(String key, String lockKey, String owner, String leaseMillis, String waiting,
+			long deadline) {
 		CompletableFuture<Long> acquired;
 		try {
 			acquired = CompletableFuture.supplyAsync(() -> pipeline(key, lockKey, owner, leaseMillis, waiting),
 					this.executor);
 		}
 		catch (RejectedExecutionException ex) {
-			throw new LockBackendException(key, "Cannot acquire lock '" + key + "': the provider has been closed", ex);
+			return CompletableFuture.failedFuture(new LockBackendException(key,
+					"Cannot acquire lock '" + key + "': the provider has been closed", ex));
 		}
-		try {
-			return this.calls.await(key, "acquire", acquired, deadline);
-		}
-		catch (LockBackendException ex) {
-			acquired.whenComplete((result, failure) -> this.undo.abandon(key, lockKey, owner));
-			throw ex;
-		}
+		CompletableFuture<Long> answer = this.calls.within(key, "acquire", acquired, deadline);
+		answer.whenComplete((result, failure) -> {
+			if (failure != null) {
+				acquired.whenComplete((late, lateFailure) -> this.undo.abandon(key, lockKey, owner));
+			}
+		});
+		return answer;
 	}
 
 	/**

@@ -3,6 +3,7 @@ package dev.distlock.redis;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
 
@@ -142,6 +143,31 @@ class RedisMultiLockCleanupTests {
 			// store timeout that the bound rules out.
 			assertThat(took).as("the acquire's duration").isLessThan(waitTime.plus(storeTimeout).plusSeconds(1));
 		}
+		late.resume();
+		assertNoneLeftOnceTheLateAcquireRan(keys);
+	}
+
+	/**
+	 * The acquire does not wait for Redis: with the later slot's node hung, the answer is
+	 * pending when {@code tryLock} returns, the earlier slot is taken meanwhile, and the
+	 * answer fails at the store timeout with the store-timeout message; no key is left.
+	 */
+	@Test
+	void theAnswerIsPendingWhileTheLaterSlotsNodeIsHung() {
+		List<String> keys = keysOnTwoNodes();
+		RedisServer late = owner(keys.get(1));
+		lockAndReleaseAll(keyOn(late));
+		late.pause();
+		CompletableFuture<LockAttempt> answer = this.provider.tryLock(LockRequest.all(sorted(keys), LEASE))
+			.toCompletableFuture();
+		assertThat(answer).as("the answer when tryLock returns, the later node frozen").isNotDone();
+		Conditions.await("the earlier slot taken", Duration.ofSeconds(10),
+				() -> answer.isDone() || !presentNow(keys.subList(0, 1)).isEmpty());
+		assertThatExceptionOfType(LockBackendException.class).isThrownBy(() -> LockAttempt.join(answer))
+			.withMessage("Redis did not answer within " + this.provider.callTimeout().toMillis()
+					+ "ms (distributed-lock.store-timeout) to acquire lock '" + String.join(",", sorted(keys)) + "'");
+		Conditions.await("the earlier slot's key given back", Duration.ofSeconds(10),
+				() -> presentNow(keys.subList(0, 1)).isEmpty());
 		late.resume();
 		assertNoneLeftOnceTheLateAcquireRan(keys);
 	}
