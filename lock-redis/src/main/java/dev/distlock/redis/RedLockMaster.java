@@ -55,7 +55,7 @@ final class RedLockMaster implements AutoCloseable {
 			this.dispatcher.execute(() -> {
 				try {
 					this.calls
-						.<Long>send(key, operation, script, ScriptOutputType.INTEGER, deadlineNanos,
+						.<Long>sendInOrder(key, operation, script, ScriptOutputType.INTEGER, deadlineNanos,
 								RedisCalls.args(keys), RedisCalls.args(args))
 						.whenComplete((result, failure) -> {
 							if (failure != null) {

@@ -52,6 +52,9 @@ final class RedisCalls implements AutoCloseable {
 
 	private static final Log logger = LogFactory.getLog(RedisCalls.class);
 
+	/** What a call waiting for the connection is said to do, before its operation. */
+	private static final String CONNECT = "connect to ";
+
 	private final RedisConnectionFactory connectionFactory;
 
 	private final Duration timeout;
@@ -142,7 +145,7 @@ final class RedisCalls implements AutoCloseable {
 			if (failure != null) {
 				Throwable cause = unwrap(failure);
 				return CompletableFuture.<T>failedFuture((cause instanceof LockBackendException backend) ? backend
-						: failed(key, "connect to " + operation, cause));
+						: failed(key, CONNECT + operation, cause));
 			}
 			if (System.nanoTime() - deadlineNanos > 0) {
 				return CompletableFuture.<T>failedFuture(new LockBackendException(key,
@@ -153,6 +156,18 @@ final class RedisCalls implements AutoCloseable {
 			}
 			return this.<T>evalsha(established.commands, script, type, keys, args);
 		}).thenCompose((stage) -> stage);
+	}
+
+	/**
+	 * As {@link #send}, but a connection not yet established is waited for on the calling
+	 * thread until {@code deadlineNanos}, so that the calls of one thread go out in the
+	 * order made even while connecting: calls that each wait for the connection on their
+	 * own would be sent in no particular order once it comes.
+	 */
+	<T> CompletableFuture<T> sendInOrder(String key, String operation, RedisScript<?> script, ScriptOutputType type,
+			long deadlineNanos, byte[][] keys, byte[]... args) {
+		Native established = await(key, CONNECT + operation, connection(key, operation), deadlineNanos);
+		return evalsha(established.commands, script, type, keys, args);
 	}
 
 	/** The script by SHA, sent whole once if Redis answers {@code NOSCRIPT}. */
@@ -254,7 +269,7 @@ final class RedisCalls implements AutoCloseable {
 
 	private UnansweredCallException unanswered(String key, String operation, CompletableFuture<?> reply,
 			Throwable cause) {
-		String what = isConnected() ? operation : "connect to " + operation;
+		String what = (isConnected() || operation.startsWith(CONNECT)) ? operation : CONNECT + operation;
 		return new UnansweredCallException(key, "Redis did not answer within " + this.timeout.toMillis()
 				+ "ms (distributed-lock.store-timeout) to " + what + " lock '" + key + "'", cause, reply);
 	}
@@ -405,27 +420,7 @@ final class RedisCalls implements AutoCloseable {
 		catch (ExecutionException | TimeoutException | RuntimeException ex) {
 			return null;
 		}
-		String version = (info != null) ? info.lines()
-			.filter((line) -> line.startsWith("redis_version:"))
-			.map((line) -> line.substring("redis_version:".length()).trim())
-			.findFirst()
-			.orElse(null) : null;
-		if (version == null) {
-			return null;
-		}
-		String[] parts = version.split("\\.");
-		try {
-			int major = Integer.parseInt(parts[0]);
-			int minor = (parts.length > 1) ? Integer.parseInt(parts[1]) : 0;
-			if (major > 6 || (major == 6 && minor >= 2)) {
-				return null;
-			}
-		}
-		catch (NumberFormatException ex) {
-			return null;
-		}
-		return "distlock's Redis store needs Redis 6.2 or newer (its scripts use SET ... GET), but the server runs "
-				+ "Redis " + version + "; every lock call fails until it is upgraded";
+		return ServerVersion.tooOld(info);
 	}
 
 	static byte[] bytes(String value) {

@@ -176,8 +176,14 @@ class RedisAsyncLockTemplateTests {
 	void cancellingTheCallersStageDeletesTheKey() throws Exception {
 		String key = key();
 		CompletableFuture<String> work = new CompletableFuture<>();
-		CompletableFuture<String> run = async.execute(key, () -> work);
-		Conditions.await("the lock is held", Duration.ofSeconds(10), () -> stored(key));
+		AtomicBoolean started = new AtomicBoolean();
+		CompletableFuture<String> run = async.execute(key, () -> {
+			started.set(true);
+			return work;
+		});
+		// The action runs once the acquire's answer has come; the key is in Redis a
+		// little earlier, before the template holds the lease it gives back on cancel.
+		Conditions.await("the action started", Duration.ofSeconds(10), started::get);
 		run.cancel(false);
 		assertThat(stored(key)).as("stored after cancel").isFalse();
 		assertThat(work).isCancelled();
