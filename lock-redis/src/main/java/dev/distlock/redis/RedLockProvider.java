@@ -4,15 +4,18 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
 import java.util.function.LongPredicate;
 
 import dev.distlock.LockBackendException;
+import dev.distlock.spi.CallThreads;
 import dev.distlock.spi.Capabilities;
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockHandle;
@@ -82,6 +85,11 @@ public final class RedLockProvider implements LockProvider, AutoCloseable {
 	private final AtomicLong sequence = new AtomicLong();
 
 	private final ReentrantLock sendOrder = new ReentrantLock();
+
+	/**
+	 * Acquires wait for a quorum's replies: those of waits that hold no thread run here.
+	 */
+	private final CallThreads callThreads = new CallThreads("distlock-redlock-call-", 16);
 
 	/**
 	 * Locks over the masters behind {@code connectionFactories} (Lettuce's, one per
@@ -204,6 +212,11 @@ public final class RedLockProvider implements LockProvider, AutoCloseable {
 	@Override
 	public Duration callTimeout() {
 		return this.storeTimeout;
+	}
+
+	@Override
+	public Optional<Executor> callExecutor() {
+		return Optional.of(this.callThreads);
 	}
 
 	@Override
@@ -380,6 +393,7 @@ public final class RedLockProvider implements LockProvider, AutoCloseable {
 	public void close() {
 		this.masters.forEach(RedLockMaster::close);
 		this.ownedFactories.forEach(LettuceConnectionFactory::destroy);
+		this.callThreads.close();
 	}
 
 	@Override
