@@ -17,6 +17,7 @@ import dev.distlock.support.DefaultLockTemplate;
 import dev.distlock.support.RenewalScheduler;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import reactor.blockhound.BlockHound;
@@ -163,6 +164,7 @@ class ReactiveBlockHoundTests {
 	 * thread can hold (a thread pool's own lock, contended, parks the event loop).
 	 */
 	@Test
+	@Tag("slow")
 	void startingWaitWorkersFromManyEventLoopsAtOnceNeverBlocks() {
 		drainBlocked();
 		int loops = 8;

@@ -15,6 +15,7 @@ import dev.distlock.LeaderListener;
 import dev.distlock.LeaderSettings;
 import dev.distlock.LockOptions;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -63,6 +64,7 @@ class InMemoryLeaderElectionTests {
 	}
 
 	@Test
+	@Tag("slow")
 	void oneLeaderAtATimeAcrossYieldsAndRevocations() {
 		List<LeaderElection> candidates = new ArrayList<>();
 		for (int i = 1; i <= 4; i++) {

@@ -22,6 +22,7 @@ import dev.distlock.OnLeaseLost;
 import dev.distlock.inmemory.InMemoryLockProvider;
 import dev.distlock.spi.LockProvider;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -148,6 +149,7 @@ class InMemoryTemplateTests {
 	}
 
 	@Test
+	@Tag("slow")
 	void theWatchdogKeepsTheLockAcrossSeveralLeases() {
 		String key = key();
 		// Renewal runs at a third of the lease: a lease of a second leaves room for a

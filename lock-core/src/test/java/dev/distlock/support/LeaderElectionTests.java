@@ -15,6 +15,7 @@ import dev.distlock.LeaderListener;
 import dev.distlock.LeaderSettings;
 import dev.distlock.LockOptions;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -89,7 +90,9 @@ class LeaderElectionTests {
 		assertThat(next.token).isGreaterThan(first.token);
 	}
 
+	// Waits out renewals held on the wire for most of a lease.
 	@Test
+	@Tag("slow")
 	void revokesAtTheRenewDeadlineBeforeTheLeaseCanRunOut() throws InterruptedException {
 		Candidate a = candidate("a", FAST);
 		a.elections.start();

@@ -31,6 +31,7 @@ import org.assertj.core.api.Assertions.assertThat
 import org.assertj.core.api.Assertions.assertThatExceptionOfType
 import org.assertj.core.api.Assertions.catchThrowable
 import org.junit.jupiter.api.AfterEach
+import org.junit.jupiter.api.Tag
 import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.Timeout
 
@@ -317,6 +318,7 @@ class CoroutineLockTests {
 	}
 
 	@Test
+	@Tag("slow")
 	fun thousandsOfWaitingCoroutinesNeedOneThread() { newSingleThreadContext("waiters").use { thread ->
 		val threads = ManagementFactory.getThreadMXBean()
 		val held = other.acquire(key, LockOptions.defaults())

@@ -5,6 +5,7 @@ import dev.distlock.test.AutoConfigureInMemoryLocks;
 import dev.distlock.test.LockAssert;
 import dev.distlock.test.LockRecorder;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.beans.factory.annotation.Autowired;
@@ -22,6 +23,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * running: locks are taken in memory, and {@link LockRecorder} tells which keys a call
  * locked.
  */
+// A whole application context with every auto-configuration on the class path.
+@Tag("slow")
 @DirtiesContext
 @SpringBootTest(classes = InMemoryLocksAnnotationTests.OrdersApplication.class,
 		properties = "distributed-lock.locks.orders.wait-time=1s")

@@ -6,6 +6,7 @@ import dev.distlock.sample.webflux.stock.InMemoryStockStore;
 import dev.distlock.sample.webflux.stock.StockLevel;
 import dev.distlock.sample.webflux.stock.StockStore;
 import dev.distlock.spi.LockProvider;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.builder.SpringApplicationBuilder;
@@ -19,6 +20,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * its locks in memory and sells through its reactive endpoints, under the lock by
  * default.
  */
+// Starts the whole application and its web server on a port.
+@Tag("server")
 class InMemoryStoreApplicationTests {
 
 	@Test
