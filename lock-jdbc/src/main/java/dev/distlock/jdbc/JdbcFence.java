@@ -2,7 +2,6 @@ package dev.distlock.jdbc;
 
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 
 import javax.sql.DataSource;
@@ -208,13 +207,7 @@ public final class JdbcFence {
 		JdbcLockDialect known = null;
 		try (Connection connection = this.dataSource.getConnection()) {
 			known = dialect(connection);
-			try (Statement statement = connection.createStatement()) {
-				statement.setQueryTimeout(this.timeoutSeconds);
-				statement.execute(FenceStatements.ddl(known, this.tableName));
-			}
-			if (!connection.getAutoCommit()) {
-				connection.commit();
-			}
+			SchemaResources.create(connection, FenceStatements.ddl(known, this.tableName), this.timeoutSeconds);
 		}
 		catch (SQLException ex) {
 			String database = (known != null) ? label(known) : "The database";

@@ -111,12 +111,7 @@ final class JdbcSchema {
 		this.calls.call("", "create the lock table '" + this.tableName + "'", (connection) -> {
 			String ddl = SchemaResources.read(this.provider.dialect(connection).schemaResource())
 				.replace(JdbcLockProvider.DEFAULT_TABLE_NAME, this.tableName);
-			// One statement per table: MariaDB's driver runs one statement per call.
-			for (String table : ddl.split(";\\s*\\n")) {
-				try (Statement statement = connection.createStatement()) {
-					statement.execute(table);
-				}
-			}
+			SchemaResources.create(connection, ddl, 0);
 			return null;
 		}, null);
 	}

@@ -2,7 +2,6 @@ package dev.distlock.jdbc;
 
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
@@ -181,13 +180,8 @@ public final class JdbcTransactionLocks implements TransactionLocks {
 		JdbcLockDialect known = null;
 		try (Connection connection = this.dataSource.getConnection()) {
 			known = dialect(connection);
-			try (Statement statement = connection.createStatement()) {
-				statement.setQueryTimeout(this.timeoutSeconds);
-				statement.execute(TransactionLockStatements.ddl(known, this.tableName));
-			}
-			if (!connection.getAutoCommit()) {
-				connection.commit();
-			}
+			SchemaResources.create(connection, TransactionLockStatements.ddl(known, this.tableName),
+					this.timeoutSeconds);
 		}
 		catch (SQLException ex) {
 			throw new LockBackendException("", label(known) + " failed to create the transaction lock table '"

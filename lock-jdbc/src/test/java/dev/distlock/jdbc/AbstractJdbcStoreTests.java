@@ -168,6 +168,47 @@ abstract class AbstractJdbcStoreTests {
 	}
 
 	/** A provider whose calls all run on its worker threads. */
+	/**
+	 * Instances that start together all create the tables (one of them wins each race,
+	 * the others find its tables) instead of failing at startup.
+	 */
+	@Test
+	void instancesStartingTogetherAllCreateTheTables() throws Exception {
+		int instances = 8;
+		ExecutorService starts = Executors.newFixedThreadPool(instances);
+		try {
+			for (int round = 0; round < 5; round++) {
+				String table = "race_" + UUID.randomUUID().toString().substring(0, 8);
+				CountDownLatch go = new CountDownLatch(1);
+				List<Future<?>> created = new ArrayList<>();
+				for (int i = 0; i < instances; i++) {
+					created.add(starts.submit(() -> {
+						go.await();
+						try (JdbcLockProvider provider = new JdbcLockProvider(this.dataSource, table)) {
+							provider.createTableIfMissing();
+						}
+						JdbcFence.builder(this.dataSource).tableName(table + "_f").build().createTableIfMissing();
+						JdbcTransactionLocks.builder(this.dataSource)
+							.tableName(table + "_t")
+							.build()
+							.createTableIfMissing();
+						return null;
+					}));
+				}
+				go.countDown();
+				for (Future<?> instance : created) {
+					instance.get(LONG.toSeconds(), TimeUnit.SECONDS);
+				}
+				try (JdbcLockProvider provider = new JdbcLockProvider(this.dataSource, table)) {
+					acquired(LockAttempt.join(provider.tryLock(LockRequest.exclusive(key(), LONG)))).release();
+				}
+			}
+		}
+		finally {
+			starts.shutdownNow();
+		}
+	}
+
 	static JdbcLockProvider onWorkers(DataSource dataSource) {
 		return JdbcLockProvider.builder(dataSource).tableName(TABLE).directWindow(Duration.ZERO).build();
 	}
