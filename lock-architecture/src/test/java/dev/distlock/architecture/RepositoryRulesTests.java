@@ -18,7 +18,6 @@ import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.domain.JavaMethodCall;
 import com.tngtech.archunit.core.domain.JavaModifier;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
-import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.lang.ArchCondition;
 import com.tngtech.archunit.lang.ArchRule;
 import com.tngtech.archunit.lang.CompositeArchRule;
@@ -42,9 +41,12 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class RepositoryRulesTests {
 
-	private static final JavaClasses PRODUCT = new ClassFileImporter()
-		.withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
-		.importPackages("dev.distlock");
+	/** The product modules' main classes, taken from the one import of every module. */
+	private static final JavaClasses PRODUCT = EveryModule.CLASSES
+		.that(DescribedPredicate.describe("main classes of the product modules",
+				(javaClass) -> Module.owns(javaClass) && javaClass.getSource()
+					.map((source) -> source.getUri().toString().contains("/target/classes/"))
+					.orElse(false)));
 
 	@Test
 	void modulesDependInOneDirection() {
@@ -165,6 +167,12 @@ class RepositoryRulesTests {
 				.flatMap((module) -> module.packages.stream())
 				.map((name) -> name.replace("..", ""))
 				.toArray(String[]::new);
+		}
+
+		static boolean owns(JavaClass javaClass) {
+			return Stream.of(values())
+				.flatMap((module) -> module.packages.stream())
+				.anyMatch((pattern) -> JavaClass.Predicates.resideInAPackage(pattern).test(javaClass));
 		}
 
 		private ArchRule dependencyRule() {

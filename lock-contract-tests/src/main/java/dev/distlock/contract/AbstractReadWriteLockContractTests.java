@@ -25,6 +25,7 @@ import dev.distlock.spi.TokenBlock;
 import dev.distlock.support.DefaultLockTemplate;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -479,6 +480,7 @@ public abstract class AbstractReadWriteLockContractTests {
 	}
 
 	@Test
+	@Tag("slow")
 	void theWatchdogKeepsAReadHoldPastItsLease() {
 		String key = key();
 		// A second, not less: a loaded machine must not make the watchdog look late.

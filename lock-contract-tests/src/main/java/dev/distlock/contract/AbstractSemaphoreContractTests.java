@@ -26,6 +26,7 @@ import dev.distlock.spi.ReleaseSignals;
 import dev.distlock.support.DefaultLockTemplate;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -286,6 +287,7 @@ public abstract class AbstractSemaphoreContractTests {
 	}
 
 	@Test
+	@Tag("slow")
 	void theWatchdogKeepsAPermitPastItsLease() {
 		String key = key();
 		// A second, not less: a loaded machine must not make the watchdog look late.
