@@ -12,6 +12,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.distlock.Lease;
 import dev.distlock.LockBackendException;
@@ -163,7 +164,7 @@ class AsyncAcquireTests {
 			String key = key();
 			Lease held = this.template.acquire(key, LockOptions.defaults());
 			CompletableFuture<Optional<Lease>> waiting = template.acquireAsync(key, LockOptions.defaults());
-			Await.until("a busy attempt", Duration.ofSeconds(10), () -> !recording.threads.isEmpty());
+			Await.until("a busy attempt", Duration.ofSeconds(10), () -> recording.busy.get() > 0);
 			held.release();
 			waiting.get(10, TimeUnit.SECONDS).orElseThrow().release();
 			List<String> keys = List.of(key + "-a", key + "-b");
@@ -198,6 +199,9 @@ class AsyncAcquireTests {
 
 		final List<String> threads = new CopyOnWriteArrayList<>();
 
+		/** Attempts the store answered busy. */
+		final AtomicInteger busy = new AtomicInteger();
+
 		private final @Nullable Executor calls;
 
 		ThreadRecordingProvider(InMemoryLockProvider store) {
@@ -222,7 +226,11 @@ class AsyncAcquireTests {
 		@Override
 		public CompletionStage<LockAttempt> tryLock(LockRequest request) {
 			this.threads.add(Thread.currentThread().getName());
-			return this.store.tryLock(request);
+			return this.store.tryLock(request).whenComplete((attempt, failure) -> {
+				if (attempt instanceof LockAttempt.Busy) {
+					this.busy.incrementAndGet();
+				}
+			});
 		}
 
 	}
