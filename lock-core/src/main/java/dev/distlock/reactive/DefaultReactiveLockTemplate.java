@@ -88,10 +88,12 @@ public final class DefaultReactiveLockTemplate implements ReactiveLockTemplate {
 	}
 
 	/**
-	 * The lease, handed to the subscriber; a subscription cancelled before it is handed
+	 * The lease, handed to the subscriber; a subscription that ends before it is handed
 	 * over gives the wait up and releases a lease taken meanwhile. Whichever of the two
 	 * comes first wins; a lease handed over as the subscriber cancels is the
-	 * subscriber's, as with any value Reactor delivers.
+	 * subscriber's, as with any value Reactor delivers. The end is not taken from its
+	 * signal: a cancel racing the answer can drop the lease on the way and still end the
+	 * subscription as complete.
 	 */
 	private Mono<Lease> lease(Acquisition acquisition) {
 		return Mono.deferContextual((context) -> {
@@ -112,7 +114,7 @@ public final class DefaultReactiveLockTemplate implements ReactiveLockTemplate {
 					this.locking.releaseQuietly(found.get());
 				}
 			}).doFinally((signal) -> {
-				if (signal == SignalType.CANCEL && settled.compareAndSet(false, true)) {
+				if (settled.compareAndSet(false, true)) {
 					giveUp(answer);
 				}
 			});
@@ -128,15 +130,12 @@ public final class DefaultReactiveLockTemplate implements ReactiveLockTemplate {
 	public <T> Flux<T> holding(Acquisition acquisition, Supplier<? extends Publisher<T>> work) {
 		return Flux.deferContextual((context) -> {
 			CompletableFuture<Optional<Lease>> answer = acquisition.start(ReactiveLockContext.leases(context));
+			AtomicBoolean working = new AtomicBoolean();
 			return Mono.fromFuture(answer, true)
 				.publishOn(this.scheduler)
-				.flatMapMany((found) -> found.map((lease) -> run(lease, work))
+				.flatMapMany((found) -> found.map((lease) -> run(working, lease, work))
 					.orElseGet(() -> Flux.from(notAcquired(acquisition))))
-				.doFinally((signal) -> {
-					if (signal == SignalType.CANCEL) {
-						giveUp(answer);
-					}
-				});
+				.doFinally((signal) -> ended(signal, working, answer));
 		});
 	}
 
@@ -144,15 +143,12 @@ public final class DefaultReactiveLockTemplate implements ReactiveLockTemplate {
 	public <T> Mono<T> holdingMono(Acquisition acquisition, Supplier<? extends Mono<T>> work) {
 		return Mono.deferContextual((context) -> {
 			CompletableFuture<Optional<Lease>> answer = acquisition.start(ReactiveLockContext.leases(context));
+			AtomicBoolean working = new AtomicBoolean();
 			return Mono.fromFuture(answer, true)
 				.publishOn(this.scheduler)
-				.flatMap(
-						(found) -> found.map((lease) -> runMono(lease, work)).orElseGet(() -> notAcquired(acquisition)))
-				.doFinally((signal) -> {
-					if (signal == SignalType.CANCEL) {
-						giveUp(answer);
-					}
-				});
+				.flatMap((found) -> found.map((lease) -> runMono(working, lease, work))
+					.orElseGet(() -> notAcquired(acquisition)))
+				.doFinally((signal) -> ended(signal, working, answer));
 		});
 	}
 
@@ -161,7 +157,8 @@ public final class DefaultReactiveLockTemplate implements ReactiveLockTemplate {
 	 * reaches the subscriber after the release, with the release's own failure
 	 * suppressed.
 	 */
-	private <T> Flux<T> run(Lease lease, Supplier<? extends Publisher<T>> work) {
+	private <T> Flux<T> run(AtomicBoolean working, Lease lease, Supplier<? extends Publisher<T>> work) {
+		working.set(true);
 		Flux<T> running = Flux.<T>defer(work).contextWrite((context) -> ReactiveLockContext.with(context, lease));
 		if (this.locking.onLeaseLost(lease) == OnLeaseLost.INTERRUPT) {
 			running = running.takeUntilOther(loss(lease));
@@ -170,7 +167,8 @@ public final class DefaultReactiveLockTemplate implements ReactiveLockTemplate {
 			.concatWith(released(lease).then(Mono.empty()));
 	}
 
-	private <T> Mono<T> runMono(Lease lease, Supplier<? extends Mono<T>> work) {
+	private <T> Mono<T> runMono(AtomicBoolean working, Lease lease, Supplier<? extends Mono<T>> work) {
+		working.set(true);
 		Mono<T> running = Mono.<T>defer(work).contextWrite((context) -> ReactiveLockContext.with(context, lease));
 		if (this.locking.onLeaseLost(lease) == OnLeaseLost.INTERRUPT) {
 			running = running.takeUntilOther(loss(lease));
@@ -183,6 +181,18 @@ public final class DefaultReactiveLockTemplate implements ReactiveLockTemplate {
 	private <T> Mono<T> notAcquired(Acquisition acquisition) {
 		RuntimeException failure = acquisition.notAcquired();
 		return (failure != null) ? Mono.error(failure) : Mono.empty();
+	}
+
+	/**
+	 * A subscription ended: a cancelled one, or one whose lease never reached the work (a
+	 * cancel racing the answer drops the lease on its way and may still end the
+	 * subscription as complete), gives its wait up and releases a lease it got. Once the
+	 * work ran, its own end released the lease, unless the subscription was cancelled.
+	 */
+	private void ended(SignalType signal, AtomicBoolean working, CompletableFuture<Optional<Lease>> answer) {
+		if (signal == SignalType.CANCEL || !working.get()) {
+			giveUp(answer);
+		}
 	}
 
 	/**
