@@ -69,7 +69,9 @@ public interface AsyncLockTemplate {
 	 * <li>a lease lost while held is never silent: the returned stage fails with
 	 * {@link LeaseLostException}, or, if the action failed, the loss is added to its
 	 * failure as suppressed (with {@code on-lease-lost: log} only the warning and the
-	 * event remain, as for {@link LockTemplate#execute});</li>
+	 * event remain, as for {@link LockTemplate#execute}; with {@code on-lease-lost:
+	 * interrupt} the loss cancels the action's stage and fails the returned one at
+	 * once);</li>
 	 * <li>cancelling the returned stage gives up the wait or, once the lock is held,
 	 * releases it at once and cancels the action's stage; work the action still does
 	 * after that runs without the lock.</li>

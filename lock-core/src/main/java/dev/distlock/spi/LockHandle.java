@@ -1,6 +1,9 @@
 package dev.distlock.spi;
 
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
 
 /**
  * One acquisition of a lock. Every operation checks ownership in the store: a handle
@@ -28,6 +31,18 @@ public interface LockHandle {
 	 * @return false if the lock had already expired or belongs to another owner
 	 */
 	boolean release();
+
+	/**
+	 * {@link #release()} without blocking the caller: the answer completes as
+	 * {@code release()} returns, or fails with what it throws. By default
+	 * {@code release()} runs on {@code executor}; a store whose client is asynchronous
+	 * sends the release at once and completes the answer on the thread its reply comes in
+	 * on, so what depends on the answer must not block.
+	 * @param executor where a store that can only block makes the call
+	 */
+	default CompletionStage<Boolean> releaseAsync(Executor executor) {
+		return CompletableFuture.supplyAsync(this::release, executor);
+	}
 
 	/**
 	 * How long after the command that took or renewed a lock was <em>sent</em> its owner

@@ -90,7 +90,10 @@ final class AsyncHold<T> {
 		// The action's own failure reaches the caller unchanged.
 		Throwable problem = (failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause()
 				: failure;
-		this.locking.release(this.lease).whenComplete((done, releaseFailure) -> {
+		// The caller's dependent stages run where the result completes: not on a thread
+		// of
+		// the store's client.
+		this.locking.release(this.lease).whenCompleteAsync((done, releaseFailure) -> {
 			Throwable outcome = outcome(problem, releaseFailure);
 			if (outcome != null) {
 				this.result.completeExceptionally(outcome);
@@ -98,7 +101,7 @@ final class AsyncHold<T> {
 			else {
 				this.result.complete(value);
 			}
-		});
+		}, this.locking::offload);
 	}
 
 	/** What the caller hears, given the action's failure and the release's. */

@@ -28,8 +28,9 @@ import org.jspecify.annotations.Nullable;
  * <li>Re-entry follows the scope the caller passes (its leases, innermost first), never
  * the calling thread: a scope that holds the key is re-entered without a store call.</li>
  * <li>The calling thread never makes a store call: the first attempt, like every later
- * one, runs on one of the template's wait workers, and so does every release, so an event
- * loop that asks for or gives back a lock is never blocked.</li>
+ * one, runs on one of the template's wait workers, and a release either goes to the store
+ * without waiting or runs on a worker, so an event loop that asks for or gives back a
+ * lock is never blocked.</li>
  * <li>Nothing waits on a thread: the wait is the template's own asynchronous one, with
  * every kind of hold, line, take-over, renewal and loss detection of the blocking
  * calls.</li>
@@ -160,11 +161,16 @@ public final class ContextLocking {
 
 	/**
 	 * Releases {@code lease} without a store call on the calling thread: a re-entered
-	 * lease at once, any other on a worker.
+	 * lease at once, one the store can release asynchronously through that call, any
+	 * other on a worker. The answer may complete on a thread of the store's client, so
+	 * what depends on it must not block.
 	 * @return completes once released; fails with what {@link Lease#release()} throws
 	 * ({@link dev.distlock.LeaseLostException} for a lease lost while held)
 	 */
 	public CompletableFuture<Void> release(Lease lease) {
+		if (lease instanceof ManagedLease managed) {
+			return LeaseEnd.releaseAsync(managed, this.template::offload);
+		}
 		if (lease instanceof NestedLease) {
 			try {
 				lease.release();
@@ -185,6 +191,14 @@ public final class ContextLocking {
 			}
 		});
 		return released;
+	}
+
+	/**
+	 * Runs {@code step} on one of the template's workers: for what follows a release that
+	 * may have completed on a thread of the store's client.
+	 */
+	void offload(Runnable step) {
+		this.template.offload(step);
 	}
 
 	/** Releases {@code lease} on a worker, logging a failure. */

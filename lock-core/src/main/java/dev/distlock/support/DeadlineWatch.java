@@ -1,6 +1,5 @@
 package dev.distlock.support;
 
-import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 
@@ -22,10 +21,9 @@ final class DeadlineWatch {
 
 	private final Runnable expired;
 
-	/** Guards re-arming against {@link #cancel()}; never held while waiting on I/O. */
-	private final ReentrantLock lock = new ReentrantLock();
-
 	private volatile RenewalScheduler.@Nullable DeadlineCheck next;
+
+	private volatile boolean cancelled;
 
 	/**
 	 * @param deadlineNanos the lease's current deadline on the monotonic clock
@@ -45,34 +43,30 @@ final class DeadlineWatch {
 	}
 
 	private void check() {
-		if (!this.held.getAsBoolean()) {
+		if (!this.held.getAsBoolean() || this.cancelled) {
 			return;
 		}
 		if (System.nanoTime() - this.deadlineNanos.getAsLong() >= 0) {
 			this.expired.run();
 			return;
 		}
-		this.lock.lock();
-		try {
-			if (this.held.getAsBoolean()) {
-				start();
-			}
-		}
-		finally {
-			this.lock.unlock();
+		start();
+		// A cancel that read the check before start() replaced it: this one goes too.
+		if (this.cancelled) {
+			cancelNext();
 		}
 	}
 
+	/** Ends the watch, without waiting, so an event loop can release a lock. */
 	void cancel() {
-		this.lock.lock();
-		try {
-			RenewalScheduler.DeadlineCheck check = this.next;
-			if (check != null) {
-				this.scheduler.cancel(check);
-			}
-		}
-		finally {
-			this.lock.unlock();
+		this.cancelled = true;
+		cancelNext();
+	}
+
+	private void cancelNext() {
+		RenewalScheduler.DeadlineCheck check = this.next;
+		if (check != null) {
+			this.scheduler.cancel(check);
 		}
 	}
 

@@ -1,13 +1,17 @@
 package dev.distlock.support;
 
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 
 import dev.distlock.LeaseLostException;
 import dev.distlock.LockBackendException;
 import dev.distlock.spi.Interrupts;
+import dev.distlock.spi.LockHandle;
 import dev.distlock.spi.TokenBlock;
 import dev.distlock.support.handover.HandoverRun;
+import org.jspecify.annotations.Nullable;
 
 /**
  * How a {@link ManagedLease} ends: handed on to a waiting thread of this JVM, or released
@@ -26,12 +30,82 @@ final class LeaseEnd {
 	 * thread of this JVM waits for it.
 	 */
 	static void release(ManagedLease lease) {
+		ManagedLease.State previous = lease.stopHolding();
+		if (previous != ManagedLease.State.RELEASED) {
+			told(lease, () -> end(lease, previous, System.nanoTime()));
+		}
+	}
+
+	/**
+	 * {@link #release} without blocking the calling thread: a lease that needs no more
+	 * than the store's release (no renewal on the wire, no run of hand-overs, no minimum
+	 * hold left, not revoked) is released through {@link LockHandle#releaseAsync}, and
+	 * the answer completes on the thread the store answers on. Any other release runs on
+	 * {@code workers}.
+	 */
+	static CompletableFuture<Void> releaseAsync(ManagedLease lease, Executor workers) {
+		ManagedLease.State previous = lease.stopHoldingIfQuiet();
+		if (previous == null) {
+			return onWorker(workers, lease::release);
+		}
+		if (previous == ManagedLease.State.RELEASED) {
+			return CompletableFuture.completedFuture(null);
+		}
+		long releasedNanos = System.nanoTime();
+		boolean wasLost = (previous == ManagedLease.State.LOST);
+		if (previous == ManagedLease.State.HELD && lease.events().handOver(lease)) {
+			return onWorker(workers, () -> told(lease, () -> confirmHandedOver(lease, releasedNanos)));
+		}
+		if (lease.run() != null || lease.revoked() || minHoldLeftNanos(lease) >= 1_000_000) {
+			return onWorker(workers, () -> told(lease, () -> endInStoreAndSignal(lease, wasLost, releasedNanos)));
+		}
+		CompletableFuture<Void> released = new CompletableFuture<>();
+		lease.handle().releaseAsync(workers).whenComplete((deleted, failure) -> {
+			try {
+				told(lease, () -> {
+					try {
+						signal(lease, wasLost, releasedNanos, deleted,
+								(failure != null) ? Observations.unwrapped(failure) : null);
+					}
+					finally {
+						lease.events().ended(lease);
+					}
+				});
+				released.complete(null);
+			}
+			catch (RuntimeException ex) {
+				released.completeExceptionally(ex);
+			}
+		});
+		return released;
+	}
+
+	/**
+	 * Runs {@code release} on a worker; the answer fails with what it throws, unwrapped.
+	 */
+	private static CompletableFuture<Void> onWorker(Executor workers, Runnable release) {
+		CompletableFuture<Void> released = new CompletableFuture<>();
+		workers.execute(() -> {
+			try {
+				release.run();
+				released.complete(null);
+			}
+			catch (RuntimeException ex) {
+				released.completeExceptionally(ex);
+			}
+		});
+		return released;
+	}
+
+	/**
+	 * Runs {@code release} and tells the observer how the hold ended: released, lost, or
+	 * not released for a store failure, which is thrown on.
+	 */
+	private static void told(ManagedLease lease, Runnable release) {
 		LockObserver.HoldOutcome outcome;
 		RuntimeException failure = null;
 		try {
-			if (!releaseOnce(lease)) {
-				return;
-			}
+			release.run();
 			outcome = LockObserver.HoldOutcome.RELEASED;
 		}
 		catch (LeaseLostException ex) {
@@ -51,30 +125,18 @@ final class LeaseEnd {
 	}
 
 	/**
-	 * @return false if the lease had already been released
+	 * Hands the lease on to a waiting thread of this JVM, or ends it in the store.
+	 * @param previous the state the holder released it in
+	 * @param releasedNanos when its holder released it
 	 */
-	private static boolean releaseOnce(ManagedLease lease) {
-		ManagedLease.State previous = lease.stopHolding();
-		if (previous == ManagedLease.State.RELEASED) {
-			return false;
-		}
-		boolean wasLost = (previous == ManagedLease.State.LOST);
-		long handedOver = System.nanoTime();
+	private static void end(ManagedLease lease, ManagedLease.State previous, long releasedNanos) {
 		if (previous == ManagedLease.State.HELD && lease.events().handOver(lease)) {
 			// Still registered: the thread that takes it over replaces it. This holder
 			// is told whether the store still held the lock after it let go.
-			confirmHandedOver(lease, handedOver);
-			return true;
+			confirmHandedOver(lease, releasedNanos);
+			return;
 		}
-		try {
-			endInStoreAndSignal(lease, wasLost, handedOver);
-		}
-		finally {
-			// Still registered while the store call runs, so that a local waiter that
-			// finds the key busy meanwhile knows that this JVM holds it.
-			lease.events().ended(lease);
-		}
-		return true;
+		endInStoreAndSignal(lease, previous == ManagedLease.State.LOST, releasedNanos);
 	}
 
 	/**
@@ -104,6 +166,7 @@ final class LeaseEnd {
 	}
 
 	/**
+	 * Ends the lease in the store and tells its holder and this JVM's waiters how.
 	 * @param wasLost whether the lease was known lost before the release
 	 * @param releasedNanos when its holder released it: a release that fails after the
 	 * deadline had passed then reports the loss, with the failure attached, whatever the
@@ -111,16 +174,39 @@ final class LeaseEnd {
 	 * deadline watch, paused with it, has marked the lease lost)
 	 */
 	private static void endInStoreAndSignal(ManagedLease lease, boolean wasLost, long releasedNanos) {
-		LeaseEvents events = lease.events();
-		if (lease.revoked()) {
-			events.freed(lease.key());
-			throw lease.lostException();
-		}
-		boolean deleted;
 		try {
-			deleted = releaseUninterruptibly(lease);
+			if (lease.revoked()) {
+				lease.events().freed(lease.key());
+				throw lease.lostException();
+			}
+			boolean deleted;
+			try {
+				deleted = releaseUninterruptibly(lease);
+			}
+			catch (RuntimeException ex) {
+				signal(lease, wasLost, releasedNanos, false, ex);
+				throw ex;
+			}
+			signal(lease, wasLost, releasedNanos, deleted, null);
 		}
-		catch (RuntimeException ex) {
+		finally {
+			// Still registered while the store call runs, so that a local waiter that
+			// finds the key busy meanwhile knows that this JVM holds it.
+			lease.events().ended(lease);
+		}
+	}
+
+	/**
+	 * What the store's answer to a release means for this JVM's waiters and the holder:
+	 * {@code deleted} whether the lock was still ours, unless the release failed with
+	 * {@code ex}.
+	 * @throws LeaseLostException if the lock was lost, or the release failed after the
+	 * deadline had passed (with the failure attached)
+	 */
+	private static void signal(ManagedLease lease, boolean wasLost, long releasedNanos, @Nullable Boolean deleted,
+			@Nullable RuntimeException ex) {
+		LeaseEvents events = lease.events();
+		if (ex != null) {
 			if (ex instanceof LockBackendException unreachable) {
 				events.releaseFailed(lease, unreachable);
 			}
@@ -134,11 +220,12 @@ final class LeaseEnd {
 			lost.addSuppressed(ex);
 			throw lost;
 		}
-		if (deleted && lease.handle() instanceof TokenBlock block && block.releasedToWaiters()) {
+		boolean stillOurs = Boolean.TRUE.equals(deleted);
+		if (stillOurs && lease.handle() instanceof TokenBlock block && block.releasedToWaiters()) {
 			events.releasedToOthers(lease);
 		}
 		events.freed(lease.key());
-		if (wasLost || !deleted) {
+		if (wasLost || !stillOurs) {
 			lease.lostUnlessKnown("the key had expired or was held by another owner at release");
 			throw lease.lostException();
 		}
@@ -164,13 +251,17 @@ final class LeaseEnd {
 	 * @return whether the lock was still ours
 	 */
 	static boolean endInStore(ManagedLease lease) {
-		long left = lease.acquiredAtNanos() + lease.settings().minHoldTime().toNanos() - System.nanoTime();
+		long left = minHoldLeftNanos(lease);
 		HandoverRun handedOn = lease.run();
 		if (left >= 1_000_000 && lease.released()) {
 			Duration rest = Duration.ofMillis(TimeUnit.NANOSECONDS.toMillis(left) + 1);
 			return (handedOn != null) ? handedOn.end(() -> lease.handle().renew(rest)) : lease.handle().renew(rest);
 		}
 		return releaseInStore(lease);
+	}
+
+	private static long minHoldLeftNanos(ManagedLease lease) {
+		return lease.acquiredAtNanos() + lease.settings().minHoldTime().toNanos() - System.nanoTime();
 	}
 
 	/**

@@ -5,6 +5,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
+import dev.distlock.spi.LockHandle;
 import dev.distlock.spi.LockProvider;
 import org.jspecify.annotations.Nullable;
 
@@ -60,7 +61,7 @@ final class LeaseRenewal {
 		this.lock.lock();
 		try {
 			if (autoRenew) {
-				scheduleRenewalAfter(deadlineNanos - ManagedLease.validityNanos(this.leaseTime));
+				scheduleRenewalAfter(deadlineNanos - LockHandle.validityNanos(this.leaseTime));
 			}
 			watch.start();
 		}
@@ -82,6 +83,31 @@ final class LeaseRenewal {
 				cancel();
 				watch.cancel();
 				awaitRenewalOnTheWire();
+			}
+			return previous;
+		}
+		finally {
+			this.lock.unlock();
+		}
+	}
+
+	/**
+	 * {@link #release} without waiting, unless a renewal is on the wire or being started:
+	 * then nothing changes, and the caller releases on a thread that may wait.
+	 * @return the state the lease was in, or null if a renewal is on the wire
+	 */
+	ManagedLease.@Nullable State releaseIfQuiet(DeadlineWatch watch) {
+		if (!this.lock.tryLock()) {
+			return null;
+		}
+		try {
+			if (this.renewing) {
+				return null;
+			}
+			ManagedLease.State previous = this.state.getAndSet(ManagedLease.State.RELEASED);
+			if (previous != ManagedLease.State.RELEASED) {
+				cancel();
+				watch.cancel();
 			}
 			return previous;
 		}

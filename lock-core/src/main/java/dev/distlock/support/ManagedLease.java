@@ -110,8 +110,8 @@ final class ManagedLease implements Lease, ScopedLease, HandedLease<ManagedLease
 			RenewalScheduler scheduler, LeaseEvents events, LeaseLossListener lossListener, boolean releaseAfterCommit,
 			@Nullable Thread acquirer) {
 		this(template, provider, handle, settings, scheduler, events, lossListener, releaseAfterCommit,
-				handle.fencingToken(), sentAtNanos, sentAtNanos, sentAtNanos + validityNanos(settings.leaseTime()),
-				acquirer);
+				handle.fencingToken(), sentAtNanos, sentAtNanos,
+				sentAtNanos + LockHandle.validityNanos(settings.leaseTime()), acquirer);
 	}
 
 	/**
@@ -370,6 +370,15 @@ final class ManagedLease implements Lease, ScopedLease, HandedLease<ManagedLease
 	}
 
 	/**
+	 * {@link #stopHolding()} without waiting: null, and nothing changed, while a renewal
+	 * is on the wire.
+	 */
+	@Nullable State stopHoldingIfQuiet() {
+		this.holders.used();
+		return this.renewals.releaseIfQuiet(this.deadlineWatch);
+	}
+
+	/**
 	 * Deletes the lock in the store (owner-checked) as the end of its run of hand-overs,
 	 * if it had one: for a lock left for the line that nobody took over.
 	 * @return whether it was still held
@@ -450,11 +459,6 @@ final class ManagedLease implements Lease, ScopedLease, HandedLease<ManagedLease
 		return this.state.get() == State.LOST;
 	}
 
-	/** How long after a command was sent the lease counts as held here. */
-	static long validityNanos(Duration leaseTime) {
-		return LockHandle.validityNanos(leaseTime);
-	}
-
 	/**
 	 * Called by the scheduler before this lease's renewal is sent.
 	 * @return false if the lease is no longer held, and must not be renewed
@@ -475,7 +479,7 @@ final class ManagedLease implements Lease, ScopedLease, HandedLease<ManagedLease
 	 * A renewal sent at {@code sentNanos} was confirmed: the deadline counts from then.
 	 */
 	void renewedAt(long sentNanos) {
-		this.deadlineNanos = sentNanos + validityNanos(this.settings.leaseTime());
+		this.deadlineNanos = sentNanos + LockHandle.validityNanos(this.settings.leaseTime());
 	}
 
 	void markLost(LockObserver.LossReason kind, String reason) {

@@ -155,7 +155,7 @@ final class MultiKeyAcquirer {
 	 */
 	@Nullable List<ManagedLease> held(LockAttempt.AcquiredAll acquired, LockSettings settings, long sent, List<String> keys,
 			@Nullable Thread acquirer) {
-		if (System.nanoTime() - sent < ManagedLease.validityNanos(settings.leaseTime())) {
+		if (System.nanoTime() - sent < LockHandle.validityNanos(settings.leaseTime())) {
 			List<ManagedLease> leases = new ArrayList<>(keys.size());
 			for (LockHandle handle : acquired.handles()) {
 				leases.add(this.holder.hold(handle, settings, sent, acquirer));

@@ -7,7 +7,9 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableSet;
+import java.util.Queue;
 import java.util.TreeSet;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadFactory;
@@ -58,6 +60,12 @@ public final class RenewalScheduler implements AutoCloseable {
 	 */
 	private final NavigableSet<DeadlineCheck> deadlines = new TreeSet<>();
 
+	/**
+	 * Renewals and tasks cancelled while another thread held {@link #lock}: removed by
+	 * the next thread that takes it.
+	 */
+	private final Queue<Object> cancelled = new ConcurrentLinkedQueue<>();
+
 	/** Of {@link #deadlines}, the tasks that are no lease's deadline check. */
 	private int otherTasks;
 
@@ -103,6 +111,7 @@ public final class RenewalScheduler implements AutoCloseable {
 		Renewal renewal = new Renewal(lease, dueNanos, dueNanos - earlyNanos, this.sequence.incrementAndGet());
 		this.lock.lock();
 		try {
+			removeCancelled();
 			this.pending.add(renewal);
 			wakeIfSooner(renewal.dueNanos);
 		}
@@ -112,15 +121,14 @@ public final class RenewalScheduler implements AutoCloseable {
 		return renewal;
 	}
 
-	/** Removes a renewal that has not been collected yet. */
+	/**
+	 * Removes a renewal that has not been collected yet. Never waits: while another
+	 * thread holds the scheduler's lock, the removal is left for whoever takes it next (a
+	 * renewal collected meanwhile finds its lease no longer held), so an event loop can
+	 * release a lock.
+	 */
 	void cancel(Renewal renewal) {
-		this.lock.lock();
-		try {
-			this.pending.remove(renewal);
-		}
-		finally {
-			this.lock.unlock();
-		}
+		cancelSoon(renewal);
 	}
 
 	/**
@@ -144,6 +152,7 @@ public final class RenewalScheduler implements AutoCloseable {
 				deadlineCheck);
 		this.lock.lock();
 		try {
+			removeCancelled();
 			this.deadlines.add(check);
 			if (!deadlineCheck) {
 				this.otherTasks++;
@@ -156,15 +165,42 @@ public final class RenewalScheduler implements AutoCloseable {
 		return check;
 	}
 
+	/** Removes a task that has not run yet, without waiting, as a renewal's removal. */
 	void cancel(DeadlineCheck check) {
-		this.lock.lock();
-		try {
-			if (this.deadlines.remove(check) && !check.deadlineCheck) {
-				this.otherTasks--;
+		cancelSoon(check);
+	}
+
+	private void cancelSoon(Object task) {
+		if (!this.lock.tryLock()) {
+			this.cancelled.add(task);
+			if (!this.lock.tryLock()) {
+				// Left for the next thread that takes the lock.
+				return;
 			}
+		}
+		try {
+			remove(task);
+			removeCancelled();
 		}
 		finally {
 			this.lock.unlock();
+		}
+	}
+
+	/** Removes the cancellations left for the lock's holder. Guarded by {@link #lock}. */
+	private void removeCancelled() {
+		for (Object task = this.cancelled.poll(); task != null; task = this.cancelled.poll()) {
+			remove(task);
+		}
+	}
+
+	/** Guarded by {@link #lock}. */
+	private void remove(Object task) {
+		if (task instanceof Renewal renewal) {
+			this.pending.remove(renewal);
+		}
+		else if (task instanceof DeadlineCheck check && this.deadlines.remove(check) && !check.deadlineCheck) {
+			this.otherTasks--;
 		}
 	}
 
@@ -180,6 +216,7 @@ public final class RenewalScheduler implements AutoCloseable {
 	public int pendingTasks() {
 		this.lock.lock();
 		try {
+			removeCancelled();
 			return this.pending.size();
 		}
 		finally {
@@ -194,6 +231,7 @@ public final class RenewalScheduler implements AutoCloseable {
 	public int pendingDeadlineChecks() {
 		this.lock.lock();
 		try {
+			removeCancelled();
 			return this.deadlines.size() - this.otherTasks;
 		}
 		finally {
@@ -212,6 +250,7 @@ public final class RenewalScheduler implements AutoCloseable {
 			List<DeadlineCheck> expired = new ArrayList<>();
 			this.lock.lock();
 			try {
+				removeCancelled();
 				long now = System.nanoTime();
 				while (!this.deadlines.isEmpty() && this.deadlines.first().dueNanos - now <= 0) {
 					DeadlineCheck due = this.deadlines.pollFirst();

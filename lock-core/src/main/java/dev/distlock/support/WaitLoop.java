@@ -133,7 +133,7 @@ final class WaitLoop {
 	@Nullable ManagedLease outcome(LockRequest request, LockAttempt attempt, LockSettings settings, LocalQueue queue, long sent,
 			@Nullable Thread acquirer) {
 		if (attempt instanceof LockAttempt.Acquired acquired) {
-			if (System.nanoTime() - sent < ManagedLease.validityNanos(settings.leaseTime())) {
+			if (System.nanoTime() - sent < LockHandle.validityNanos(settings.leaseTime())) {
 				this.handover.markedHere(request.kind(), queue.handover(), false);
 				return this.holder.hold(acquired.handle(), settings, sent, acquirer);
 			}

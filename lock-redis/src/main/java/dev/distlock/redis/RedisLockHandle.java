@@ -1,10 +1,14 @@
 package dev.distlock.redis;
 
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
 
 import dev.distlock.LockBackendException;
 import dev.distlock.spi.TokenBlock;
 import io.lettuce.core.ScriptOutputType;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.data.redis.core.script.RedisScript;
 
@@ -92,17 +96,36 @@ final class RedisLockHandle implements TokenBlock, SlotBatchRenewal.Renewable {
 	@Override
 	public boolean release() {
 		if (this.fair) {
-			long fairResult = releaseFair();
-			if (fairResult == LockScripts.RELEASED_UNSIGNALLED) {
-				this.mutexes.signalRefused(this.key, this.lockKey);
-				return true;
-			}
-			return fairResult == 1;
+			return released(releaseFair());
 		}
+		return released(call(LockScripts.RELEASE, "release", RedisCalls.args(this.lockKey), releaseArgs()));
+	}
+
+	/** One script call, answered on the thread Redis's reply comes in on. */
+	@Override
+	public CompletionStage<Boolean> releaseAsync(Executor executor) {
+		RedisCalls calls = this.mutexes.calls();
+		CompletableFuture<@Nullable Long> reply = this.fair
+				? calls.callAsync(this.key, "release", LockScripts.FAIR_RELEASE, ScriptOutputType.INTEGER,
+						calls.deadline(), fairReleaseKeys(),
+						RedisCalls.args(this.mutexes.publishArgs(this.lockKey, this.owner)))
+				: calls.callAsync(this.key, "release", LockScripts.RELEASE, ScriptOutputType.INTEGER, calls.deadline(),
+						RedisCalls.args(this.lockKey), RedisCalls.args(releaseArgs()));
+		return reply.thenApply((result) -> released(nonNull(result, "release")));
+	}
+
+	private String[] releaseArgs() {
 		String[] publish = this.mutexes.publishArgs(this.lockKey, this.owner);
-		long result = call(LockScripts.RELEASE, "release", publish[0], publish[1], publish[2], "1");
+		return new String[] { publish[0], publish[1], publish[2], "1" };
+	}
+
+	/** What a release script's reply says: whether the lock was still ours. */
+	private boolean released(long result) {
 		if (result == LockScripts.RELEASED_UNSIGNALLED) {
 			this.mutexes.signalRefused(this.key, this.lockKey);
+		}
+		if (this.fair) {
+			return result == 1 || result == LockScripts.RELEASED_UNSIGNALLED;
 		}
 		this.releasedToWaiters = (result == LockScripts.RELEASED_UNSIGNALLED
 				|| result == LockScripts.RELEASED_TO_WAITERS);
@@ -111,11 +134,14 @@ final class RedisLockHandle implements TokenBlock, SlotBatchRenewal.Renewable {
 
 	/** Deletes the lock, or grants it to the first queued waiter. */
 	private long releaseFair() {
-		RedisKeys keys = this.mutexes.keys();
-		return call(
-				LockScripts.FAIR_RELEASE, "release", RedisCalls.args(this.lockKey, keys.fenceKey(this.lockKey),
-						keys.queueKey(this.lockKey), keys.waiterDeadlinesKey(this.lockKey)),
+		return call(LockScripts.FAIR_RELEASE, "release", fairReleaseKeys(),
 				this.mutexes.publishArgs(this.lockKey, this.owner));
+	}
+
+	private byte[][] fairReleaseKeys() {
+		RedisKeys keys = this.mutexes.keys();
+		return RedisCalls.args(this.lockKey, keys.fenceKey(this.lockKey), keys.queueKey(this.lockKey),
+				keys.waiterDeadlinesKey(this.lockKey));
 	}
 
 	private long call(RedisScript<Long> script, String operation, String... args) {
@@ -126,6 +152,10 @@ final class RedisLockHandle implements TokenBlock, SlotBatchRenewal.Renewable {
 		RedisCalls calls = this.mutexes.calls();
 		Long result = calls.call(this.key, operation, script, ScriptOutputType.INTEGER, calls.deadline(), keys,
 				RedisCalls.args(args));
+		return nonNull(result, operation);
+	}
+
+	private long nonNull(@Nullable Long result, String operation) {
 		if (result == null) {
 			throw new LockBackendException(this.key,
 					"Redis returned no reply to " + operation + " lock '" + this.key + "'",

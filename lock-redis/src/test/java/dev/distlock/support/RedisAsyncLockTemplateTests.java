@@ -207,6 +207,33 @@ class RedisAsyncLockTemplateTests {
 		assertThat(failureOf(run)).isInstanceOf(LeaseLostException.class).hasMessageContaining(key);
 	}
 
+	/**
+	 * The release, sent without a worker, reports a key the store lost before any renewal
+	 * could notice: the stage fails as a blocking release would.
+	 */
+	@Test
+	void aKeyDeletedBeforeTheReleaseFailsTheStage() throws Exception {
+		assertReleaseReportsDeletedKey(LockOptions.defaults());
+	}
+
+	@Test
+	void aFairKeyDeletedBeforeTheReleaseFailsTheStage() throws Exception {
+		assertReleaseReportsDeletedKey(LockOptions.builder().fair(true).build());
+	}
+
+	private void assertReleaseReportsDeletedKey(LockOptions options) throws Exception {
+		String key = key();
+		CompletableFuture<String> work = new CompletableFuture<>();
+		CompletableFuture<String> run = async.execute(key, options, () -> work);
+		Conditions.await("the lock is held", Duration.ofSeconds(10), () -> stored(key));
+		redis.delete(TestRedis.PREFIX + key);
+		work.complete("done");
+		assertThat(failureOf(run)).isInstanceOf(LeaseLostException.class)
+			.hasMessageContaining(key)
+			.hasMessageContaining("at release");
+		assertThat(template.heldLocks()).isZero();
+	}
+
 	@Test
 	void aWaitThatRunsOutFailsNamingTheKey() throws Exception {
 		String key = key();
