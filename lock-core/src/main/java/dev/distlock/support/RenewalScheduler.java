@@ -20,6 +20,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
 
 import dev.distlock.spi.BatchRenewal;
 import dev.distlock.spi.LockHandle;
@@ -252,32 +253,10 @@ public final class RenewalScheduler implements AutoCloseable {
 			try {
 				removeCancelled();
 				long now = System.nanoTime();
-				while (!this.deadlines.isEmpty() && this.deadlines.first().dueNanos - now <= 0) {
-					DeadlineCheck due = this.deadlines.pollFirst();
-					if (!due.deadlineCheck) {
-						this.otherTasks--;
-					}
-					expired.add(due);
-				}
-				if (!this.pending.isEmpty() && this.pending.first().dueNanos - now <= 0) {
-					for (Iterator<Renewal> it = this.pending.iterator(); it.hasNext();) {
-						Renewal renewal = it.next();
-						if (renewal.earliestNanos - now <= 0) {
-							batch.add(renewal);
-							it.remove();
-						}
-					}
-				}
+				takeDue(now, batch, expired);
 				if (expired.isEmpty() && batch.isEmpty()) {
-					long next = now + IDLE_WAKE_NANOS;
-					if (!this.pending.isEmpty() && this.pending.first().dueNanos - next < 0) {
-						next = this.pending.first().dueNanos;
-					}
-					if (!this.deadlines.isEmpty() && this.deadlines.first().dueNanos - next < 0) {
-						next = this.deadlines.first().dueNanos;
-					}
-					this.plannedWakeNanos = next;
-					this.changed.awaitNanos(next - now);
+					this.plannedWakeNanos = nextWake(now);
+					this.changed.awaitNanos(this.plannedWakeNanos - now);
 					continue;
 				}
 			}
@@ -300,6 +279,41 @@ public final class RenewalScheduler implements AutoCloseable {
 				send(batch);
 			}
 		}
+	}
+
+	/**
+	 * Moves the tasks due at {@code now} to {@code expired}, and, once a renewal is due,
+	 * every renewal that may go early with it to {@code batch}. Guarded by {@link #lock}.
+	 */
+	private void takeDue(long now, List<Renewal> batch, List<DeadlineCheck> expired) {
+		while (!this.deadlines.isEmpty() && this.deadlines.first().dueNanos - now <= 0) {
+			DeadlineCheck due = this.deadlines.pollFirst();
+			if (!due.deadlineCheck) {
+				this.otherTasks--;
+			}
+			expired.add(due);
+		}
+		if (!this.pending.isEmpty() && this.pending.first().dueNanos - now <= 0) {
+			for (Iterator<Renewal> it = this.pending.iterator(); it.hasNext();) {
+				Renewal renewal = it.next();
+				if (renewal.earliestNanos - now <= 0) {
+					batch.add(renewal);
+					it.remove();
+				}
+			}
+		}
+	}
+
+	/** When the collector wakes next with nothing due now. Guarded by {@link #lock}. */
+	private long nextWake(long now) {
+		long next = now + IDLE_WAKE_NANOS;
+		if (!this.pending.isEmpty() && this.pending.first().dueNanos - next < 0) {
+			next = this.pending.first().dueNanos;
+		}
+		if (!this.deadlines.isEmpty() && this.deadlines.first().dueNanos - next < 0) {
+			next = this.deadlines.first().dueNanos;
+		}
+		return next;
 	}
 
 	private void send(List<Renewal> batch) {
@@ -333,43 +347,60 @@ public final class RenewalScheduler implements AutoCloseable {
 			return;
 		}
 		long sent = System.nanoTime();
-		boolean[] answered = new boolean[renewing.size()];
+		Outcomes outcomes = new Outcomes(renewing, handles, sent);
 		try {
-			renewAll(provider, handles, leaseTimes, new BatchRenewal.RenewalResults() {
-
-				@Override
-				public void renewed(int index, boolean renewed) {
-					answered[index] = true;
-					renewing.get(index).renewalDone(sent, renewed, null);
-				}
-
-				@Override
-				public void failed(int index, RuntimeException failure) {
-					answered[index] = true;
-					logger.debug(
-							"Renewal of lock '" + handles.get(index).key() + "' failed; retrying before its deadline",
-							failure);
-					renewing.get(index).renewalDone(sent, null, failure);
-				}
-
-			});
+			renewAll(provider, handles, leaseTimes, outcomes);
 		}
 		catch (RuntimeException ex) {
 			logger.debug("Renewal of " + handles.size() + " locks failed; retrying before their deadlines", ex);
-			for (int i = 0; i < renewing.size(); i++) {
-				if (!answered[i]) {
-					answered[i] = true;
-					renewing.get(i).renewalDone(sent, null, ex);
+			outcomes.failUnanswered(() -> ex);
+		}
+		outcomes
+			.failUnanswered(() -> new IllegalStateException(provider + " reported no outcome for this lock's renewal"));
+	}
+
+	/** The outcomes of one batch, each told to its lease once. */
+	private static final class Outcomes implements BatchRenewal.RenewalResults {
+
+		private final List<ManagedLease> renewing;
+
+		private final List<LockHandle> handles;
+
+		private final long sentNanos;
+
+		private final boolean[] answered;
+
+		Outcomes(List<ManagedLease> renewing, List<LockHandle> handles, long sentNanos) {
+			this.renewing = renewing;
+			this.handles = handles;
+			this.sentNanos = sentNanos;
+			this.answered = new boolean[renewing.size()];
+		}
+
+		@Override
+		public void renewed(int index, boolean renewed) {
+			this.answered[index] = true;
+			this.renewing.get(index).renewalDone(this.sentNanos, renewed, null);
+		}
+
+		@Override
+		public void failed(int index, RuntimeException failure) {
+			this.answered[index] = true;
+			logger.debug("Renewal of lock '" + this.handles.get(index).key() + "' failed; retrying before its deadline",
+					failure);
+			this.renewing.get(index).renewalDone(this.sentNanos, null, failure);
+		}
+
+		/** Fails, with {@code failure}, every lease not answered yet. */
+		void failUnanswered(Supplier<RuntimeException> failure) {
+			for (int i = 0; i < this.renewing.size(); i++) {
+				if (!this.answered[i]) {
+					this.answered[i] = true;
+					this.renewing.get(i).renewalDone(this.sentNanos, null, failure.get());
 				}
 			}
 		}
-		for (int i = 0; i < renewing.size(); i++) {
-			if (!answered[i]) {
-				renewing.get(i)
-					.renewalDone(sent, null,
-							new IllegalStateException(provider + " reported no outcome for this lock's renewal"));
-			}
-		}
+
 	}
 
 	/** In one batch where the store can, else one by one. */

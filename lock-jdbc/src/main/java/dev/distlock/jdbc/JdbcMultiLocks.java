@@ -220,44 +220,59 @@ final class JdbcMultiLocks {
 			into.add(fences[i]);
 		}
 		if (!inserts.isEmpty()) {
-			StringBuilder values = new StringBuilder();
-			for (int i = 0; i < inserts.size() / 3; i++) {
-				values.append((i == 0) ? "" : ", ")
-					.append("(?, ?, ?, ")
-					.append(sql.after(Long.toString(leaseMicros)))
-					.append(", FALSE)");
-			}
-			FamilySql.update(connection,
-					"INSERT INTO " + sql.table + " (name, owner, fence, expires_at, waited) VALUES " + values,
-					inserts.toArray());
+			insert(connection, sql, leaseMicros, inserts);
 		}
 		if (!updates.isEmpty()) {
-			// By key (the primary key's range), never a join a plan could run as a scan
-			// that waits for other callers' rows.
-			int count = updates.size() / 3;
-			StringBuilder owner = new StringBuilder("CASE name");
-			StringBuilder fence = new StringBuilder("CASE name");
-			List<Object> parameters = new ArrayList<>();
-			for (int i = 0; i < count; i++) {
-				owner.append(" WHEN ? THEN ?");
-				parameters.add(updates.get(3 * i));
-				parameters.add(updates.get(3 * i + 1));
-			}
-			for (int i = 0; i < count; i++) {
-				fence.append(" WHEN ? THEN ?");
-				parameters.add(updates.get(3 * i));
-				parameters.add(updates.get(3 * i + 2));
-			}
-			parameters.add(leaseMicros);
-			for (int i = 0; i < count; i++) {
-				parameters.add(updates.get(3 * i));
-			}
-			FamilySql.update(connection,
-					"UPDATE " + sql.table + " SET owner = " + owner + " END, fence = " + fence + " END, expires_at = "
-							+ sql.after("?") + ", waited = FALSE WHERE name IN (" + placeholders(count) + ")",
-					parameters.toArray());
+			update(connection, sql, leaseMicros, updates);
 		}
 		return Outcome.taken(fences);
+	}
+
+	/** Inserts the rows of {@code inserts} (key, owner, fence for each). */
+	private static void insert(Connection connection, FamilySql sql, long leaseMicros, List<Object> inserts)
+			throws SQLException {
+		StringBuilder values = new StringBuilder();
+		for (int i = 0; i < inserts.size() / 3; i++) {
+			values.append((i == 0) ? "" : ", ")
+				.append("(?, ?, ?, ")
+				.append(sql.after(Long.toString(leaseMicros)))
+				.append(", FALSE)");
+		}
+		FamilySql.update(connection,
+				"INSERT INTO " + sql.table + " (name, owner, fence, expires_at, waited) VALUES " + values,
+				inserts.toArray());
+	}
+
+	/**
+	 * Takes the locked rows of {@code updates} (key, owner, fence for each) in one
+	 * statement.
+	 */
+	private static void update(Connection connection, FamilySql sql, long leaseMicros, List<Object> updates)
+			throws SQLException {
+		// By key (the primary key's range), never a join a plan could run as a scan
+		// that waits for other callers' rows.
+		int count = updates.size() / 3;
+		StringBuilder owner = new StringBuilder("CASE name");
+		StringBuilder fence = new StringBuilder("CASE name");
+		List<Object> parameters = new ArrayList<>();
+		for (int i = 0; i < count; i++) {
+			owner.append(" WHEN ? THEN ?");
+			parameters.add(updates.get(3 * i));
+			parameters.add(updates.get(3 * i + 1));
+		}
+		for (int i = 0; i < count; i++) {
+			fence.append(" WHEN ? THEN ?");
+			parameters.add(updates.get(3 * i));
+			parameters.add(updates.get(3 * i + 2));
+		}
+		parameters.add(leaseMicros);
+		for (int i = 0; i < count; i++) {
+			parameters.add(updates.get(3 * i));
+		}
+		FamilySql.update(connection,
+				"UPDATE " + sql.table + " SET owner = " + owner + " END, fence = " + fence + " END, expires_at = "
+						+ sql.after("?") + ", waited = FALSE WHERE name IN (" + placeholders(count) + ")",
+				parameters.toArray());
 	}
 
 	/**

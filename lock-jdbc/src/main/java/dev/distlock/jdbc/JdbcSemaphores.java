@@ -271,9 +271,8 @@ final class JdbcSemaphores implements AutoCloseable {
 			}
 			if (Transactions.update(connection, this.sql.addPermit, this.key, this.owner, fence,
 					this.leaseMicros) != 1) {
-				// Only this attempt's owner can be there: a run before it, whose permit
-				// ran
-				// out.
+				// Only this attempt's owner can be there: a run before it, whose
+				// permit ran out.
 				throw new SQLException("A permit of semaphore '" + this.key + "' by this attempt's owner ran out"
 						+ " before the attempt could answer");
 			}

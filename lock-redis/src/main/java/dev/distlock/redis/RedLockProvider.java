@@ -247,17 +247,7 @@ public final class RedLockProvider implements LockProvider, AutoCloseable {
 		long start = System.nanoTime();
 		long validity = LockHandle.validityNanos(leaseTime);
 		long deadline = start + Math.min(this.storeTimeout.toNanos(), validity);
-		RedLockReplies acquire;
-		this.sendOrder.lock();
-		try {
-			// The same order on every master: contenders of this JVM never split the
-			// vote.
-			acquire = send((value) -> value > 0, (master) -> master.send(key, "acquire", RedLockScripts.ACQUIRE,
-					deadline, keys(lockKey), owner, lease));
-		}
-		finally {
-			this.sendOrder.unlock();
-		}
+		RedLockReplies acquire = sendAcquire(key, lockKey, owner, lease, deadline);
 		try {
 			RedLockReplies.Tally taken = acquire.await(deadline);
 			if (taken.reached()) {
@@ -293,6 +283,19 @@ public final class RedLockProvider implements LockProvider, AutoCloseable {
 			Thread.currentThread().interrupt();
 			throw new LockBackendException(key, "Interrupted while acquiring lock '" + key + "' on the RedLock masters",
 					ex);
+		}
+	}
+
+	private RedLockReplies sendAcquire(String key, String lockKey, String owner, String lease, long deadline) {
+		this.sendOrder.lock();
+		try {
+			// The same order on every master: contenders of this JVM never split the
+			// vote.
+			return send((value) -> value > 0, (master) -> master.send(key, "acquire", RedLockScripts.ACQUIRE, deadline,
+					keys(lockKey), owner, lease));
+		}
+		finally {
+			this.sendOrder.unlock();
 		}
 	}
 

@@ -215,25 +215,8 @@ public final class LockOperationSource {
 	}
 
 	private LockOptions options(DistributedLock annotation, String description) {
-		LockOptions base = LockOptions.defaults();
-		if (StringUtils.hasText(annotation.name())) {
-			LockOptions named;
-			try {
-				named = this.namedOptions.apply(annotation.name());
-			}
-			catch (RuntimeException ex) {
-				throw new LockDeclarationException(description, LockDeclarationException.Reason.UNKNOWN_OPTION_SET,
-						annotation.name(), "@DistributedLock on " + description + ": " + ex.getMessage(), ex);
-			}
-			if (named == null) {
-				throw new LockDeclarationException(description, LockDeclarationException.Reason.UNKNOWN_OPTION_SET,
-						annotation.name(),
-						"@DistributedLock on " + description + " names lock options '" + annotation.name()
-								+ "', but distributed-lock.locks." + annotation.name() + " is not configured",
-						null);
-			}
-			base = named;
-		}
+		LockOptions base = StringUtils.hasText(annotation.name()) ? namedOptions(annotation, description)
+				: LockOptions.defaults();
 		LockOptions.Builder builder = LockOptions.builder();
 		Duration waitTime = duration(annotation.waitTime(), "waitTime", description);
 		if (waitTime != null) {
@@ -270,6 +253,29 @@ public final class LockOperationSource {
 			builder.permits(annotation.permits());
 		}
 		return builder.build().orElse(base);
+	}
+
+	/**
+	 * The options set the annotation names, configured under
+	 * {@code distributed-lock.locks}.
+	 */
+	private LockOptions namedOptions(DistributedLock annotation, String description) {
+		LockOptions named;
+		try {
+			named = this.namedOptions.apply(annotation.name());
+		}
+		catch (RuntimeException ex) {
+			throw new LockDeclarationException(description, LockDeclarationException.Reason.UNKNOWN_OPTION_SET,
+					annotation.name(), "@DistributedLock on " + description + ": " + ex.getMessage(), ex);
+		}
+		if (named == null) {
+			throw new LockDeclarationException(description, LockDeclarationException.Reason.UNKNOWN_OPTION_SET,
+					annotation.name(),
+					"@DistributedLock on " + description + " names lock options '" + annotation.name()
+							+ "', but distributed-lock.locks." + annotation.name() + " is not configured",
+					null);
+		}
+		return named;
 	}
 
 	private @Nullable Duration duration(String value, String attribute, String description) {
