@@ -180,17 +180,7 @@ public final class ContextLocking {
 				return CompletableFuture.failedFuture(ex);
 			}
 		}
-		CompletableFuture<Void> released = new CompletableFuture<>();
-		this.template.offload(() -> {
-			try {
-				lease.release();
-				released.complete(null);
-			}
-			catch (RuntimeException ex) {
-				released.completeExceptionally(ex);
-			}
-		});
-		return released;
+		return LeaseEnd.onWorker(this.template::offload, lease::release);
 	}
 
 	/**

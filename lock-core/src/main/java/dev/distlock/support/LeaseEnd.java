@@ -83,7 +83,7 @@ final class LeaseEnd {
 	/**
 	 * Runs {@code release} on a worker; the answer fails with what it throws, unwrapped.
 	 */
-	private static CompletableFuture<Void> onWorker(Executor workers, Runnable release) {
+	static CompletableFuture<Void> onWorker(Executor workers, Runnable release) {
 		CompletableFuture<Void> released = new CompletableFuture<>();
 		workers.execute(() -> {
 			try {
