@@ -311,6 +311,12 @@ final class RedisReleaseSignals implements ReleaseSignals, AutoCloseable {
 		}
 		try {
 			created.start();
+			if (created.isListening()) {
+				// Waiters that found their lock busy before this point polled meanwhile:
+				// a
+				// release since their last attempt went unheard.
+				wakeAll();
+			}
 		}
 		catch (RuntimeException ex) {
 			// Said once: the container retries a lost connection by itself, and nothing
@@ -336,6 +342,10 @@ final class RedisReleaseSignals implements ReleaseSignals, AutoCloseable {
 			return;
 		}
 		// Waiters that polled until now ask for their slots on their next attempt.
+		wakeAll();
+	}
+
+	private void wakeAll() {
 		this.listeners.values().forEach((callbacks) -> callbacks.forEach(Runnable::run));
 	}
 
