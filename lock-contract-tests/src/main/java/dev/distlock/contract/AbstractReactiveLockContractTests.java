@@ -180,9 +180,10 @@ public abstract class AbstractReactiveLockContractTests {
 				() -> this.templates.first.waitingThreads().getOrDefault(key, 0) >= 1);
 		waiting.dispose();
 		running.dispose();
-		Conditions.await("no lock is held", Duration.ofSeconds(20),
-				() -> this.templates.first.heldLocks() == 0 && this.templates.first.queuedKeys() == 0);
-		assertThat(heldElsewhere(key)).isFalse();
+		// A cancelled pipeline has nobody to tell of its release, which lands in the
+		// store after the template let go of the lease.
+		Conditions.await("no lock is held", Duration.ofSeconds(20), () -> this.templates.first.heldLocks() == 0
+				&& this.templates.first.queuedKeys() == 0 && !heldElsewhere(key));
 	}
 
 	@Test

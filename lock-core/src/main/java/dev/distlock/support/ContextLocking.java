@@ -61,7 +61,10 @@ public final class ContextLocking {
 			return CompletableFuture.completedFuture(Optional.of(held.enter()));
 		}
 		this.template.check(key, settings);
-		return offloaded(() -> this.template.waitAsync(key, settings));
+		if (this.template.storeAnswersWithoutBlocking()) {
+			return relayed(this.template.waitAsync(key, settings, true));
+		}
+		return offloaded(() -> this.template.waitAsync(key, settings, false));
 	}
 
 	/**
@@ -89,30 +92,42 @@ public final class ContextLocking {
 			if (answer.isDone()) {
 				return;
 			}
-			CompletableFuture<Optional<L>> waiting;
 			try {
-				waiting = wait.get();
+				relay(wait.get(), answer);
 			}
 			catch (RuntimeException ex) {
 				answer.completeExceptionally(ex);
-				return;
 			}
-			waiting.whenComplete((lease, failure) -> {
-				if (failure != null) {
-					answer.completeExceptionally(Observations.unwrapped(failure));
-				}
-				else if (!answer.complete(lease) && lease.isPresent()) {
-					// Cancelled as the lock was taken: nobody will release it but us.
-					releaseQuietly(lease.get());
-				}
-			});
-			answer.whenComplete((lease, failure) -> {
-				if (failure instanceof CancellationException) {
-					waiting.cancel(false);
-				}
-			});
 		});
 		return answer;
+	}
+
+	/**
+	 * The answer of {@code waiting}, unwrapped; cancelling the answer cancels the wait,
+	 * and a lock the answer no longer takes is released.
+	 */
+	private <L extends Lease> CompletableFuture<Optional<L>> relayed(CompletableFuture<Optional<L>> waiting) {
+		CompletableFuture<Optional<L>> answer = new CompletableFuture<>();
+		relay(waiting, answer);
+		return answer;
+	}
+
+	private <L extends Lease> void relay(CompletableFuture<Optional<L>> waiting,
+			CompletableFuture<Optional<L>> answer) {
+		waiting.whenComplete((lease, failure) -> {
+			if (failure != null) {
+				answer.completeExceptionally(Observations.unwrapped(failure));
+			}
+			else if (!answer.complete(lease) && lease.isPresent()) {
+				// Cancelled as the lock was taken: nobody will release it but us.
+				releaseQuietly(lease.get());
+			}
+		});
+		answer.whenComplete((lease, failure) -> {
+			if (failure instanceof CancellationException) {
+				waiting.cancel(false);
+			}
+		});
 	}
 
 	/**

@@ -275,15 +275,27 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 		if (scoped != null) {
 			return CompletableFuture.completedFuture(Optional.of(scoped.enter()));
 		}
-		return waitAsync(key, settings);
+		return waitAsync(key, settings, false);
 	}
 
 	/**
 	 * The wait of {@link #acquireAsync} once re-entry is ruled out and the key and kind
 	 * are checked ({@link #check}).
+	 * @param withoutWaiting whether the calling thread must not wait even for a lock (an
+	 * event loop): it then takes the first step only if this JVM's line for the key is
+	 * free at once, and only as far as the store call
 	 */
-	CompletableFuture<Optional<Lease>> waitAsync(String key, LockSettings settings) {
-		return this.waits.shared(key, settings, this.observer.acquiring(key, settings.name(), settings.fair()));
+	CompletableFuture<Optional<Lease>> waitAsync(String key, LockSettings settings, boolean withoutWaiting) {
+		return this.waits.shared(key, settings, this.observer.acquiring(key, settings.name(), settings.fair()),
+				withoutWaiting);
+	}
+
+	/**
+	 * Whether the store's attempts return without waiting for the store, so that a caller
+	 * that must not block may make one.
+	 */
+	boolean storeAnswersWithoutBlocking() {
+		return this.provider.callExecutor().isEmpty();
 	}
 
 	/**

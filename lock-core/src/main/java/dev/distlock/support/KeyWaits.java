@@ -52,10 +52,16 @@ final class KeyWaits {
 	 * A wait that holds no thread, told to the observer as {@code acquisition}.
 	 * Cancelling the answer gives up the wait.
 	 */
-	CompletableFuture<Optional<Lease>> shared(String key, LockSettings settings, LockObserver.Acquisition acquisition) {
+	CompletableFuture<Optional<Lease>> shared(String key, LockSettings settings, LockObserver.Acquisition acquisition,
+			boolean withoutWaiting) {
 		LineTurn turn = new LineTurn(this.loop, this.lines, this.requests.of(key, settings), settings, this.shared,
-				this.callTimeoutNanos)
-			.start();
+				this.callTimeoutNanos);
+		if (withoutWaiting) {
+			turn.startWithoutWaiting();
+		}
+		else {
+			turn.start();
+		}
 		boolean tryOnly = settings.waitTime().isZero();
 		CompletableFuture<Optional<Lease>> answer = turn.result
 			.handle((lease, failure) -> Optional.ofNullable(Observations.ended(acquisition, lease, failure, tryOnly)));

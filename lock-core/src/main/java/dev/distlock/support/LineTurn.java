@@ -91,6 +91,26 @@ final class LineTurn extends LocalQueue.Turn {
 		return this;
 	}
 
+	/**
+	 * As {@link #start}, for a caller that must not wait even for a lock (an event loop):
+	 * only a caller that finds the gate free at once takes its first step on the calling
+	 * thread, as far as its store call; any other starts on the driver's threads.
+	 */
+	LineTurn startWithoutWaiting() {
+		if (!this.queue.enterAtOnce()) {
+			this.driver.execute(this::start);
+			return this;
+		}
+		claim();
+		if (this.result.isDone() || this.queue.failureSince(this.joinedFailures) != null) {
+			this.driver.execute(this::atGate);
+			return this;
+		}
+		LockWait front = front();
+		front.startWithoutWaiting();
+		return this;
+	}
+
 	@Override
 	void letThrough() {
 		this.driver.execute(this::atGate);
@@ -104,10 +124,14 @@ final class LineTurn extends LocalQueue.Turn {
 			finish(null, (failure != null) ? lineFailure(failure) : null);
 			return;
 		}
+		front().start();
+	}
+
+	private LockWait front() {
 		LockWait front = new LockWait(this.loop, this, this.request, this.settings, this.queue, this.deadline,
 				this.askedNanos, this.driver);
 		this.wait = front;
-		front.start();
+		return front;
 	}
 
 	/** The wait at the front ended: the gate is left for the next in line. */

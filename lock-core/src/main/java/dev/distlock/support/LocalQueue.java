@@ -4,6 +4,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantLock;
 
 import dev.distlock.LockBackendException;
@@ -30,6 +31,7 @@ final class LocalQueue implements HandoverLine.Line<ManagedLease> {
 	/** The wait of the caller at the gate, told of signals. */
 	volatile @Nullable LockWait waiter;
 
+	/** Guards the gate and the line only, never a store call. */
 	private final ReentrantLock lock = new ReentrantLock();
 
 	/** Guarded by {@link #lock}: a caller is through the gate. */
@@ -38,17 +40,14 @@ final class LocalQueue implements HandoverLine.Line<ManagedLease> {
 	/** Guarded by {@link #lock}: callers waiting for the gate, in arrival order. */
 	private final ArrayDeque<Turn> line = new ArrayDeque<>();
 
-	/** Guarded by {@link #lock}. */
-	private boolean calling;
+	/**
+	 * Told when the store call on the wire ends; null while no call is on the wire. Not
+	 * guarded by {@link #lock}, so that the caller at the gate, which may be an event
+	 * loop, never waits for it around its store call.
+	 */
+	private final AtomicReference<@Nullable List<Runnable>> calling = new AtomicReference<>();
 
-	/** Guarded by {@link #lock}: told when the store call on the wire ends. */
-	private @Nullable List<Runnable> callEndListeners;
-
-	/** Guarded by {@link #lock}. */
-	private long failures;
-
-	/** Guarded by {@link #lock}. */
-	private @Nullable LockBackendException lastFailure;
+	private final AtomicReference<Failures> failures = new AtomicReference<>(Failures.NONE);
 
 	/**
 	 * The lock left for this line by local hand-over, and whether its waiters stand back.
@@ -96,6 +95,27 @@ final class LocalQueue implements HandoverLine.Line<ManagedLease> {
 		}
 	}
 
+	/**
+	 * Enters the gate if nobody is through it and its lock is free at once: for a caller
+	 * that must not wait even for the line's lock (an event loop), which starts over
+	 * where it may wait when this answers false.
+	 */
+	boolean enterAtOnce() {
+		if (!this.lock.tryLock()) {
+			return false;
+		}
+		try {
+			if (this.occupied) {
+				return false;
+			}
+			this.occupied = true;
+			return true;
+		}
+		finally {
+			this.lock.unlock();
+		}
+	}
+
 	/** Leaves the gate, letting the next caller in line through. */
 	void exit() {
 		Turn next;
@@ -119,41 +139,21 @@ final class LocalQueue implements HandoverLine.Line<ManagedLease> {
 
 	/** Failures so far: a caller notes this when it joins the line. */
 	long failures() {
-		this.lock.lock();
-		try {
-			return this.failures;
-		}
-		finally {
-			this.lock.unlock();
-		}
+		return this.failures.get().count();
 	}
 
 	void callStarted() {
-		this.lock.lock();
-		try {
-			this.calling = true;
-		}
-		finally {
-			this.lock.unlock();
-		}
+		this.calling.set(List.of());
 	}
 
 	/** The store call ended; {@code failure} is its error, if the store failed. */
 	void callEnded(@Nullable LockBackendException failure) {
-		List<Runnable> listeners;
-		this.lock.lock();
-		try {
-			this.calling = false;
-			if (failure != null) {
-				this.failures++;
-				this.lastFailure = failure;
-			}
-			listeners = this.callEndListeners;
-			this.callEndListeners = null;
+		// Counted before the call is seen to end, so that whoever is told of its end
+		// sees its failure.
+		if (failure != null) {
+			this.failures.updateAndGet((current) -> new Failures(current.count() + 1, failure));
 		}
-		finally {
-			this.lock.unlock();
-		}
+		List<Runnable> listeners = this.calling.getAndSet(null);
 		if (listeners != null) {
 			listeners.forEach(Runnable::run);
 		}
@@ -164,19 +164,17 @@ final class LocalQueue implements HandoverLine.Line<ManagedLease> {
 	 * @return false, calling nothing, when no call is on the wire
 	 */
 	boolean onCallEnd(Runnable listener) {
-		this.lock.lock();
-		try {
-			if (!this.calling) {
+		while (true) {
+			List<Runnable> current = this.calling.get();
+			if (current == null) {
 				return false;
 			}
-			if (this.callEndListeners == null) {
-				this.callEndListeners = new ArrayList<>(2);
+			List<Runnable> next = new ArrayList<>(current.size() + 1);
+			next.addAll(current);
+			next.add(listener);
+			if (this.calling.compareAndSet(current, next)) {
+				return true;
 			}
-			this.callEndListeners.add(listener);
-			return true;
-		}
-		finally {
-			this.lock.unlock();
 		}
 	}
 
@@ -185,13 +183,14 @@ final class LocalQueue implements HandoverLine.Line<ManagedLease> {
 	 * {@code joinedFailures}.
 	 */
 	@Nullable LockBackendException failureSince(long joinedFailures) {
-		this.lock.lock();
-		try {
-			return (this.failures != joinedFailures) ? this.lastFailure : null;
-		}
-		finally {
-			this.lock.unlock();
-		}
+		Failures current = this.failures.get();
+		return (current.count() != joinedFailures) ? current.last() : null;
+	}
+
+	private record Failures(long count, @Nullable LockBackendException last) {
+
+		static final Failures NONE = new Failures(0, null);
+
 	}
 
 	/**

@@ -69,9 +69,28 @@ final class LockWait extends PausingWait {
 		step();
 	}
 
+	/**
+	 * Runs the first step on a calling thread that must not wait even for a lock (an
+	 * event loop) as far as its store call; whatever could wait (a lock left for the line
+	 * to take over, a key a holder of this JVM holds, the answer's handling) goes on on
+	 * the driver's threads.
+	 */
+	void startWithoutWaiting() {
+		step(true);
+	}
+
 	@Override
 	void step() {
+		step(false);
+	}
+
+	private void step(boolean atOnce) {
 		try {
+			if (atOnce && (this.owner.result.isDone() || this.queue.handover().hasOffer()
+					|| this.loop.heldHere(this.request.key()))) {
+				this.driver.execute(this::step);
+				return;
+			}
 			if (this.owner.result.isDone()) {
 				end(null, null);
 				return;
@@ -89,19 +108,30 @@ final class LockWait extends PausingWait {
 			}
 			long pause = this.loop.localPause(this.request, this.settings, this.queue);
 			if (pause < 0) {
-				attempt();
+				attempt(atOnce);
+			}
+			else if (atOnce) {
+				this.driver.execute(this::step);
 			}
 			else {
 				pauseOrEnd(pause);
 			}
 		}
 		catch (RuntimeException ex) {
-			end(null, ex);
+			if (atOnce) {
+				this.driver.execute(() -> end(null, ex));
+			}
+			else {
+				end(null, ex);
+			}
 		}
 	}
 
-	/** One store call; an answer already there is handled on this step. */
-	private void attempt() {
+	/**
+	 * One store call; an answer already there is handled on this step, unless the step
+	 * must not wait.
+	 */
+	private void attempt(boolean atOnce) {
 		long sent = System.nanoTime();
 		this.queue.callStarted();
 		CompletableFuture<LockAttempt> answer;
@@ -111,7 +141,7 @@ final class LockWait extends PausingWait {
 		catch (RuntimeException ex) {
 			answer = CompletableFuture.failedFuture(ex);
 		}
-		if (answer.isDone()) {
+		if (answer.isDone() && !atOnce) {
 			answered(answer, sent);
 		}
 		else {

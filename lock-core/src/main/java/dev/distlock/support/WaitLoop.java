@@ -107,6 +107,11 @@ final class WaitLoop {
 		return (kind == LockKind.PERMITS) ? signalling.permitSignals() : signalling.releaseSignals();
 	}
 
+	/** Whether a lease of this JVM holds {@code key} (or is being released). */
+	boolean heldHere(String key) {
+		return this.held.containsKey(key);
+	}
+
 	/**
 	 * How long to wait without asking the store, or -1 to ask it. A key held by another
 	 * thread of this JVM signals its release or loss here directly, so asking the store

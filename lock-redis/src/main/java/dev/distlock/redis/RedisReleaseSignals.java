@@ -85,7 +85,7 @@ final class RedisReleaseSignals implements ReleaseSignals, AutoCloseable {
 
 	private volatile @Nullable RedisMessageListenerContainer container;
 
-	private boolean started;
+	private volatile boolean started;
 
 	private volatile boolean closed;
 
@@ -251,6 +251,11 @@ final class RedisReleaseSignals implements ReleaseSignals, AutoCloseable {
 	}
 
 	private void ensureStarted() {
+		// Read without the lock on every wait after the first, which may run on an event
+		// loop.
+		if (this.started) {
+			return;
+		}
 		this.lifecycle.lock();
 		try {
 			if (this.started || this.closed) {

@@ -39,6 +39,11 @@ public final class HandoverLine<L> {
 		return this.offered.compareAndSet(null, lease);
 	}
 
+	/** Whether a lock is left for the line. */
+	public boolean hasOffer() {
+		return this.offered.get() != null;
+	}
+
 	/** The lock left for the line, if any; taken once, by one caller. */
 	public @Nullable L takeOffer() {
 		return this.offered.getAndSet(null);
