@@ -12,18 +12,24 @@ import dev.distlock.LockAcquisitionException;
 import dev.distlock.TransactionLock;
 import dev.distlock.TransactionLocks;
 import dev.distlock.autoconfigure.jdbc.DistributedLockJdbcTransactionAutoConfiguration;
+import dev.distlock.config.EnableDistributedLocks;
 import dev.distlock.harness.jdbc.PostgresServer;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
+import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
+import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
 import org.springframework.transaction.annotation.Transactional;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
@@ -85,6 +91,36 @@ class TransactionLockAnnotationTests {
 				.withMessageContaining("needs a transaction");
 			assertThat(accounts.tries()).as("calls that ran").isZero();
 		});
+	}
+
+	/**
+	 * A Boot application that also declares {@code @EnableDistributedLocks} gets one
+	 * advisor, the auto-configuration's, still inside the transaction.
+	 */
+	@Test
+	void theAnnotationBesideTheAutoConfigurationAddsNoSecondAdvisor() {
+		String table = "annotation_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+		try (ConfigurableApplicationContext context = new SpringApplicationBuilder(EnabledByHand.class)
+			.web(WebApplicationType.NONE)
+			.properties("spring.datasource.url=" + PostgresServer.shared().jdbcUrl(),
+					"spring.datasource.username=" + PostgresServer.shared().username(),
+					"spring.datasource.password=" + PostgresServer.shared().password(),
+					"distributed-lock.jdbc.initialize-schema=always", "distributed-lock.jdbc.table-name=" + table)
+			.run()) {
+			assertThat(context.getBeansOfType(TransactionLockAdvisor.class)).hasSize(1);
+			Accounts accounts = context.getBean(Accounts.class);
+			assertThat(accounts.tryNow("account-" + UUID.randomUUID())).isPositive();
+			assertThat(accounts.tries()).isOne();
+		}
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@EnableDistributedLocks
+	@ImportAutoConfiguration({ DataSourceAutoConfiguration.class, DataSourceTransactionManagerAutoConfiguration.class,
+			TransactionAutoConfiguration.class, DistributedLockJdbcTransactionAutoConfiguration.class })
+	@Import(Config.class)
+	static class EnabledByHand {
+
 	}
 
 	@Configuration(proxyBeanMethods = false)

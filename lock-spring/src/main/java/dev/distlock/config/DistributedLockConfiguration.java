@@ -23,10 +23,10 @@ import org.springframework.core.annotation.AnnotationAttributes;
 import org.springframework.core.type.AnnotationMetadata;
 
 /**
- * What {@link EnableDistributedLocks} imports: the lock advisor, with the annotation's
- * order, and an auto-proxy creator. The advisor is created while other beans are being
- * proxied, possibly early, so it depends on nothing eagerly: the template (and the store,
- * for the fair-lock check) are looked up on first use.
+ * What {@link EnableDistributedLocks} imports first: the lock advisor, with the
+ * annotation's order, and an auto-proxy creator. The advisor is created while other beans
+ * are being proxied, possibly early, so it depends on nothing eagerly: the template (and
+ * the store, for the fair-lock check) are looked up on first use.
  */
 @Configuration(proxyBeanMethods = false)
 @Role(BeanDefinition.ROLE_INFRASTRUCTURE)

@@ -17,19 +17,24 @@ import org.springframework.core.Ordered;
  * {@link dev.distlock.spi.LockProvider}.
  *
  * <p>
- * Registers the lock advisor and, if the application has none, an auto-proxy creator.
- * Every annotated method is checked once the context's singletons exist (a bean created
- * later: when it is created), so a key that does not parse, a {@code #variable} that is
- * not a parameter, a bad duration, a {@code name} (named option sets need the Boot
- * auto-configuration) or a kind of lock the store does not offer fails the context's
- * refresh with a {@link dev.distlock.aop.LockDeclarationException} naming the method. The
+ * Registers the lock advisor, the {@link dev.distlock.TransactionLock @TransactionLock}
+ * advisor (which takes its locks through the application's
+ * {@link dev.distlock.TransactionLocks} bean, looked up at the first call) and, if the
+ * application has none, an auto-proxy creator. A transaction lock is taken in the
+ * transaction active when the method is called: on a method that also carries
+ * {@code @Transactional} (at its default order), inside that transaction. Every annotated
+ * method is checked once the context's singletons exist (a bean created later: when it is
+ * created), so a key that does not parse, a {@code #variable} that is not a parameter, a
+ * bad duration, a {@code name} (named option sets need the Boot auto-configuration) or a
+ * kind of lock the store does not offer fails the context's refresh with a
+ * {@link dev.distlock.aop.LockDeclarationException} naming the method. The
  * {@code LockTemplate} is looked up at the first locked call, so it may depend on
  * anything; if there is none, that call fails and the method is not invoked.
  */
 @Target(ElementType.TYPE)
 @Retention(RetentionPolicy.RUNTIME)
 @Documented
-@Import(DistributedLockConfiguration.class)
+@Import({ DistributedLockConfiguration.class, TransactionLockConfiguration.Selector.class })
 public @interface EnableDistributedLocks {
 
 	/**

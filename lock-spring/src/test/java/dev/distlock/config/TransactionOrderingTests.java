@@ -1,8 +1,11 @@
 package dev.distlock.config;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -14,6 +17,8 @@ import dev.distlock.Lease;
 import dev.distlock.LockContext;
 import dev.distlock.LockOptions;
 import dev.distlock.LockTemplate;
+import dev.distlock.TransactionLock;
+import dev.distlock.TransactionLocks;
 import dev.distlock.harness.jdbc.PostgresServer;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -30,11 +35,12 @@ import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 /**
  * The lock advice runs outside {@code @Transactional} on the same method, so the lock is
- * still held when the transaction completes; the transaction is a real one on a
- * PostgreSQL server.
+ * still held when the transaction completes, and the {@code @TransactionLock} advice
+ * inside it; the transaction is a real one on a PostgreSQL server.
  */
 @Tag("server")
 class TransactionOrderingTests {
@@ -63,6 +69,32 @@ class TransactionOrderingTests {
 		}
 	}
 
+	@Test
+	void aTransactionLockIsTakenInsideTheTransactionOfItsMethodWhicheverIsDeclaredFirst() {
+		for (List<Class<?>> order : List.of(List.of(Transactions.class, EnableDistributedLocksTests.Locks.class),
+				List.of(EnableDistributedLocksTests.Locks.class, Transactions.class))) {
+			try (AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext()) {
+				order.forEach(context::register);
+				context.register(RecordingTransactionLocks.class, OrderJobs.class);
+				context.refresh();
+				context.getBean(OrderJobs.class).ship("42");
+				assertThat(context.getBean(RecordingTransactionLocks.class).keys).as("declared " + order)
+					.containsExactly("order:42");
+			}
+		}
+	}
+
+	@Test
+	void aTransactionLockWithoutTransactionLocksFailsTheCallNamingWhatIsMissing() {
+		try (AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext(Transactions.class,
+				EnableDistributedLocksTests.Locks.class, OrderJobs.class)) {
+			OrderJobs jobs = context.getBean(OrderJobs.class);
+			assertThatIllegalStateException().isThrownBy(() -> jobs.ship("42"))
+				.withMessageContaining("@TransactionLock needs a TransactionLocks bean");
+			assertThat(jobs.shipped()).as("the method did not run").isEmpty();
+		}
+	}
+
 	@Configuration(proxyBeanMethods = false)
 	@EnableTransactionManagement
 	static class Transactions {
@@ -75,6 +107,50 @@ class TransactionOrderingTests {
 		@Bean
 		PlatformTransactionManager transactionManager(HikariDataSource dataSource) {
 			return new DataSourceTransactionManager(dataSource);
+		}
+
+	}
+
+	/**
+	 * Transaction locks that, as the real ones, refuse a caller outside a transaction.
+	 */
+	static class RecordingTransactionLocks implements TransactionLocks {
+
+		final List<String> keys = new CopyOnWriteArrayList<>();
+
+		@Override
+		public long lock(String key) {
+			if (!TransactionSynchronizationManager.isActualTransactionActive()) {
+				throw new IllegalStateException("No transaction is active for lock '" + key + "'");
+			}
+			this.keys.add(key);
+			return this.keys.size();
+		}
+
+		@Override
+		public long lock(String key, Duration waitTime) {
+			return lock(key);
+		}
+
+		@Override
+		public OptionalLong tryLock(String key, Duration waitTime) {
+			return OptionalLong.of(lock(key));
+		}
+
+	}
+
+	static class OrderJobs {
+
+		private final List<String> shipped = new CopyOnWriteArrayList<>();
+
+		public List<String> shipped() {
+			return this.shipped;
+		}
+
+		@Transactional
+		@TransactionLock(key = "'order:' + #id")
+		public void ship(String id) {
+			this.shipped.add(id);
 		}
 
 	}
