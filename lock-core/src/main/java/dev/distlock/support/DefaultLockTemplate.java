@@ -52,6 +52,9 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 
 	private final LockProvider provider;
 
+	/** Whether the store's attempts return without waiting for the store. */
+	private final boolean storeAnswersWithoutBlocking;
+
 	private final RenewalScheduler scheduler;
 
 	private final LockOptions defaults;
@@ -152,6 +155,7 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 			HandoverSettings handover, TakeOverGate gate) {
 		LockSettings.of(defaults, defaults);
 		this.provider = provider;
+		this.storeAnswersWithoutBlocking = provider.callExecutor().isEmpty();
 		this.scheduler = scheduler;
 		this.defaults = defaults;
 		this.observer = observer;
@@ -295,7 +299,7 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 	 * that must not block may make one.
 	 */
 	boolean storeAnswersWithoutBlocking() {
-		return this.provider.callExecutor().isEmpty();
+		return this.storeAnswersWithoutBlocking;
 	}
 
 	/**

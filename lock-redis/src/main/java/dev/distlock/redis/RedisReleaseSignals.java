@@ -317,9 +317,8 @@ final class RedisReleaseSignals implements ReleaseSignals, AutoCloseable {
 		try {
 			created.start();
 			if (created.isListening()) {
-				// Waiters that found their lock busy before this point polled meanwhile:
-				// a
-				// release since their last attempt went unheard.
+				// Waiters that found their lock busy until now polled: a release since
+				// their last attempt went unheard.
 				wakeAll();
 			}
 		}
