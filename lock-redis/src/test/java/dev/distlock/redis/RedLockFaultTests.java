@@ -226,6 +226,11 @@ class RedLockFaultTests {
 			RedLockProvider other = masters.provider();
 			String key = key();
 			Lease lease = template.acquire(key, LockOptions.defaults());
+			// The acquire returned once a quorum answered. A master killed before it ran
+			// the holder's acquire gets it again when the client reconnects, and would
+			// hold the lock for the holder after its restart (as the next test shows).
+			Conditions.await("every master holds the lock", Duration.ofSeconds(10),
+					() -> masters.holdersOf(key) == count);
 			int majority = count / 2 + 1;
 			for (int i = 0; i < majority; i++) {
 				masters.kill(i);
@@ -237,6 +242,37 @@ class RedLockFaultTests {
 			assertThatExceptionOfType(LeaseLostException.class).isThrownBy(lease::release);
 			assertThat(usurper.fencingToken()).isGreaterThan(lease.fencingToken());
 			assertThat(usurper.release()).isTrue();
+		}
+	}
+
+	/**
+	 * A master dies after it read the holder's acquire but before it ran it, and comes
+	 * back empty: the client sends the acquire again once it reconnects, so the restarted
+	 * master holds the lock for the holder, which keeps its quorum. Nobody else gets the
+	 * lock meanwhile, and the holder's renewal and release count that master.
+	 */
+	@Test
+	void anAcquireSentAgainToARestartedMasterHoldsTheLockForItsHolderOnly() {
+		try (RedLockMasters masters = RedLockMasters.start(3)) {
+			RedLockProvider holder = masters.provider();
+			RedLockProvider other = masters.provider();
+			String key = key();
+			// Commands are read but not run while clients are paused.
+			masters.server(0).command("CLIENT", "PAUSE", "60000", "ALL");
+			LockHandle held = acquired(LockAttempt.join(holder.tryLock(LockRequest.exclusive(key, LEASE))));
+			masters.kill(0);
+			masters.kill(1);
+			masters.restart(0);
+			masters.restart(1);
+			Conditions.await("the acquire sent again to the restarted master", Duration.ofSeconds(20),
+					() -> masters.holdersOf(key) == 2);
+			assertThat(LockAttempt.join(other.tryLock(LockRequest.exclusive(key, LEASE))))
+				.as("the lock, held again on a quorum")
+				.isInstanceOf(LockAttempt.Busy.class);
+			assertThat(held.renew(LEASE)).isTrue();
+			assertThat(held.release()).isTrue();
+			LockHandle next = awaitAcquired(other, key);
+			assertThat(next.release()).isTrue();
 		}
 	}
 
