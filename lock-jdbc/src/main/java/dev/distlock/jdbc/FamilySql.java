@@ -89,18 +89,19 @@ final class FamilySql {
 		boolean committed = false;
 		try {
 			T result = work.run(connection);
-			connection.commit();
+			// Turning autocommit back on commits: one round trip, not two.
+			connection.setAutoCommit(true);
 			committed = true;
 			return result;
 		}
 		finally {
-			try {
-				if (!committed) {
+			if (!committed) {
+				try {
 					rollbackQuietly(connection);
 				}
-			}
-			finally {
-				connection.setAutoCommit(true);
+				finally {
+					connection.setAutoCommit(true);
+				}
 			}
 		}
 	}
@@ -135,8 +136,10 @@ final class FamilySql {
 		update(connection,
 				this.postgres ? "INSERT" + insert + " ON CONFLICT (name) DO NOTHING" : "INSERT IGNORE" + insert,
 				keys.toArray());
-		connection.commit();
-		readCommitted(connection);
+		if (!connection.getAutoCommit()) {
+			connection.commit();
+			readCommitted(connection);
+		}
 	}
 
 	/** The next transaction's level, on MariaDB and MySQL (PostgreSQL's default). */
@@ -177,18 +180,28 @@ final class FamilySql {
 	}
 
 	static void bind(PreparedStatement statement, Object... parameters) throws SQLException {
+		bindFrom(statement, 1, parameters);
+	}
+
+	/**
+	 * Binds {@code parameters} from the 1-based index {@code first} on.
+	 * @return the index after the last one bound
+	 */
+	static int bindFrom(PreparedStatement statement, int first, Object... parameters) throws SQLException {
 		for (int i = 0; i < parameters.length; i++) {
 			Object parameter = parameters[i];
+			int index = first + i;
 			if (parameter instanceof Long number) {
-				statement.setLong(i + 1, number);
+				statement.setLong(index, number);
 			}
 			else if (parameter instanceof Boolean flag) {
-				statement.setBoolean(i + 1, flag);
+				statement.setBoolean(index, flag);
 			}
 			else {
-				statement.setString(i + 1, (String) parameter);
+				statement.setString(index, (String) parameter);
 			}
 		}
+		return first + parameters.length;
 	}
 
 }

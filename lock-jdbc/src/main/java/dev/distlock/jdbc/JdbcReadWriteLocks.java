@@ -36,9 +36,9 @@ import org.jspecify.annotations.Nullable;
  * no new reader comes in while a live intent is recorded; the writer's attempt that takes
  * the key ends it, and so does a withdrawal. A reader's attempt and every change to the
  * read holds of a key run in one transaction that first locks the key's row, so readers
- * and writers of a key are serialized on that row. On PostgreSQL the last reader's
- * release and a withdrawn intent are signalled by {@code NOTIFY}, as a writer's release
- * is.
+ * and writers of a key are serialized on that row. On PostgreSQL that transaction is sent
+ * as one round trip ({@link PostgresReadHolds}), and the last reader's release and a
+ * withdrawn intent are signalled by {@code NOTIFY}, as a writer's release is.
  */
 final class JdbcReadWriteLocks {
 
@@ -56,6 +56,8 @@ final class JdbcReadWriteLocks {
 
 	private volatile @Nullable FamilySql sql;
 
+	private volatile @Nullable PostgresReadHolds postgres;
+
 	/**
 	 * The intents this JVM's writers may have recorded (key and waiter), so that a writer
 	 * that found a plain lock in its way ends no intent it never recorded.
@@ -72,6 +74,19 @@ final class JdbcReadWriteLocks {
 		if (known == null) {
 			known = new FamilySql(this.provider.dialect(), this.provider.tableName());
 			this.sql = known;
+		}
+		return known;
+	}
+
+	/** The one-round-trip statements on PostgreSQL, null elsewhere. */
+	private @Nullable PostgresReadHolds postgres(FamilySql sql) {
+		if (!sql.postgres) {
+			return null;
+		}
+		PostgresReadHolds known = this.postgres;
+		if (known == null) {
+			known = new PostgresReadHolds(sql);
+			this.postgres = known;
 		}
 		return known;
 	}
@@ -103,10 +118,20 @@ final class JdbcReadWriteLocks {
 
 	private Taken takeRead(Connection connection, FamilySql sql, String key, String owner, long leaseMicros,
 			boolean waiting) throws SQLException {
+		PostgresReadHolds postgres = postgres(sql);
 		for (int attempt = 1;; attempt++) {
 			try {
-				Taken taken = sql.inTransaction(connection,
-						(tx) -> takeReadInTransaction(tx, sql, key, owner, leaseMicros, waiting));
+				Taken taken;
+				if (postgres != null) {
+					taken = postgres.take(connection, key, owner, leaseMicros, waiting, RETRY);
+					if (taken.value() == RETRY && !taken.acquired()) {
+						sql.createRows(connection, List.of(key));
+					}
+				}
+				else {
+					taken = sql.inTransaction(connection,
+							(tx) -> takeReadInTransaction(tx, sql, key, owner, leaseMicros, waiting));
+				}
 				if (taken.acquired() || taken.value() != RETRY || attempt >= MAX_TRIES) {
 					return taken;
 				}
@@ -291,8 +316,12 @@ final class JdbcReadWriteLocks {
 	 * (signalling the release if the row was waited on).
 	 * @return whether the hold was there, and whether its release was signalled
 	 */
-	private static Released release(Connection connection, FamilySql sql, String key, String owner,
-			@Nullable Long fence) throws SQLException {
+	private Released release(Connection connection, FamilySql sql, String key, String owner, @Nullable Long fence)
+			throws SQLException {
+		PostgresReadHolds postgres = postgres(sql);
+		if (postgres != null) {
+			return postgres.release(connection, key, owner, fence);
+		}
 		return sql.inTransaction(connection, (tx) -> {
 			Long waited = FamilySql.queryLong(tx,
 					"SELECT CASE WHEN waited THEN 1 ELSE 0 END FROM " + sql.table + " WHERE name = ? FOR UPDATE", key);
@@ -325,11 +354,11 @@ final class JdbcReadWriteLocks {
 	}
 
 	/** The outcome of a read attempt: the token if taken, else the remaining micros. */
-	private record Taken(boolean acquired, long value) {
+	record Taken(boolean acquired, long value) {
 
 	}
 
-	private enum Released {
+	enum Released {
 
 		NOT_HELD, RELEASED, LAST_TO_WAITERS
 
@@ -406,7 +435,7 @@ final class JdbcReadWriteLocks {
 			return JdbcReadWriteLocks.this.calls.call(this.key, "release a read lock on '" + this.key + "'",
 					(connection) -> {
 						boolean rerun = runs.getAndIncrement() > 0;
-						Released released = JdbcReadWriteLocks.release(connection, sql, this.key, this.owner,
+						Released released = JdbcReadWriteLocks.this.release(connection, sql, this.key, this.owner,
 								this.token);
 						return released != Released.NOT_HELD || (rerun && this.floor.liveAt(System.nanoTime()));
 					}, null);
