@@ -105,6 +105,30 @@ class JdbcFamilyLostReplyTests {
 	}
 
 	/**
+	 * A permit taken whose reply was lost: the attempt, run again, finds the permit its
+	 * first run took and answers with it, rather than take a second one or leave that one
+	 * held by nobody.
+	 */
+	@ParameterizedTest(name = "{0}")
+	@MethodSource("databases")
+	void aPermitTakenWhoseReplyWasLostIsTheOnePermitHeld(String database) {
+		LostReplyDataSource faulty = new LostReplyDataSource(pool(database));
+		JdbcLockProvider provider = provider(faulty);
+		JdbcLockProvider other = provider(pool(database));
+		other.createTableIfMissing();
+		String key = key();
+		LockHandle first = acquired(LockAttempt.join(provider.tryLock(LockRequest.permit(key, 2, LONG))));
+		faulty.loseNextCommitReply(TABLE + "_permit (name, owner");
+		LockHandle permit = acquired(LockAttempt.join(provider.tryLock(LockRequest.permit(key, 2, LONG))));
+		assertThat(faulty.repliesLost()).isOne();
+		assertThat(permit.fencingToken()).isGreaterThan(first.fencingToken());
+		assertThat(LockAttempt.join(other.tryLock(LockRequest.permit(key, 2, LONG)))).as("both permits held, one each")
+			.isInstanceOf(LockAttempt.Busy.class);
+		assertThat(permit.release()).isTrue();
+		assertThat(first.release()).isTrue();
+	}
+
+	/**
 	 * A permit whose lease ran out and was taken by another: its release, run again after
 	 * a lost reply, finds nothing and reports the loss, as its first run would have.
 	 */
