@@ -65,10 +65,12 @@ final class ZookeeperMultiLocks {
 		try {
 			for (String key : request.keys()) {
 				String parent = this.provider.nodes().parentPath(key);
-				ZookeeperNodes.Created created = this.provider.nodes()
-					.createOwned(key, parent, ZookeeperNodes.NODE_NAME, leaseMillis, sessionId, deadline);
+				ZookeeperNodes.Queued queued = this.provider.nodes()
+					.createOwnedAndQueue(key, parent, ZookeeperNodes.NODE_NAME, ZookeeperNodes.QUEUE, leaseMillis,
+							sessionId, deadline);
+				ZookeeperNodes.Created created = queued.created();
 				taken.add(new Taken(key, created.path(), created.stat().getCzxid()));
-				String holder = holderBefore(key, parent, created.path(), deadline);
+				String holder = holderBefore(key, parent, created.path(), queued.queue());
 				if (holder != null) {
 					long lease = busyHint(key, holder, request.waiting(), deadline);
 					giveBack(taken, taken.size() - 1, deadline);
@@ -91,8 +93,7 @@ final class ZookeeperMultiLocks {
 	 * The node that holds {@code key} if the caller's node does not stand first in the
 	 * key's queue; null if it does.
 	 */
-	private @Nullable String holderBefore(String key, String parent, String path, long deadline) {
-		List<String> queue = this.provider.nodes().queue(key, parent, deadline);
+	private static @Nullable String holderBefore(String key, String parent, String path, List<String> queue) {
 		int index = queue.indexOf(path.substring(parent.length() + 1));
 		if (index < 0) {
 			throw new LockBackendException(key, "Cannot acquire lock '" + key + "': its node " + path

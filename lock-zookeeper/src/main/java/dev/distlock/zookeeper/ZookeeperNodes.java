@@ -2,6 +2,7 @@ package dev.distlock.zookeeper;
 
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.UUID;
@@ -43,6 +44,9 @@ final class ZookeeperNodes {
 	/** The marker in the name of a reader's node, in the same queue as the writers'. */
 	static final String READ_NAME = "-read-";
 
+	/** The markers of a lock key's queue: its writers' and readers' nodes. */
+	static final List<String> QUEUE = List.of(NODE_NAME, READ_NAME);
+
 	private final CuratorFramework client;
 
 	private final String basePath;
@@ -59,11 +63,32 @@ final class ZookeeperNodes {
 	}
 
 	/**
-	 * Creates the caller's node, as {@link #create}, and checks that the current session
-	 * owns it: a node of an ended session is going away (CURATOR-604).
+	 * Creates the caller's node, as {@link #create}, checks that the current session owns
+	 * it (a node of an ended session is going away, CURATOR-604), and reads the nodes
+	 * under {@code parent} whose name holds one of {@code markers} as they stood once the
+	 * node was created. That read goes out right behind the create, without waiting for
+	 * its reply, and ZooKeeper answers one session's requests in the order sent, so it
+	 * sees the new node and every node before it: one round trip for both. When the
+	 * create had to be sent again (its key's parent was missing), they are read once more
+	 * after it.
 	 */
-	Created createOwned(String key, String parent, String nodeName, long leaseMillis, long sessionId, long deadline) {
-		Created created = create(key, parent, nodeName, leaseMillis, deadline);
+	Queued createOwnedAndQueue(String key, String parent, String nodeName, List<String> markers, long leaseMillis,
+			long sessionId, long deadline) {
+		List<CompletableFuture<CuratorEvent>> queueRead = new ArrayList<>(1);
+		Created created = owned(key, create(key, parent, nodeName, leaseMillis, deadline, queueRead), sessionId);
+		String name = created.path().substring(parent.length() + 1);
+		try {
+			List<String> queue = queueOf(key, parent, markers,
+					this.calls.await(key, "acquire", queueRead.get(0), deadline));
+			return new Queued(created, queue.contains(name) ? queue : children(key, parent, markers, deadline));
+		}
+		catch (RuntimeException ex) {
+			deleteInBackground(created.path());
+			throw ex;
+		}
+	}
+
+	private Created owned(String key, Created created, long sessionId) {
 		long owner = created.stat().getEphemeralOwner();
 		if (owner != sessionId) {
 			deleteInBackground(created.path());
@@ -82,7 +107,8 @@ final class ZookeeperNodes {
 	 * servers remove (an idle container) between Curator creating it and creating the
 	 * node under it is created again.
 	 */
-	private Created create(String key, String parent, String nodeName, long leaseMillis, long deadline) {
+	private Created create(String key, String parent, String nodeName, long leaseMillis, long deadline,
+			List<CompletableFuture<CuratorEvent>> queueRead) {
 		for (int attempt = 1;; attempt++) {
 			Stat stat = new Stat();
 			String prefix = parent + "/" + UUID.randomUUID() + nodeName;
@@ -93,6 +119,9 @@ final class ZookeeperNodes {
 				.withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
 				.inBackground(callback)
 				.forPath(prefix, Long.toString(leaseMillis).getBytes(StandardCharsets.US_ASCII)));
+			queueRead.clear();
+			queueRead
+				.add(this.calls.send((callback) -> this.client.getChildren().inBackground(callback).forPath(parent)));
 			CuratorEvent event;
 			try {
 				event = this.calls.await(key, "acquire", reply, deadline);
@@ -140,12 +169,16 @@ final class ZookeeperNodes {
 	record Created(String path, Stat stat) {
 	}
 
+	/** A node that an attempt created, and its key's queue read right after. */
+	record Queued(Created created, List<String> queue) {
+	}
+
 	/**
 	 * A lock key's queue: its writers' and readers' nodes, in sequence order (one
 	 * sequence per parent, so the order is total).
 	 */
 	List<String> queue(String key, String parent, long deadline) {
-		return children(key, parent, List.of(NODE_NAME, READ_NAME), deadline);
+		return children(key, parent, QUEUE, deadline);
 	}
 
 	/**
@@ -160,8 +193,11 @@ final class ZookeeperNodes {
 	 * order (the sequence follows the marker).
 	 */
 	private List<String> children(String key, String parent, List<String> markers, long deadline) {
-		CuratorEvent event = this.calls.call(key, "acquire", deadline,
-				(callback) -> this.client.getChildren().inBackground(callback).forPath(parent));
+		return queueOf(key, parent, markers, this.calls.call(key, "acquire", deadline,
+				(callback) -> this.client.getChildren().inBackground(callback).forPath(parent)));
+	}
+
+	private static List<String> queueOf(String key, String parent, List<String> markers, CuratorEvent event) {
 		if (ZookeeperCalls.code(event) == KeeperException.Code.NONODE) {
 			return List.of();
 		}

@@ -235,13 +235,17 @@ final class ZookeeperQueueLocks {
 		}
 		String path;
 		long czxid;
+		@Nullable List<String> queue = null;
 		if (node != null && node.path != null) {
 			path = node.path;
 			czxid = node.czxid;
 		}
 		else {
-			ZookeeperNodes.Created created = this.nodes.createOwned(key, parent,
-					read ? ZookeeperNodes.READ_NAME : ZookeeperNodes.NODE_NAME, leaseMillis, sessionId, deadline);
+			ZookeeperNodes.Queued queued = this.nodes.createOwnedAndQueue(key, parent,
+					read ? ZookeeperNodes.READ_NAME : ZookeeperNodes.NODE_NAME, ZookeeperNodes.QUEUE, leaseMillis,
+					sessionId, deadline);
+			ZookeeperNodes.Created created = queued.created();
+			queue = queued.queue();
 			path = created.path();
 			czxid = created.stat().getCzxid();
 			if (node != null) {
@@ -252,7 +256,8 @@ final class ZookeeperQueueLocks {
 			}
 		}
 		try {
-			return positionOf(key, parent, path, czxid, sessionId, leaseMillis, node, read, behindWriters, deadline);
+			return positionOf(key, parent, path, czxid, sessionId, leaseMillis, node, read, behindWriters,
+					(queue != null) ? queue : this.nodes.queue(key, parent, deadline), deadline);
 		}
 		catch (RuntimeException ex) {
 			if (node == null) {
@@ -270,8 +275,7 @@ final class ZookeeperQueueLocks {
 	 * it.
 	 */
 	private LockAttempt positionOf(String key, String parent, String path, long czxid, long sessionId, long leaseMillis,
-			@Nullable QueuedNode node, boolean read, boolean behindWriters, long deadline) {
-		List<String> queue = this.nodes.queue(key, parent, deadline);
+			@Nullable QueuedNode node, boolean read, boolean behindWriters, List<String> queue, long deadline) {
 		String name = path.substring(parent.length() + 1);
 		int index = queue.indexOf(name);
 		if (index < 0) {

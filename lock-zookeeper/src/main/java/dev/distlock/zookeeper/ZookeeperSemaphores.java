@@ -65,11 +65,13 @@ final class ZookeeperSemaphores {
 		long sessionId = this.provider.session().current(key, "acquire", deadline);
 		long leaseMillis = Math.max(1, leaseTime.toMillis());
 		String parent = this.provider.nodes().semaphorePath(key);
-		ZookeeperNodes.Created created = this.provider.nodes()
-			.createOwned(key, parent, "-" + permits + PERMIT, leaseMillis, sessionId, deadline);
+		ZookeeperNodes.Queued queued = this.provider.nodes()
+			.createOwnedAndQueue(key, parent, "-" + permits + PERMIT, List.of(PERMIT), leaseMillis, sessionId,
+					deadline);
+		ZookeeperNodes.Created created = queued.created();
 		String path = created.path();
 		try {
-			List<String> line = this.provider.nodes().children(key, parent, PERMIT, deadline);
+			List<String> line = queued.queue();
 			for (String node : line) {
 				int declared = countOf(node);
 				if (declared != permits) {
