@@ -83,7 +83,10 @@ final class ZookeeperNodes {
 			return new Queued(created, queue.contains(name) ? queue : children(key, parent, markers, deadline));
 		}
 		catch (RuntimeException ex) {
-			deleteInBackground(created.path());
+			// Gone before the caller hears of the failure (within the deadline, an
+			// interrupt set aside for it), as a multi-key caller is promised.
+			CompletableFuture<CuratorEvent> deleted = deleteInBackground(created.path());
+			Interrupts.setAside(() -> awaitQuietly(deleted, deadline));
 			throw ex;
 		}
 	}
