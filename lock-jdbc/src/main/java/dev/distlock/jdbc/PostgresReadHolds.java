@@ -107,7 +107,7 @@ final class PostgresReadHolds {
 			throws SQLException {
 		FamilySql sql = this.sql;
 		String notify = (sql.channel != null)
-				? ", CASE WHEN t.owner IS NULL AND t.waited THEN pg_notify(?, t.name)" + " END IS NULL" : "";
+				? ", CASE WHEN t.owner IS NULL AND t.waited THEN pg_notify(?, t.name) END IS NULL" : "";
 		// The other holds are read in the statement's snapshot, which still shows the
 		// dropped one: it is left out by its owner.
 		String drop = "WITH d AS (DELETE FROM " + sql.readers + " WHERE name = ? AND owner = ?"
