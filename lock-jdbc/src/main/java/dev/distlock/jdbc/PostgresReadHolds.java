@@ -19,46 +19,70 @@ final class PostgresReadHolds {
 
 	private final FamilySql sql;
 
-	/** Locks the row and reads why a read may be busy: key, key. */
-	private final String lockRow;
+	/**
+	 * A take's statements, for a caller that will not wait and for one that will: lock
+	 * the row and read why a read may be busy (key, key); record the hold unless a writer
+	 * holds the key or an intent is live, returning its token (owner, lease, key,
+	 * readers); make the lock row the readers' with the new hold's lease (3 x readers,
+	 * key, owner); for a waiter, mark the row waited on when the hold was not taken (key,
+	 * key, owner).
+	 */
+	private final String take;
+
+	private final String takeWaiting;
 
 	/**
-	 * Records the hold unless a writer holds the key or an intent is live, returning its
-	 * token: owner, lease, key, readers.
+	 * A release's statements: key; key, owner, fence; key, owner, key, readers; and the
+	 * channel where there is one.
 	 */
-	private final String insertHold;
+	private final String release;
 
-	/**
-	 * Makes the lock row the readers' with the new hold's lease: 3 x readers, key, owner.
-	 */
-	private final String markReaders;
-
-	/** Marks the row waited on when the hold was not taken: key, key, owner. */
-	private final String markWaited;
-
-	/** Locks the row: key. */
-	private final String lockForRelease;
+	/** As {@link #release}, dropping the hold whatever its fence and lease (an undo). */
+	private final String undo;
 
 	PostgresReadHolds(FamilySql sql) {
 		this.sql = sql;
 		String live = "t.owner = ? AND t.expires_at > " + sql.now;
-		this.lockRow = "SELECT owner, " + sql.microsUntil("expires_at") + ", (SELECT MAX("
+		String lockRow = "SELECT owner, " + sql.microsUntil("expires_at") + ", (SELECT MAX("
 				+ sql.microsUntil("i.expires_at") + ") FROM " + sql.intents + " i WHERE i.name = ? AND i.expires_at > "
 				+ sql.now + ") FROM " + sql.table + " WHERE name = ? FOR UPDATE";
-		this.insertHold = "INSERT INTO " + sql.readers + " (name, owner, fence, expires_at) SELECT name, ?,"
+		String insertHold = "INSERT INTO " + sql.readers + " (name, owner, fence, expires_at) SELECT name, ?,"
 				+ " GREATEST(fence + 1, " + sql.nowMicros + "), " + sql.after("?") + " FROM " + sql.table
 				+ " WHERE name = ? AND (owner IS NULL OR owner = ? OR expires_at <= " + sql.now + ")"
 				+ " AND NOT EXISTS (SELECT 1 FROM " + sql.intents + " i WHERE i.name = " + sql.table
 				+ ".name AND i.expires_at > " + sql.now + ") ON CONFLICT (name, owner) DO UPDATE"
 				+ " SET fence = EXCLUDED.fence, expires_at = EXCLUDED.expires_at RETURNING fence";
 		// The read row first: the lock row's lease, set after it, is never shorter.
-		this.markReaders = "UPDATE " + sql.table + " t SET owner = ?, fence = r.fence, expires_at = CASE WHEN " + live
+		String markReaders = "UPDATE " + sql.table + " t SET owner = ?, fence = r.fence, expires_at = CASE WHEN " + live
 				+ " THEN GREATEST(t.expires_at, r.expires_at) ELSE r.expires_at END, waited = CASE WHEN " + live
 				+ " THEN t.waited ELSE FALSE END FROM " + sql.readers
 				+ " r WHERE t.name = ? AND r.name = t.name AND r.owner = ?";
-		this.markWaited = "UPDATE " + sql.table + " SET waited = TRUE WHERE name = ? AND NOT EXISTS (SELECT 1 FROM "
+		String markWaited = "UPDATE " + sql.table + " SET waited = TRUE WHERE name = ? AND NOT EXISTS (SELECT 1 FROM "
 				+ sql.readers + " WHERE name = ? AND owner = ?)";
-		this.lockForRelease = "SELECT 1 FROM " + sql.table + " WHERE name = ? FOR UPDATE";
+		this.take = lockRow + "; " + insertHold + "; " + markReaders;
+		this.takeWaiting = this.take + "; " + markWaited;
+		this.release = dropStatements(sql, true);
+		this.undo = dropStatements(sql, false);
+	}
+
+	/**
+	 * Locks the key's row, then drops the hold in one statement, which sets the lock
+	 * row's lease to the latest other live read lease, or frees the row when none is left
+	 * and signals the release if the row was waited on.
+	 */
+	private static String dropStatements(FamilySql sql, boolean checkFence) {
+		String notify = (sql.channel != null)
+				? ", CASE WHEN t.owner IS NULL AND t.waited THEN pg_notify(?, t.name) END IS NULL" : "";
+		// The other holds are read in the statement's snapshot, which still shows the
+		// dropped one: it is left out by its owner.
+		return "SELECT 1 FROM " + sql.table + " WHERE name = ? FOR UPDATE; WITH d AS (DELETE FROM " + sql.readers
+				+ " WHERE name = ? AND owner = ?" + (checkFence ? " AND fence = ? AND expires_at > " + sql.now : "")
+				+ " RETURNING 1), live AS (SELECT MAX(expires_at) AS m FROM " + sql.readers
+				+ " WHERE name = ? AND owner <> ? AND expires_at > " + sql.now + "), u AS (UPDATE " + sql.table
+				+ " t SET owner = CASE WHEN live.m IS NULL THEN NULL ELSE t.owner END, expires_at = COALESCE(live.m, "
+				+ sql.now + ") FROM live WHERE t.name = ? AND t.owner = ? AND EXISTS (SELECT 1 FROM d)"
+				+ " RETURNING t.owner IS NULL AND t.waited AS woken" + notify + ")"
+				+ " SELECT (SELECT COUNT(*) FROM d), (SELECT woken FROM u)";
 	}
 
 	/**
@@ -67,9 +91,7 @@ final class PostgresReadHolds {
 	 */
 	JdbcReadWriteLocks.Taken take(Connection connection, String key, String owner, long leaseMicros, boolean waiting,
 			long retry) throws SQLException {
-		String statements = this.lockRow + "; " + this.insertHold + "; " + this.markReaders
-				+ (waiting ? "; " + this.markWaited : "");
-		try (PreparedStatement statement = connection.prepareStatement(statements)) {
+		try (PreparedStatement statement = connection.prepareStatement(waiting ? this.takeWaiting : this.take)) {
 			FamilySql.bind(statement, key, key, owner, leaseMicros, key, FamilySql.READERS, FamilySql.READERS,
 					FamilySql.READERS, FamilySql.READERS, key, owner);
 			if (waiting) {
@@ -99,28 +121,14 @@ final class PostgresReadHolds {
 	}
 
 	/**
-	 * Drops one read hold ({@code fence} null: whatever its lease, for an undo) and sets
-	 * the lock row's lease to the latest other live read lease, or frees the row when
-	 * none is left, signalling the release if the row was waited on.
+	 * Drops one read hold ({@code fence} null: whatever its lease, for an undo); see
+	 * {@link #dropStatements}.
 	 */
 	JdbcReadWriteLocks.Released release(Connection connection, String key, String owner, @Nullable Long fence)
 			throws SQLException {
 		FamilySql sql = this.sql;
-		String notify = (sql.channel != null)
-				? ", CASE WHEN t.owner IS NULL AND t.waited THEN pg_notify(?, t.name) END IS NULL" : "";
-		// The other holds are read in the statement's snapshot, which still shows the
-		// dropped one: it is left out by its owner.
-		String drop = "WITH d AS (DELETE FROM " + sql.readers + " WHERE name = ? AND owner = ?"
-				+ ((fence != null) ? " AND fence = ? AND expires_at > " + sql.now : "") + " RETURNING 1),"
-				+ " live AS (SELECT MAX(expires_at) AS m FROM " + sql.readers + " WHERE name = ? AND owner <> ? AND"
-				+ " expires_at > " + sql.now + "), u AS (UPDATE " + sql.table
-				+ " t SET owner = CASE WHEN live.m IS NULL THEN NULL ELSE t.owner END, expires_at = COALESCE(live.m, "
-				+ sql.now + ") FROM live WHERE t.name = ? AND t.owner = ? AND EXISTS (SELECT 1 FROM d)"
-				+ " RETURNING t.owner IS NULL AND t.waited AS woken" + notify + ")"
-				+ " SELECT (SELECT COUNT(*) FROM d), (SELECT woken FROM u)";
-		try (PreparedStatement statement = connection.prepareStatement(this.lockForRelease + "; " + drop)) {
-			int next = FamilySql.bindFrom(statement, 1, key);
-			next = FamilySql.bindFrom(statement, next, key, owner);
+		try (PreparedStatement statement = connection.prepareStatement((fence != null) ? this.release : this.undo)) {
+			int next = FamilySql.bindFrom(statement, 1, key, key, owner);
 			if (fence != null) {
 				next = FamilySql.bindFrom(statement, next, fence);
 			}

@@ -40,6 +40,12 @@ class JdbcFamilyLostReplyTests {
 
 	private final List<AutoCloseable> closeables = new ArrayList<>();
 
+	private LostReplyDataSource faulty;
+
+	private JdbcLockProvider provider;
+
+	private JdbcLockProvider other;
+
 	static List<String> databases() {
 		return List.of("postgresql", "mariadb");
 	}
@@ -70,19 +76,27 @@ class JdbcFamilyLostReplyTests {
 		return "family-lost-reply-" + UUID.randomUUID();
 	}
 
+	/**
+	 * A provider whose replies the test can lose, and another over a pool of its own, on
+	 * {@code database}; both closed after the test.
+	 */
+	private void open(String database) {
+		this.faulty = new LostReplyDataSource(pool(database));
+		this.provider = provider(this.faulty);
+		this.other = provider(pool(database));
+		this.other.createTableIfMissing();
+	}
+
 	@ParameterizedTest(name = "{0}")
 	@MethodSource("databases")
 	void aReadReleaseWhoseReplyWasLostIsNotALoss(String database) {
-		LostReplyDataSource faulty = new LostReplyDataSource(pool(database));
-		JdbcLockProvider provider = provider(faulty);
-		JdbcLockProvider other = provider(pool(database));
-		other.createTableIfMissing();
+		open(database);
 		String key = key();
-		LockHandle read = acquired(LockAttempt.join(provider.tryLock(LockRequest.shared(key, LONG))));
-		faulty.loseNextCommitReply("DELETE FROM " + TABLE + "_reader");
+		LockHandle read = acquired(LockAttempt.join(this.provider.tryLock(LockRequest.shared(key, LONG))));
+		this.faulty.loseNextCommitReply("DELETE FROM " + TABLE + "_reader");
 		assertThat(read.release()).as("released").isTrue();
-		assertThat(faulty.repliesLost()).isOne();
-		LockHandle writer = acquired(LockAttempt.join(other.tryLock(LockRequest.exclusive(key, LONG))));
+		assertThat(this.faulty.repliesLost()).isOne();
+		LockHandle writer = acquired(LockAttempt.join(this.other.tryLock(LockRequest.exclusive(key, LONG))));
 		assertThat(writer.fencingToken()).isGreaterThan(read.fencingToken());
 		assertThat(writer.release()).isTrue();
 	}
@@ -90,16 +104,13 @@ class JdbcFamilyLostReplyTests {
 	@ParameterizedTest(name = "{0}")
 	@MethodSource("databases")
 	void aPermitReleaseWhoseReplyWasLostIsNotALoss(String database) {
-		LostReplyDataSource faulty = new LostReplyDataSource(pool(database));
-		JdbcLockProvider provider = provider(faulty);
-		JdbcLockProvider other = provider(pool(database));
-		other.createTableIfMissing();
+		open(database);
 		String key = key();
-		LockHandle permit = acquired(LockAttempt.join(provider.tryLock(LockRequest.permit(key, 1, LONG))));
-		faulty.loseNextCommitReply("DELETE FROM " + TABLE + "_permit");
+		LockHandle permit = acquired(LockAttempt.join(this.provider.tryLock(LockRequest.permit(key, 1, LONG))));
+		this.faulty.loseNextCommitReply("DELETE FROM " + TABLE + "_permit");
 		assertThat(permit.release()).as("released").isTrue();
-		assertThat(faulty.repliesLost()).isOne();
-		LockHandle next = acquired(LockAttempt.join(other.tryLock(LockRequest.permit(key, 1, LONG))));
+		assertThat(this.faulty.repliesLost()).isOne();
+		LockHandle next = acquired(LockAttempt.join(this.other.tryLock(LockRequest.permit(key, 1, LONG))));
 		assertThat(next.fencingToken()).isGreaterThan(permit.fencingToken());
 		assertThat(next.release()).isTrue();
 	}
@@ -112,17 +123,15 @@ class JdbcFamilyLostReplyTests {
 	@ParameterizedTest(name = "{0}")
 	@MethodSource("databases")
 	void aPermitTakenWhoseReplyWasLostIsTheOnePermitHeld(String database) {
-		LostReplyDataSource faulty = new LostReplyDataSource(pool(database));
-		JdbcLockProvider provider = provider(faulty);
-		JdbcLockProvider other = provider(pool(database));
-		other.createTableIfMissing();
+		open(database);
 		String key = key();
-		LockHandle first = acquired(LockAttempt.join(provider.tryLock(LockRequest.permit(key, 2, LONG))));
-		faulty.loseNextCommitReply(TABLE + "_permit (name, owner");
-		LockHandle permit = acquired(LockAttempt.join(provider.tryLock(LockRequest.permit(key, 2, LONG))));
-		assertThat(faulty.repliesLost()).isOne();
+		LockHandle first = acquired(LockAttempt.join(this.provider.tryLock(LockRequest.permit(key, 2, LONG))));
+		this.faulty.loseNextCommitReply(TABLE + "_permit (name, owner");
+		LockHandle permit = acquired(LockAttempt.join(this.provider.tryLock(LockRequest.permit(key, 2, LONG))));
+		assertThat(this.faulty.repliesLost()).isOne();
 		assertThat(permit.fencingToken()).isGreaterThan(first.fencingToken());
-		assertThat(LockAttempt.join(other.tryLock(LockRequest.permit(key, 2, LONG)))).as("both permits held, one each")
+		assertThat(LockAttempt.join(this.other.tryLock(LockRequest.permit(key, 2, LONG))))
+			.as("both permits held, one each")
 			.isInstanceOf(LockAttempt.Busy.class);
 		assertThat(permit.release()).isTrue();
 		assertThat(first.release()).isTrue();
@@ -135,24 +144,21 @@ class JdbcFamilyLostReplyTests {
 	@ParameterizedTest(name = "{0}")
 	@MethodSource("databases")
 	void aReleaseRunAgainAfterTheLeaseRanOutIsStillALoss(String database) {
-		LostReplyDataSource faulty = new LostReplyDataSource(pool(database));
-		JdbcLockProvider provider = provider(faulty);
-		JdbcLockProvider other = provider(pool(database));
-		other.createTableIfMissing();
+		open(database);
 		String key = key();
 		LockHandle permit = acquired(
-				LockAttempt.join(provider.tryLock(LockRequest.permit(key, 1, Duration.ofMillis(300)))));
+				LockAttempt.join(this.provider.tryLock(LockRequest.permit(key, 1, Duration.ofMillis(300)))));
 		List<LockHandle> next = new ArrayList<>();
 		Conditions.await("the permit taken by another once its lease ran out", Duration.ofSeconds(10), () -> {
-			LockAttempt attempt = LockAttempt.join(other.tryLock(LockRequest.permit(key, 1, LONG)));
+			LockAttempt attempt = LockAttempt.join(this.other.tryLock(LockRequest.permit(key, 1, LONG)));
 			if (attempt instanceof LockAttempt.Acquired acquired) {
 				next.add(acquired.handle());
 			}
 			return !next.isEmpty();
 		});
-		faulty.loseNextCommitReply("DELETE FROM " + TABLE + "_permit");
+		this.faulty.loseNextCommitReply("DELETE FROM " + TABLE + "_permit");
 		assertThat(permit.release()).as("released").isFalse();
-		assertThat(faulty.repliesLost()).isOne();
+		assertThat(this.faulty.repliesLost()).isOne();
 		assertThat(next.get(0).release()).isTrue();
 	}
 
