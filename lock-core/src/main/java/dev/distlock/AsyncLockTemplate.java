@@ -2,6 +2,7 @@ package dev.distlock;
 
 import java.util.Collection;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Supplier;
 
@@ -27,7 +28,7 @@ public interface AsyncLockTemplate {
 
 	/**
 	 * Acquires the lock on {@code key}, waiting up to the wait time without holding a
-	 * thread. The caller must release the lease.
+	 * thread. The caller must release the lease ({@link #release}).
 	 * @return completes with the lease; fails with {@link LockAcquisitionException}
 	 * (naming the key) if the lock was not acquired within the wait time, or with
 	 * {@link LockBackendException} if the store failed or could not be reached
@@ -44,7 +45,7 @@ public interface AsyncLockTemplate {
 	 * Acquires the locks on all of {@code keys}, all or none, waiting up to the wait time
 	 * without holding a thread, as {@link LockTemplate#acquireAll} does: deduplicated,
 	 * taken in sorted order, and no key is left held after a failure, a timeout or a
-	 * cancellation. The caller must release the lease.
+	 * cancellation. The caller must release the lease ({@link #release}).
 	 * @return completes with the lease of all keys; fails with
 	 * {@link LockAcquisitionException} (naming the keys) if they were not all acquired
 	 * within the wait time, or with {@link LockBackendException} if the store failed
@@ -52,6 +53,30 @@ public interface AsyncLockTemplate {
 	 */
 	default CompletionStage<MultiLease> acquireAll(Collection<String> keys, LockOptions options) {
 		throw new UnsupportedOperationException(getClass().getName() + " has no multi-key locks");
+	}
+
+	/**
+	 * Releases {@code lease}, taken from this template, without blocking the caller, as
+	 * {@link #execute} releases: the release goes to the store without waiting for its
+	 * reply where the store can, and runs on one of the template's shared threads where
+	 * it cannot. The answer may complete on a thread of the store's client, so what
+	 * depends on it must not block. {@link Lease#release()} does the same, but blocks the
+	 * calling thread until the store answers.
+	 * <p>
+	 * The default blocks: it releases on the calling thread. This library's template
+	 * overrides it.
+	 * @return completes once released; fails with {@link LeaseLostException} if the lease
+	 * was lost while held, or with {@link LockBackendException} if the store could not be
+	 * reached (the lock then frees itself when its lease runs out)
+	 */
+	default CompletionStage<Void> release(Lease lease) {
+		try {
+			lease.release();
+			return CompletableFuture.completedFuture(null);
+		}
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
+		}
 	}
 
 	/**

@@ -92,6 +92,11 @@ public final class DefaultAsyncLockTemplate implements AsyncLockTemplate {
 		return execute(key, LockOptions.defaults(), action);
 	}
 
+	@Override
+	public CompletableFuture<Void> release(Lease lease) {
+		return this.locking.release(lease);
+	}
+
 	/** Cancelling what the caller got cancels the wait behind it. */
 	private static void giveUpWaitOnCancel(CompletableFuture<?> result, CompletableFuture<?> wait) {
 		result.whenComplete((value, failure) -> {

@@ -279,6 +279,26 @@ class AsyncLockTemplateTests {
 		assertThat(failure.getSuppressed()).hasSize(1).hasOnlyElementsOfType(LeaseLostException.class);
 	}
 
+	/**
+	 * A lease from {@code acquire} given back through the template: the key is free once
+	 * the stage completes, a second release is a no-op, and a lease lost while held fails
+	 * the stage.
+	 */
+	@Test
+	void releaseGivesTheKeyBackAndReportsALoss() throws Exception {
+		String key = key();
+		Lease lease = this.async.acquire(key, LockOptions.defaults()).get(10, TimeUnit.SECONDS);
+		this.async.release(lease).toCompletableFuture().get(10, TimeUnit.SECONDS);
+		assertThat(heldElsewhere(key)).isFalse();
+		assertThat(lease.isHeld()).isFalse();
+		this.async.release(lease).toCompletableFuture().get(10, TimeUnit.SECONDS);
+		Lease lost = this.async.acquire(key, LockOptions.defaults()).get(10, TimeUnit.SECONDS);
+		assertThat(this.store.expire(key)).isTrue();
+		assertThat(failureOf(this.async.release(lost).toCompletableFuture())).isInstanceOf(LeaseLostException.class)
+			.hasMessageContaining(key);
+		assertThat(this.template.heldLocks()).isZero();
+	}
+
 	/** A wait that runs out fails naming the key, and the action never runs. */
 	@Test
 	void aWaitThatRunsOutFailsNamingTheKey() throws Exception {

@@ -40,15 +40,17 @@ import kotlinx.coroutines.withContext
  * - [block]'s own exception reaches the caller unchanged; the store's failure while
  *   acquiring is [LockBackendException].
  *
- * The release is a store call; it runs on [kotlinx.coroutines.Dispatchers.IO], so the
- * caller's dispatcher (a single UI or event-loop thread, say) never blocks on it.
+ * The release suspends the caller instead of blocking its thread: it is the template's
+ * own [release][AsyncLockTemplate.release], so the caller's dispatcher (a single UI or
+ * event-loop thread, say) never blocks on it, and no thread waits for the store's answer
+ * where the store answers asynchronously (Redis).
  */
 public suspend fun <T> AsyncLockTemplate.withLock(
 	key: String,
 	options: LockOptions = LockOptions.defaults(),
 	block: suspend CoroutineScope.() -> T,
 ): T {
-	return holding({ context -> reentering(context.leases()) { acquire(key, options) } }) { scope ->
+	return holding({ context -> reentering(context.leases()) { acquire(key, options) } }, this::release) { scope ->
 		withContext(scope) { block() }
 	}
 }
@@ -67,7 +69,7 @@ public suspend fun <T> AsyncLockTemplate.withLocks(
 	block: suspend CoroutineScope.() -> T,
 ): T {
 	require(keys.isNotEmpty()) { "withLocks needs at least one key; the keys given were empty" }
-	return holding({ context -> reentering(context.leases()) { acquireAll(keys, options) } }) { scope ->
+	return holding({ context -> reentering(context.leases()) { acquireAll(keys, options) } }, this::release) { scope ->
 		withContext(scope) { block() }
 	}
 }
@@ -78,7 +80,7 @@ public suspend fun <T> AsyncLockTemplate.withLocks(
  * arrives for a caller cancelled in the meantime is released here: no lease is ever left
  * without an owner.
  */
-internal suspend fun awaitLease(stage: CompletionStage<out Lease?>): Lease {
+internal suspend fun awaitLease(stage: CompletionStage<out Lease?>, release: Release): Lease {
 	val future = stage.toCompletableFuture()
 	return suspendCancellableCoroutine { continuation ->
 		future.whenComplete { lease, failure ->
@@ -89,7 +91,7 @@ internal suspend fun awaitLease(stage: CompletionStage<out Lease?>): Lease {
 				continuation.resumeWithException(IllegalStateException("The lock template completed without a lease"))
 			}
 			else {
-				continuation.resume(lease) { _, unclaimed, _ -> releaseQuietly(unclaimed) }
+				continuation.resume(lease) { _, unclaimed, _ -> releaseQuietly(unclaimed, release) }
 			}
 		}
 		continuation.invokeOnCancellation { future.cancel(false) }

@@ -30,7 +30,9 @@ public fun <T> Flow<T>.locked(
 	key: String,
 	options: LockOptions = LockOptions.defaults(),
 ): Flow<T> {
-	return lockedBy(this) { context -> reentering(context.leases()) { template.acquire(key, options) } }
+	return lockedBy(this, template::release) { context ->
+		reentering(context.leases()) { template.acquire(key, options) }
+	}
 }
 
 /**
@@ -41,12 +43,16 @@ public fun <T> Flow<T>.locked(
 	template: ReactiveLockTemplate,
 	key: String,
 	options: LockOptions = LockOptions.defaults(),
-): Flow<T> = lockedBy(this) { context -> template.acquire(key, options).inContextOf(context) }
+): Flow<T> = lockedBy(this, template.releasing()) { context -> template.acquire(key, options).inContextOf(context) }
 
-private fun <T> lockedBy(upstream: Flow<T>, acquire: (CoroutineContext) -> CompletionStage<out Lease?>): Flow<T> =
+private fun <T> lockedBy(
+	upstream: Flow<T>,
+	release: Release,
+	acquire: (CoroutineContext) -> CompletionStage<out Lease?>,
+): Flow<T> =
 	flow {
 		// flowOn with no dispatcher of its own runs the upstream in this very coroutine,
 		// with the lease's scope added: its items reach the collector with no buffer
 		// between, so none is still unprocessed when the lock is released.
-		holding(acquire) { scope -> emitAll(upstream.flowOn(scope)) }
+		holding(acquire, release) { scope -> emitAll(upstream.flowOn(scope)) }
 	}

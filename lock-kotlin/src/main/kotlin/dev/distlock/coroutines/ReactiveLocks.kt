@@ -21,7 +21,9 @@ public suspend fun <T> ReactiveLockTemplate.withLock(
 	key: String,
 	options: LockOptions = LockOptions.defaults(),
 	block: suspend CoroutineScope.() -> T,
-): T = holding({ context -> acquire(key, options).inContextOf(context) }) { scope -> withContext(scope) { block() } }
+): T = holding({ context -> acquire(key, options).inContextOf(context) }, releasing()) { scope ->
+	withContext(scope) { block() }
+}
 
 /**
  * Runs [block] holding the locks on every one of [keys], all or none, as
@@ -34,7 +36,7 @@ public suspend fun <T> ReactiveLockTemplate.withLocks(
 	block: suspend CoroutineScope.() -> T,
 ): T {
 	require(keys.isNotEmpty()) { "withLocks needs at least one key; the keys given were empty" }
-	return holding({ context -> acquireAll(keys, options).inContextOf(context) }) { scope ->
+	return holding({ context -> acquireAll(keys, options).inContextOf(context) }, releasing()) { scope ->
 		withContext(scope) { block() }
 	}
 }
@@ -47,3 +49,6 @@ internal fun Mono<out Lease>.inContextOf(context: CoroutineContext): CompletionS
 	val reactor = context[ReactorContext]?.context
 	return (if (reactor == null) this else contextWrite(reactor)).toFuture()
 }
+
+/** This template's release, which never blocks the caller, as a stage. */
+internal fun ReactiveLockTemplate.releasing(): Release = { lease -> release(lease).toFuture() }

@@ -11,6 +11,8 @@ import java.util.UUID
 import java.util.concurrent.CopyOnWriteArrayList
 import java.util.concurrent.TimeUnit
 import java.util.concurrent.atomic.AtomicInteger
+import kotlinx.coroutines.CompletableDeferred
+import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.async
 import kotlinx.coroutines.awaitAll
@@ -24,6 +26,7 @@ import org.junit.jupiter.api.Test
 import org.junit.jupiter.api.Timeout
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory
+import org.springframework.data.redis.core.RedisCallback
 import org.springframework.data.redis.core.StringRedisTemplate
 
 /**
@@ -119,6 +122,43 @@ class RedisCoroutineLockTests {
 		assertThat(overlaps).hasValue(0)
 		assertThat(tokens).hasSize(40).isSorted().doesNotHaveDuplicates()
 		assertThat(redis.hasKey(PREFIX + key)).isFalse()
+	}
+
+	/**
+	 * Hundreds of coroutines end their holds while Redis answers nothing (`CLIENT PAUSE`):
+	 * their releases wait for the store without a thread parked in any of them, as a
+	 * release handed to a thread pool (one blocked thread per release) would have.
+	 */
+	@Test
+	fun releasesAwaitingASlowStoreBlockNoThread() {
+		val keys = (1..200).map { "slow-release-${UUID.randomUUID()}" }
+		val gate = CompletableDeferred<Unit>()
+		val inside = AtomicInteger()
+		val scope = CoroutineScope(Dispatchers.Default)
+		val holds = keys.map { key -> scope.async { first.withLock(key) { inside.incrementAndGet(); gate.await() } } }
+		awaitUntil("every coroutine holds its lock") { inside.get() == keys.size }
+		redis.execute(RedisCallback { it.execute("CLIENT", "PAUSE".toByteArray(), "1500".toByteArray()) })
+		gate.complete(Unit)
+		var mostBlocked = 0
+		while (!holds.all { it.isCompleted }) {
+			mostBlocked = maxOf(mostBlocked, threadsBlockedInARelease())
+			Thread.onSpinWait()
+		}
+		runBlocking { holds.awaitAll() }
+		assertThat(mostBlocked).describedAs("threads blocked in a release while Redis was paused").isZero()
+		assertThat(keys.filter { redis.hasKey(PREFIX + it) }).isEmpty()
+	}
+
+	private fun threadsBlockedInARelease(): Int = Thread.getAllStackTraces().values.count { stack ->
+		stack.any { it.className == "dev.distlock.redis.RedisLockHandle" && it.methodName == "release" }
+	}
+
+	private fun awaitUntil(what: String, condition: () -> Boolean) {
+		val deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30)
+		while (!condition()) {
+			check(System.nanoTime() - deadline < 0) { "Timed out waiting until $what" }
+			Thread.sleep(1)
+		}
 	}
 
 }
