@@ -53,7 +53,8 @@ public final class DefaultReactiveLockTemplate implements ReactiveLockTemplate {
 	 * taken, the lock released), so that its work never runs on distlock's threads
 	 */
 	public DefaultReactiveLockTemplate(DefaultLockTemplate template, Scheduler scheduler) {
-		this.locking = new ContextLocking(template);
+		// Every answer resumes the pipeline on the scheduler (publishOn).
+		this.locking = new ContextLocking(template, true);
 		this.scheduler = scheduler;
 	}
 

@@ -44,8 +44,21 @@ public final class ContextLocking {
 
 	private final DefaultLockTemplate template;
 
+	private final boolean callerResumesElsewhere;
+
 	public ContextLocking(DefaultLockTemplate template) {
+		this(template, false);
+	}
+
+	/**
+	 * @param callerResumesElsewhere whether the caller moves every answer of
+	 * {@link #acquire} to a thread of its own before its work runs (a reactive pipeline
+	 * resuming on its scheduler): the answer may then complete on the thread the store
+	 * answered on, sparing a hop to a worker
+	 */
+	public ContextLocking(DefaultLockTemplate template, boolean callerResumesElsewhere) {
 		this.template = template;
+		this.callerResumesElsewhere = callerResumesElsewhere;
 	}
 
 	/**
@@ -62,9 +75,9 @@ public final class ContextLocking {
 		}
 		this.template.check(key, settings);
 		if (this.template.storeAnswersWithoutBlocking()) {
-			return relayed(this.template.waitAsync(key, settings, true));
+			return relayed(this.template.waitAsync(key, settings, true, this.callerResumesElsewhere));
 		}
-		return offloaded(() -> this.template.waitAsync(key, settings, false));
+		return offloaded(() -> this.template.waitAsync(key, settings, false, false));
 	}
 
 	/**

@@ -279,7 +279,7 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 		if (scoped != null) {
 			return CompletableFuture.completedFuture(Optional.of(scoped.enter()));
 		}
-		return waitAsync(key, settings, false);
+		return waitAsync(key, settings, false, false);
 	}
 
 	/**
@@ -288,10 +288,14 @@ public final class DefaultLockTemplate implements LockTemplate, AutoCloseable {
 	 * @param withoutWaiting whether the calling thread must not wait even for a lock (an
 	 * event loop): it then takes the first step only if this JVM's line for the key is
 	 * free at once, and only as far as the store call
+	 * @param grantWhereAnswered whether the answer may complete on the thread the store
+	 * answered on, for a caller that moves on to a thread of its own anyway
+	 * ({@link WaitDriver#grantsWhereAnswered()})
 	 */
-	CompletableFuture<Optional<Lease>> waitAsync(String key, LockSettings settings, boolean withoutWaiting) {
+	CompletableFuture<Optional<Lease>> waitAsync(String key, LockSettings settings, boolean withoutWaiting,
+			boolean grantWhereAnswered) {
 		return this.waits.shared(key, settings, this.observer.acquiring(key, settings.name(), settings.fair()),
-				withoutWaiting);
+				withoutWaiting, grantWhereAnswered);
 	}
 
 	/**

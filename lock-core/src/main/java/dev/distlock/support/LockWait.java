@@ -146,7 +146,18 @@ final class LockWait extends PausingWait {
 		}
 		else {
 			CompletableFuture<LockAttempt> pending = answer;
-			pending.whenComplete((attempt, ex) -> this.driver.execute(() -> answered(pending, sent)));
+			Thread caller = Thread.currentThread();
+			pending.whenComplete((attempt, ex) -> {
+				if (attempt instanceof LockAttempt.Acquired && this.driver.grantsWhereAnswered()
+						&& Thread.currentThread() != caller) {
+					// Taking a grant calls no store: on the store's thread, it saves a
+					// hop. Never on the caller's, which may be an event loop.
+					answered(pending, sent);
+				}
+				else {
+					this.driver.execute(() -> answered(pending, sent));
+				}
+			});
 		}
 	}
 

@@ -28,6 +28,17 @@ interface WaitDriver {
 	}
 
 	/**
+	 * Whether a grant may end the wait on the thread the store answered on, instead of on
+	 * a step of this driver: only for callers that move on to threads of their own
+	 * whatever thread answers them (a reactive pipeline resuming on its scheduler), so
+	 * that no work of theirs runs on a store client's thread. Any other answer is still
+	 * handled on a step.
+	 */
+	default boolean grantsWhereAnswered() {
+		return false;
+	}
+
+	/**
 	 * The thread that waits, told of a loss of the lease it gets; null for a wait that
 	 * holds no thread.
 	 */

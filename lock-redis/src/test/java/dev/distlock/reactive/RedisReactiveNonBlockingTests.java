@@ -118,6 +118,30 @@ class RedisReactiveNonBlockingTests {
 		this.provider.close();
 	}
 
+	/**
+	 * The store answers on the Redis client's threads; the pipeline goes on on its own
+	 * scheduler, after the lease is taken and after it is released, so no work of the
+	 * subscriber's ever runs on a client thread.
+	 */
+	@Test
+	void thePipelineGoesOnOnItsSchedulerNeverOnTheClientsThreads() {
+		String key = "resume-" + UUID.randomUUID();
+		List<String> threads = new CopyOnWriteArrayList<>();
+		for (int i = 0; i < 20; i++) {
+			this.reactive.acquire(key, LockOptions.defaults())
+				.doOnNext((lease) -> threads.add(Thread.currentThread().getName()))
+				.flatMap((lease) -> this.reactive.release(lease))
+				.doOnSuccess((done) -> threads.add(Thread.currentThread().getName()))
+				.block(Duration.ofSeconds(10));
+			this.reactive
+				.executeMono(key, LockOptions.defaults(),
+						() -> Mono.fromSupplier(() -> threads.add(Thread.currentThread().getName())))
+				.block(Duration.ofSeconds(10));
+		}
+		assertThat(threads).hasSize(60).allMatch((name) -> name.startsWith(NON_BLOCKING), "on the scheduler");
+		assertThat(this.template.heldLocks()).isZero();
+	}
+
 	@Test
 	void contendedAcquisitionsAndReleasesNeverBlockANonBlockingThread() {
 		blocked.clear();

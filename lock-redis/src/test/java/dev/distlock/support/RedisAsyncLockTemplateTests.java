@@ -5,6 +5,7 @@ import java.lang.management.ThreadMXBean;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
@@ -118,6 +119,34 @@ class RedisAsyncLockTemplateTests {
 
 	private static boolean stored(String key) {
 		return Boolean.TRUE.equals(redis.hasKey(TestRedis.PREFIX + key));
+	}
+
+	/**
+	 * What the caller chains on an acquisition (of the template, or of the annotation's
+	 * asynchronous path) runs on distlock's threads, never on the Redis client's: a
+	 * caller that blocks there (a blocking release, say) must not stall the client's
+	 * replies.
+	 */
+	@Test
+	void stagesChainedOnAnAcquisitionNeverRunOnTheClientsThreads() throws Exception {
+		String key = key();
+		ContextLocking annotations = new ContextLocking(template);
+		for (int i = 0; i < 20; i++) {
+			assertThat(releasedOn(async.acquire(key, LockOptions.defaults()))).doesNotStartWith("lettuce");
+			assertThat(releasedOn(annotations.acquire(List.of(), key, LockOptions.defaults()).thenApply(Optional::get)))
+				.doesNotStartWith("lettuce");
+		}
+	}
+
+	/**
+	 * The thread a stage chained on {@code acquired} ran on, releasing the lease there.
+	 */
+	private static String releasedOn(CompletionStage<Lease> acquired) throws Exception {
+		return acquired.thenApply((lease) -> {
+			String name = Thread.currentThread().getName();
+			lease.release();
+			return name;
+		}).toCompletableFuture().get(10, TimeUnit.SECONDS);
 	}
 
 	@Test
