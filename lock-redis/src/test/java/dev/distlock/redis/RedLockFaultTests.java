@@ -1,5 +1,8 @@
 package dev.distlock.redis;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -257,9 +260,16 @@ class RedLockFaultTests {
 			RedLockProvider holder = masters.provider();
 			RedLockProvider other = masters.provider();
 			String key = key();
-			// Commands are read but not run while clients are paused.
+			int port = masters.server(0).port();
+			// A paused master reads commands but runs none of them.
 			masters.server(0).command("CLIENT", "PAUSE", "60000", "ALL");
+			long readBefore = bytesReadBy(port);
 			LockHandle held = acquired(LockAttempt.join(holder.tryLock(LockRequest.exclusive(key, LEASE))));
+			// The acquire returned on the other two masters' answers. Killed with the
+			// acquire still unread, the master would reset the connection, and the client
+			// would fail the acquire rather than send it again.
+			Conditions.await("the paused master reads the acquire", Duration.ofSeconds(10),
+					() -> bytesReadBy(port) > readBefore);
 			masters.kill(0);
 			masters.kill(1);
 			masters.restart(0);
@@ -273,6 +283,43 @@ class RedLockFaultTests {
 			assertThat(held.release()).isTrue();
 			LockHandle next = awaitAcquired(other, key);
 			assertThat(next.release()).isTrue();
+		}
+	}
+
+	/**
+	 * Bytes the server listening on {@code port} has read from its open connections: what
+	 * they received less what waits unread.
+	 */
+	private static long bytesReadBy(int port) {
+		try {
+			Process ss = new ProcessBuilder("ss", "-Htni", "state", "established", "( sport = :" + port + " )")
+				.redirectErrorStream(true)
+				.start();
+			String out = new String(ss.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+			ss.waitFor();
+			long read = 0;
+			for (String line : out.split("\n")) {
+				if (line.isBlank()) {
+					continue;
+				}
+				if (!Character.isWhitespace(line.charAt(0))) {
+					read -= Long.parseLong(line.trim().split("\\s+")[0]);
+					continue;
+				}
+				for (String field : line.trim().split("\\s+")) {
+					if (field.startsWith("bytes_received:")) {
+						read += Long.parseLong(field.substring("bytes_received:".length()));
+					}
+				}
+			}
+			return read;
+		}
+		catch (IOException ex) {
+			throw new UncheckedIOException(ex);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException(ex);
 		}
 	}
 
