@@ -25,11 +25,6 @@ final class KeyWaits {
 
 	private final SharedWaitDriver shared;
 
-	/**
-	 * {@link #shared}, ending a wait with a grant on the thread the store answered on.
-	 */
-	private final WaitDriver sharedGrantingWhereAnswered;
-
 	/** The store's bound on one call. */
 	private final long callTimeoutNanos;
 
@@ -38,24 +33,6 @@ final class KeyWaits {
 		this.lines = lines;
 		this.requests = requests;
 		this.shared = shared;
-		this.sharedGrantingWhereAnswered = new WaitDriver() {
-
-			@Override
-			public void execute(Runnable step) {
-				shared.execute(step);
-			}
-
-			@Override
-			public Timer schedule(Runnable step, long delayNanos) {
-				return shared.schedule(step, delayNanos);
-			}
-
-			@Override
-			public boolean grantsWhereAnswered() {
-				return true;
-			}
-
-		};
 		this.callTimeoutNanos = callTimeoutNanos;
 	}
 
@@ -77,7 +54,7 @@ final class KeyWaits {
 	 */
 	CompletableFuture<Optional<Lease>> shared(String key, LockSettings settings, LockObserver.Acquisition acquisition,
 			boolean withoutWaiting, boolean grantWhereAnswered) {
-		WaitDriver driver = grantWhereAnswered ? this.sharedGrantingWhereAnswered : this.shared;
+		WaitDriver driver = grantWhereAnswered ? this.shared.grantingWhereAnswered() : this.shared;
 		LineTurn turn = new LineTurn(this.loop, this.lines, this.requests.of(key, settings), settings, driver,
 				this.callTimeoutNanos);
 		if (withoutWaiting) {

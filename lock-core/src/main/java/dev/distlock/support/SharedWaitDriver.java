@@ -23,6 +23,25 @@ final class SharedWaitDriver implements WaitDriver, AutoCloseable {
 
 	private final WaitWorkers workers = new WaitWorkers("distlock-wait-", WORKERS, KEEP_ALIVE_NANOS);
 
+	private final WaitDriver granting = new WaitDriver() {
+
+		@Override
+		public void execute(Runnable step) {
+			SharedWaitDriver.this.execute(step);
+		}
+
+		@Override
+		public Timer schedule(Runnable step, long delayNanos) {
+			return SharedWaitDriver.this.schedule(step, delayNanos);
+		}
+
+		@Override
+		public boolean grantsWhereAnswered() {
+			return true;
+		}
+
+	};
+
 	SharedWaitDriver(RenewalScheduler scheduler) {
 		this.scheduler = scheduler;
 	}
@@ -37,6 +56,14 @@ final class SharedWaitDriver implements WaitDriver, AutoCloseable {
 	public Timer schedule(Runnable step, long delayNanos) {
 		RenewalScheduler.DeadlineCheck check = this.scheduler.scheduleTask(() -> execute(step), delayNanos);
 		return () -> this.scheduler.cancel(check);
+	}
+
+	/**
+	 * This driver, except that a grant ends a wait on the thread the store answered on
+	 * ({@link WaitDriver#grantsWhereAnswered()}).
+	 */
+	WaitDriver grantingWhereAnswered() {
+		return this.granting;
 	}
 
 	@Override
