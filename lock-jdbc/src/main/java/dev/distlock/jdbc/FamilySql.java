@@ -34,6 +34,9 @@ final class FamilySql {
 
 	final boolean postgres;
 
+	/** Whether the database is MariaDB (not MySQL, which has no compound statements). */
+	final boolean mariadb;
+
 	/** The lock table. */
 	final String table;
 
@@ -54,6 +57,7 @@ final class FamilySql {
 
 	FamilySql(JdbcLockDialect dialect, String table) {
 		this.postgres = dialect.name().equals("postgresql");
+		this.mariadb = dialect.name().equals("mariadb");
 		this.table = table;
 		this.readers = table + "_reader";
 		this.intents = table + "_intent";

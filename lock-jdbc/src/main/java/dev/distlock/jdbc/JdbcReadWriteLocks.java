@@ -36,9 +36,10 @@ import org.jspecify.annotations.Nullable;
  * no new reader comes in while a live intent is recorded; the writer's attempt that takes
  * the key ends it, and so does a withdrawal. A reader's attempt and every change to the
  * read holds of a key run in one transaction that first locks the key's row, so readers
- * and writers of a key are serialized on that row. On PostgreSQL that transaction is sent
- * as one round trip ({@link PostgresReadHolds}), and the last reader's release and a
- * withdrawn intent are signalled by {@code NOTIFY}, as a writer's release is.
+ * and writers of a key are serialized on that row. On PostgreSQL and MariaDB that
+ * transaction is sent as one round trip ({@link PostgresReadHolds},
+ * {@link MariaDbReadHolds}); on PostgreSQL the last reader's release and a withdrawn
+ * intent are signalled by {@code NOTIFY}, as a writer's release is.
  */
 final class JdbcReadWriteLocks {
 
@@ -57,6 +58,8 @@ final class JdbcReadWriteLocks {
 	private volatile @Nullable FamilySql sql;
 
 	private volatile @Nullable PostgresReadHolds postgres;
+
+	private volatile @Nullable MariaDbReadHolds mariadb;
 
 	/**
 	 * The intents this JVM's writers may have recorded (key and waiter), so that a writer
@@ -91,6 +94,19 @@ final class JdbcReadWriteLocks {
 		return known;
 	}
 
+	/** The one-round-trip blocks on MariaDB, null elsewhere. */
+	private @Nullable MariaDbReadHolds mariadb(FamilySql sql) {
+		if (!sql.mariadb) {
+			return null;
+		}
+		MariaDbReadHolds known = this.mariadb;
+		if (known == null) {
+			known = new MariaDbReadHolds(sql);
+			this.mariadb = known;
+		}
+		return known;
+	}
+
 	/**
 	 * One read hold on {@code key}: taken when no writer holds the key and no writer's
 	 * intent is recorded; otherwise busy until the writer's lease or the intent ends, and
@@ -119,11 +135,13 @@ final class JdbcReadWriteLocks {
 	private Taken takeRead(Connection connection, FamilySql sql, String key, String owner, long leaseMicros,
 			boolean waiting) throws SQLException {
 		PostgresReadHolds postgres = postgres(sql);
+		MariaDbReadHolds mariadb = mariadb(sql);
 		for (int attempt = 1;; attempt++) {
 			try {
 				Taken taken;
-				if (postgres != null) {
-					taken = postgres.take(connection, key, owner, leaseMicros, waiting, RETRY);
+				if (postgres != null || mariadb != null) {
+					taken = (postgres != null) ? postgres.take(connection, key, owner, leaseMicros, waiting, RETRY)
+							: mariadb.take(connection, key, owner, leaseMicros, waiting, RETRY);
 					if (taken.value() == RETRY && !taken.acquired()) {
 						sql.createRows(connection, List.of(key));
 					}
@@ -321,6 +339,10 @@ final class JdbcReadWriteLocks {
 		PostgresReadHolds postgres = postgres(sql);
 		if (postgres != null) {
 			return postgres.release(connection, key, owner, fence);
+		}
+		MariaDbReadHolds mariadb = mariadb(sql);
+		if (mariadb != null) {
+			return mariadb.release(connection, key, owner, fence);
 		}
 		return sql.inTransaction(connection, (tx) -> {
 			Long waited = FamilySql.queryLong(tx,

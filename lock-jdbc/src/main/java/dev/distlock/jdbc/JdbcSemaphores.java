@@ -91,7 +91,8 @@ final class JdbcSemaphores implements AutoCloseable {
 
 	private SemaphoreStatements statements(Connection connection) throws SQLException {
 		JdbcLockDialect known = this.dialect.run(connection);
-		return this.statements.computeIfAbsent(known, (d) -> new SemaphoreStatements(SqlClock.of(d), this.table));
+		return this.statements.computeIfAbsent(known,
+				(d) -> new SemaphoreStatements(SqlClock.of(d), d == JdbcLockDialect.MARIADB, this.table));
 	}
 
 	/** Semaphore keys that a waiter of this JVM listens for. */
@@ -144,12 +145,12 @@ final class JdbcSemaphores implements AutoCloseable {
 			boolean rerun = runs.getAndIncrement() > 0;
 			SemaphoreStatements sql = statements(connection);
 			Attempt attempt = new Attempt(sql, key, owner, permits, leaseMicros, waiting, rerun);
-			Taken outcome = Transactions.run(connection, attempt::take);
+			Taken outcome = attempt.run(connection);
 			if (outcome == null) {
 				// The semaphore's first permit: its row is created outside the
 				// transaction, so that two first takers cannot deadlock on creating it.
 				Transactions.update(connection, sql.createRow, key, permits);
-				outcome = Transactions.run(connection, attempt::take);
+				outcome = attempt.run(connection);
 			}
 			if (outcome == null) {
 				throw new SQLException("The row of semaphore '" + key + "' was swept as it was created");
@@ -230,8 +231,31 @@ final class JdbcSemaphores implements AutoCloseable {
 	private record Attempt(SemaphoreStatements sql, String key, String owner, int permits, long leaseMicros,
 			boolean waiting, boolean rerun) {
 
-		/** The outcome, or null when the semaphore has no row yet. */
-		@Nullable Taken take(Connection connection) throws SQLException {
+		/**
+		 * The outcome, or null when the semaphore has no row yet: one compound statement
+		 * on MariaDB, a transaction of several elsewhere.
+		 */
+		@Nullable Taken run(Connection connection) throws SQLException {
+			String block = this.sql.takeBlock;
+			if (block == null) {
+				return Transactions.run(connection, this::take);
+			}
+			try (PreparedStatement statement = connection.prepareStatement(block)) {
+				Transactions.bind(statement, this.key, this.rerun, this.key, this.owner, this.key, this.permits,
+						this.permits, this.permits, this.key, this.key, this.key, this.owner, this.leaseMicros);
+				try (ResultSet row = MariaDbReadHolds.answer(statement)) {
+					long value = row.getLong(2);
+					return switch (row.getInt(1)) {
+						case 0 -> Taken.busy(value);
+						case 1 -> Taken.acquired(value);
+						case 2 -> Taken.mismatch((int) value);
+						default -> null;
+					};
+				}
+			}
+		}
+
+		private @Nullable Taken take(Connection connection) throws SQLException {
 			Long declared = Transactions.queryLong(connection, this.sql.lockRow, this.key);
 			if (declared == null) {
 				return null;

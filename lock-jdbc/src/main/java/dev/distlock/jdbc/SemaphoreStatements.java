@@ -1,5 +1,7 @@
 package dev.distlock.jdbc;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The SQL of the semaphore tables for one database. {@code
  *
@@ -61,6 +63,15 @@ final class SemaphoreStatements {
 	 */
 	final String poll;
 
+	/**
+	 * On MariaDB, a whole take as one compound statement, the statements above in one
+	 * transaction: name, whether a run again, name, owner, name, permits, permits,
+	 * permits, name, name, name, owner, lease micros. Answers a kind (0 busy, 1 taken, 2
+	 * taken with another count, 3 no row yet) and a value (the micros until the first
+	 * live permit runs out, the fence, or the other count). Null elsewhere.
+	 */
+	final @Nullable String takeBlock;
+
 	/** Frees a permit of an owner whatever its lease (an undo): name, owner. */
 	final String undo;
 
@@ -73,7 +84,7 @@ final class SemaphoreStatements {
 	 */
 	final String sweepSemaphores;
 
-	SemaphoreStatements(SqlClock clock, String table) {
+	SemaphoreStatements(SqlClock clock, boolean mariadb, String table) {
 		this.clock = clock;
 		String semaphores = table + "_semaphore";
 		String permits = table + "_permit";
@@ -100,10 +111,36 @@ final class SemaphoreStatements {
 		this.poll = "SELECT s.name, s.permits, COUNT(p.owner), COALESCE(MAX(p.fence), 0) FROM " + semaphores
 				+ " s LEFT JOIN " + permits + " p ON p.name = s.name AND p.expires_at > " + clock.now
 				+ " WHERE s.name IN (?) GROUP BY s.name, s.permits";
+		this.takeBlock = mariadb ? takeBlock(clock, semaphores, permits) : null;
 		this.undo = "DELETE FROM " + permits + " WHERE name = ? AND owner = ?";
 		this.sweepPermits = "DELETE FROM " + permits + " WHERE expires_at <= " + clock.now;
 		this.sweepSemaphores = "DELETE FROM " + semaphores + " WHERE fence < " + clock.nowMicros + " - ?"
 				+ " AND NOT EXISTS (SELECT 1 FROM " + permits + " p WHERE p.name = " + semaphores + ".name)";
+	}
+
+	private static String takeBlock(SqlClock clock, String semaphores, String permits) {
+		return "BEGIN NOT ATOMIC DECLARE v_declared INT DEFAULT NULL; DECLARE v_mine, v_live, v_first, v_fence BIGINT"
+				+ " DEFAULT NULL; DECLARE v_kind INT DEFAULT 0; DECLARE v_value BIGINT DEFAULT 0;"
+				+ MariaDbReadHolds.ON_ERROR + " START TRANSACTION; SELECT permits INTO v_declared FROM " + semaphores
+				+ " WHERE name = ? FOR UPDATE; IF v_declared IS NULL THEN SET v_kind = 3; ELSE"
+				// A run again: the first may have committed this owner's permit
+				// before its reply was lost.
+				+ " IF ? THEN SELECT fence INTO v_mine FROM " + permits
+				+ " WHERE name = ? AND owner = ? AND expires_at > " + clock.now
+				+ "; END IF; IF v_mine IS NOT NULL THEN SET v_kind = 1, v_value = v_mine;"
+				+ " ELSE SELECT COUNT(*), COALESCE(MIN(" + clock.microsUntil("expires_at")
+				+ "), 0) INTO v_live, v_first" + " FROM " + permits + " WHERE name = ? AND expires_at > " + clock.now
+				+ " LOCK IN SHARE MODE;"
+				+ " IF v_live > 0 AND v_declared <> ? THEN SET v_kind = 2, v_value = v_declared;"
+				+ " ELSEIF v_live >= ? THEN SET v_kind = 0, v_value = v_first; ELSE UPDATE " + semaphores
+				+ " SET permits = ?, fence = GREATEST(fence + 1, " + clock.nowMicros + ") WHERE name = ?;"
+				+ " SELECT fence INTO v_fence FROM " + semaphores + " WHERE name = ?; INSERT IGNORE INTO " + permits
+				+ " (name, owner, fence, expires_at) VALUES (?, ?, v_fence, " + clock.plusMicros() + ");"
+				// Only this attempt's owner can be there: a run before it, whose permit
+				// ran out.
+				+ " IF ROW_COUNT() <> 1 THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'A permit of this attempt''s"
+				+ " owner ran out before the attempt could answer'; END IF; SET v_kind = 1, v_value = v_fence; END IF;"
+				+ " END IF; END IF; COMMIT; SELECT v_kind, v_value; END";
 	}
 
 }

@@ -11,6 +11,7 @@ import dev.distlock.contract.Conditions;
 import dev.distlock.harness.jdbc.DatabaseServer;
 import dev.distlock.harness.jdbc.MariaDbServer;
 import dev.distlock.harness.jdbc.PostgresServer;
+import dev.distlock.jdbc.dialect.JdbcLockDialect;
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockHandle;
 import dev.distlock.spi.LockRequest;
@@ -47,7 +48,8 @@ class JdbcFamilyLostReplyTests {
 	private JdbcLockProvider other;
 
 	static List<String> databases() {
-		return List.of("postgresql", "mariadb");
+		// "mysql": MySQL 8's statements on the MariaDB server.
+		return List.of("postgresql", "mariadb", "mysql");
 	}
 
 	@AfterEach
@@ -59,14 +61,16 @@ class JdbcFamilyLostReplyTests {
 	}
 
 	/** A provider over {@code dataSource}, closed after the test. */
-	private JdbcLockProvider provider(javax.sql.DataSource dataSource) {
-		JdbcLockProvider provider = new JdbcLockProvider(dataSource, TABLE);
+	private JdbcLockProvider provider(javax.sql.DataSource dataSource, String database) {
+		JdbcLockProvider.Builder builder = JdbcLockProvider.builder(dataSource).tableName(TABLE);
+		JdbcLockProvider provider = database.equals("mysql") ? builder.dialect(JdbcLockDialect.MYSQL).build()
+				: builder.build();
 		this.closeables.add(provider);
 		return provider;
 	}
 
 	private HikariDataSource pool(String database) {
-		DatabaseServer server = database.equals("mariadb") ? MariaDbServer.shared() : PostgresServer.shared();
+		DatabaseServer server = database.equals("postgresql") ? PostgresServer.shared() : MariaDbServer.shared();
 		HikariDataSource pool = server.newDataSource();
 		this.closeables.add(pool);
 		return pool;
@@ -82,8 +86,8 @@ class JdbcFamilyLostReplyTests {
 	 */
 	private void open(String database) {
 		this.faulty = new LostReplyDataSource(pool(database));
-		this.provider = provider(this.faulty);
-		this.other = provider(pool(database));
+		this.provider = provider(this.faulty, database);
+		this.other = provider(pool(database), database);
 		this.other.createTableIfMissing();
 	}
 

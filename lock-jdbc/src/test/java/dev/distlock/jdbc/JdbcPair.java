@@ -5,8 +5,10 @@ import java.util.UUID;
 import java.util.function.Supplier;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.distlock.jdbc.dialect.JdbcLockDialect;
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockRequest;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Two providers on one real database server, over pools of their own, as two application
@@ -26,12 +28,20 @@ final class JdbcPair implements AutoCloseable {
 	final JdbcLockProvider other;
 
 	JdbcPair(Supplier<HikariDataSource> dataSources) {
+		this(dataSources, null);
+	}
+
+	/**
+	 * A pair speaking {@code dialect} instead of the detected one: MySQL's statements on
+	 * a MariaDB server, which runs them as MySQL 8 does.
+	 */
+	JdbcPair(Supplier<HikariDataSource> dataSources, @Nullable JdbcLockDialect dialect) {
 		this.dataSource = dataSources.get();
 		this.otherDataSource = dataSources.get();
-		this.provider = new JdbcLockProvider(this.dataSource, TABLE);
+		this.provider = provider(this.dataSource, dialect);
 		this.provider.createTableIfMissing();
 		this.provider.validateSchema();
-		this.other = new JdbcLockProvider(this.otherDataSource, TABLE);
+		this.other = provider(this.otherDataSource, dialect);
 		// Pools filled and threads started, so that no test's first call pays for them.
 		for (JdbcLockProvider warm : new JdbcLockProvider[] { this.provider, this.other }) {
 			LockAttempt attempt = LockAttempt
@@ -40,12 +50,22 @@ final class JdbcPair implements AutoCloseable {
 		}
 	}
 
+	private static JdbcLockProvider provider(HikariDataSource dataSource, @Nullable JdbcLockDialect dialect) {
+		JdbcLockProvider.Builder builder = JdbcLockProvider.builder(dataSource).tableName(TABLE);
+		return (dialect != null) ? builder.dialect(dialect).build() : builder.build();
+	}
+
 	static JdbcPair postgres() {
 		return new JdbcPair(TestDatabases::postgres);
 	}
 
 	static JdbcPair mariadb() {
 		return new JdbcPair(TestDatabases::mariadb);
+	}
+
+	/** MySQL 8's statements, run on the MariaDB server. */
+	static JdbcPair mysqlOnMariadb() {
+		return new JdbcPair(TestDatabases::mariadb, JdbcLockDialect.MYSQL);
 	}
 
 	@Override
