@@ -2,12 +2,18 @@ package dev.distlock.support;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import dev.distlock.Lease;
 import dev.distlock.LeaseLostException;
 import dev.distlock.MultiLease;
 import dev.distlock.OnLeaseLost;
+import dev.distlock.spi.Interrupts;
 import dev.distlock.spi.ScopedLease;
 import org.jspecify.annotations.Nullable;
 
@@ -18,8 +24,9 @@ import org.jspecify.annotations.Nullable;
  * thread already held in a scope.
  *
  * <p>
- * Release asks every part, in reverse key order, whatever happens to the others, then
- * reports the first failure (a loss before a store error), with the rest suppressed.
+ * Release asks every part, in reverse key order, whatever happens to the others, sending
+ * each part's release before it awaits any answer, then reports the first failure (a loss
+ * before a store error), with the rest suppressed.
  */
 final class DefaultMultiLease implements MultiLease, ScopedLease {
 
@@ -93,17 +100,36 @@ final class DefaultMultiLease implements MultiLease, ScopedLease {
 		if (!this.released.compareAndSet(false, true)) {
 			return;
 		}
-		RuntimeException lost = null;
-		RuntimeException failed = null;
-		for (Lease part : reversed(this.parts)) {
+		// Every part's release is sent before any answer is awaited: a store that
+		// releases asynchronously answers all of them in about one round trip. Releases
+		// that can only block run here afterwards, one after another.
+		List<Lease> parts = reversed(this.parts);
+		Deferred blocking = new Deferred();
+		List<CompletableFuture<Void>> answers = new ArrayList<>(parts.size());
+		for (Lease part : parts) {
 			try {
-				part.release();
-			}
-			catch (LeaseLostException ex) {
-				lost = merge(lost, ex);
+				answers.add((part instanceof ManagedLease managed) ? LeaseEnd.releaseAsync(managed, blocking)
+						: LeaseEnd.onWorker(blocking, part::release));
 			}
 			catch (RuntimeException ex) {
-				failed = merge(failed, ex);
+				answers.add(CompletableFuture.failedFuture(ex));
+			}
+		}
+		blocking.runAll();
+		RuntimeException lost = null;
+		RuntimeException failed = null;
+		for (CompletableFuture<Void> answer : answers) {
+			try {
+				answer.join();
+			}
+			catch (CompletionException ex) {
+				RuntimeException cause = (ex.getCause() instanceof RuntimeException runtime) ? runtime : ex;
+				if (cause instanceof LeaseLostException) {
+					lost = merge(lost, cause);
+				}
+				else {
+					failed = merge(failed, cause);
+				}
 			}
 		}
 		if (lost != null) {
@@ -201,6 +227,44 @@ final class DefaultMultiLease implements MultiLease, ScopedLease {
 	@Override
 	public String toString() {
 		return "MultiLease" + this.parts;
+	}
+
+	/**
+	 * The releases of one multi-key release that can only block, kept until every part's
+	 * release is sent, then run on the releasing thread with an interrupt set aside (an
+	 * interrupted holder still releases), and from then on at once.
+	 */
+	private static final class Deferred implements Executor {
+
+		private final Queue<Runnable> tasks = new ConcurrentLinkedQueue<>();
+
+		private volatile boolean atOnce;
+
+		@Override
+		public void execute(Runnable task) {
+			this.tasks.add(task);
+			if (this.atOnce) {
+				drain();
+			}
+		}
+
+		void runAll() {
+			drain();
+			this.atOnce = true;
+			drain();
+		}
+
+		private void drain() {
+			Runnable task;
+			while ((task = this.tasks.poll()) != null) {
+				Runnable next = task;
+				Interrupts.setAside(() -> {
+					next.run();
+					return null;
+				});
+			}
+		}
+
 	}
 
 }
