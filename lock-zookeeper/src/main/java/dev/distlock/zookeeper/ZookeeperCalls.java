@@ -65,8 +65,7 @@ final class ZookeeperCalls {
 			return reply.get(Math.max(0, deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
 		}
 		catch (TimeoutException ex) {
-			throw new LockBackendException(key, "ZooKeeper did not answer within " + this.timeout.toMillis()
-					+ "ms (distributed-lock.store-timeout) to " + operation + " lock '" + key + "'", ex);
+			throw timedOut(key, operation, ex);
 		}
 		catch (ExecutionException ex) {
 			Throwable cause = (ex.getCause() != null) ? ex.getCause() : ex;
@@ -78,6 +77,12 @@ final class ZookeeperCalls {
 			throw new LockBackendException(key,
 					"Interrupted while waiting for ZooKeeper to " + operation + " lock '" + key + "'", ex);
 		}
+	}
+
+	/** The failure of a call not answered within the store timeout. */
+	LockBackendException timedOut(String key, String operation, Throwable cause) {
+		return new LockBackendException(key, "ZooKeeper did not answer within " + this.timeout.toMillis()
+				+ "ms (distributed-lock.store-timeout) to " + operation + " lock '" + key + "'", cause);
 	}
 
 	/** Sends {@code operation} and waits for its reply until {@code deadlineNanos}. */

@@ -1,6 +1,10 @@
 package dev.distlock.zookeeper;
 
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
@@ -141,6 +145,54 @@ final class ZookeeperLockHandle implements LossReporting {
 
 	@Override
 	public boolean release() {
+		Boolean settled = stopHolding();
+		if (settled != null) {
+			return settled;
+		}
+		boolean deleted;
+		try {
+			deleted = this.provider.nodes().delete(this.key, this.path, this.sessionId);
+		}
+		catch (LockBackendException ex) {
+			return releaseFailed(ex);
+		}
+		this.provider.locks().released(this.key, this.path);
+		return deleted;
+	}
+
+	/**
+	 * {@link #release()} without blocking: the delete is sent at once and its answer
+	 * completes the release on the client's event thread; only a delete whose first
+	 * answer leaves its fate unknown is asked again, on {@code executor}.
+	 */
+	@Override
+	public CompletionStage<Boolean> releaseAsync(Executor executor) {
+		Boolean settled = stopHolding();
+		if (settled != null) {
+			return CompletableFuture.completedFuture(settled);
+		}
+		return this.provider.nodes()
+			.deleteAsync(this.key, this.path, this.sessionId, executor)
+			.handle((deleted, failure) -> {
+				if (failure != null) {
+					Throwable cause = (failure instanceof CompletionException) ? failure.getCause() : failure;
+					if (cause instanceof LockBackendException ex) {
+						return releaseFailed(ex);
+					}
+					throw (failure instanceof CompletionException completion) ? completion
+							: new CompletionException(failure);
+				}
+				this.provider.locks().released(this.key, this.path);
+				return deleted;
+			});
+	}
+
+	/**
+	 * Marks the lock released; the answer of a release that needs no delete (released
+	 * before, expired, lost or of an ended session), or null when the node is to be
+	 * deleted.
+	 */
+	private @Nullable Boolean stopHolding() {
 		State previous;
 		this.guard.lock();
 		try {
@@ -163,20 +215,16 @@ final class ZookeeperLockHandle implements LossReporting {
 			this.provider.nodes().deleteInBackground(this.path);
 			return false;
 		}
-		boolean deleted;
-		try {
-			deleted = this.provider.nodes().delete(this.key, this.path, this.sessionId);
+		return null;
+	}
+
+	private boolean releaseFailed(LockBackendException ex) {
+		if (this.provider.nodes().movedOn(this.sessionId)) {
+			// The node's session is over, whatever became of the delete: the node goes
+			// with it, or went before this release, and the lock with it.
+			return false;
 		}
-		catch (LockBackendException ex) {
-			if (this.provider.nodes().movedOn(this.sessionId)) {
-				// The node's session is over, whatever became of the delete: the node
-				// goes with it, or went before this release, and the lock with it.
-				return false;
-			}
-			throw ex;
-		}
-		this.provider.locks().released(this.key, this.path);
-		return deleted;
+		throw ex;
 	}
 
 	@Override

@@ -18,21 +18,26 @@ import org.apache.curator.framework.api.CuratorEvent;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Multi-key locks in ZooKeeper: one attempt takes every key of the request, in the
- * request's sorted order, each exactly as a plain lock of that key is taken (a protected
- * ephemeral sequential {@code -lock-} node in the key's queue, held when it stands
- * first), so a multi-key holder and a plain holder of one of its keys exclude each other,
- * and each key's fencing token is its node's {@code czxid}.
+ * Multi-key locks in ZooKeeper: one attempt creates the caller's node in every key's
+ * queue (an ephemeral sequential {@code -lock-} node, as a plain lock of that key makes)
+ * in one ZooKeeper transaction, and holds the keys when each of its nodes stands first,
+ * so a multi-key holder and a plain holder of one of its keys exclude each other, and
+ * each key's fencing token is its node's {@code czxid}. ZooKeeper orders the transaction
+ * as one write: of two callers whose keys overlap, the one whose transaction went first
+ * stands before the other in every queue they share, so they never each find the other in
+ * the way.
  *
  * <p>
- * <b>All or nothing, and never waiting.</b> The first key whose node does not stand first
- * ends the attempt: every node it created is deleted before it answers {@code Busy}
- * naming that key, so a multi-key caller never holds some keys while it waits for others,
- * and callers locking overlapping sets cannot deadlock. A failure part way (a store
- * error, the store timeout, an interrupt, a lost reply) deletes what was created, with
- * Curator's guaranteed delete, waiting for it within the store timeout; a create whose
- * reply comes after the caller gave up is deleted when it comes (the plain lock's create
- * protection).
+ * <b>All or nothing, and never waiting.</b> The attempt first reads every key's queue
+ * (one round trip for all), and answers {@code Busy} naming the lowest key in use without
+ * making a node. Otherwise, if any node it makes does not stand first, the attempt
+ * deletes every node it created before it answers {@code Busy} naming the lowest busy
+ * key, so a multi-key caller never holds some keys while it waits for others, and callers
+ * locking overlapping sets cannot deadlock. A failure (a store error, the store timeout,
+ * an interrupt, a lost reply) deletes what was created, with Curator's guaranteed delete,
+ * waiting for it within the store timeout; a transaction whose reply comes after the
+ * caller gave up has its nodes deleted when it comes, and one whose reply was lost with
+ * the connection has its nodes looked for and deleted.
  *
  * <p>
  * <b>Waking.</b> A multi-key waiter keeps no node between attempts (it would hold its
@@ -60,23 +65,50 @@ final class ZookeeperMultiLocks {
 		long deadline = this.provider.calls().deadline();
 		long sessionId = this.provider.session().current(request.key(), "acquire", deadline);
 		long leaseMillis = Math.max(1, request.leaseTime().toMillis());
-		List<Taken> taken = new ArrayList<>(request.keys().size());
+		List<String> keys = request.keys();
+		List<String> parents = new ArrayList<>(keys.size());
+		for (String key : keys) {
+			parents.add(this.provider.nodes().parentPath(key));
+		}
+		// Keys seen in use are busy without a node made: an attempt's nodes, however
+		// briefly there, would stand in the way of every caller behind them on any of
+		// its keys.
+		List<List<String>> queues = this.provider.nodes()
+			.queues(request.key(), parents, ZookeeperNodes.QUEUE, deadline);
+		for (int i = 0; i < keys.size(); i++) {
+			if (!queues.get(i).isEmpty()) {
+				String key = keys.get(i);
+				long lease = busyHint(key, parents.get(i) + "/" + queues.get(i).get(0), request.waiting(), deadline);
+				return new LockAttempt.Busy(Duration.ofMillis(lease), key);
+			}
+		}
+		List<ZookeeperNodes.Queued> queued = this.provider.nodes()
+			.createAllOwnedAndQueues(request.key(), parents, ZookeeperNodes.NODE_NAME, ZookeeperNodes.QUEUE,
+					leaseMillis, sessionId, deadline);
+		List<Taken> taken = new ArrayList<>(keys.size());
+		for (int i = 0; i < keys.size(); i++) {
+			ZookeeperNodes.Created created = queued.get(i).created();
+			taken.add(new Taken(keys.get(i), created.path(), created.stat().getCzxid()));
+		}
 		boolean answered = false;
 		try {
-			for (String key : request.keys()) {
-				String parent = this.provider.nodes().parentPath(key);
-				ZookeeperNodes.Queued queued = this.provider.nodes()
-					.createOwnedAndQueue(key, parent, ZookeeperNodes.NODE_NAME, ZookeeperNodes.QUEUE, leaseMillis,
-							sessionId, deadline);
-				ZookeeperNodes.Created created = queued.created();
-				taken.add(new Taken(key, created.path(), created.stat().getCzxid()));
-				String holder = holderBefore(key, parent, created.path(), queued.queue());
-				if (holder != null) {
-					long lease = busyHint(key, holder, request.waiting(), deadline);
-					giveBack(taken, taken.size() - 1, deadline);
-					answered = true;
-					return new LockAttempt.Busy(Duration.ofMillis(lease), key);
+			List<@Nullable String> holders = new ArrayList<>(keys.size());
+			String busyKey = null;
+			String busyHolder = null;
+			for (int i = 0; i < keys.size(); i++) {
+				String holder = holderBefore(keys.get(i), parents.get(i), taken.get(i).path(), queued.get(i).queue());
+				holders.add(holder);
+				if (holder != null && busyHolder == null) {
+					busyKey = keys.get(i);
+					busyHolder = holder;
 				}
+			}
+			if (busyKey != null && busyHolder != null) {
+				String key = busyKey;
+				long lease = busyHint(key, busyHolder, request.waiting(), deadline);
+				giveBack(taken, holders, deadline);
+				answered = true;
+				return new LockAttempt.Busy(Duration.ofMillis(lease), key);
 			}
 			LockAttempt held = held(taken, sessionId, leaseMillis);
 			answered = true;
@@ -84,7 +116,7 @@ final class ZookeeperMultiLocks {
 		}
 		finally {
 			if (!answered) {
-				giveBack(taken, 0, deadline);
+				giveBack(taken, null, deadline);
 			}
 		}
 	}
@@ -143,9 +175,10 @@ final class ZookeeperMultiLocks {
 	 * caller hears of it: also when it was interrupted (the interrupt is kept for it),
 	 * which promises that no key is held. A delete not answered by then goes on in the
 	 * background (Curator's guaranteed delete) until it succeeds or the session ends.
-	 * @param held how many of the nodes, the first ones, stood first in their queue
+	 * @param holders for each node, the node before it in its queue (null if it stood
+	 * first), or null if not known
 	 */
-	private void giveBack(List<Taken> taken, int held, long deadline) {
+	private void giveBack(List<Taken> taken, @Nullable List<@Nullable String> holders, long deadline) {
 		List<CompletableFuture<CuratorEvent>> deletes = new ArrayList<>(taken.size());
 		for (Taken node : taken) {
 			deletes.add(this.provider.calls()
@@ -157,7 +190,7 @@ final class ZookeeperMultiLocks {
 		}
 		for (int i = 0; i < deletes.size(); i++) {
 			awaitQuietly(deletes.get(i), taken.get(i).path(), deadline);
-			if (i < held) {
+			if (holders != null && holders.get(i) == null) {
 				// This JVM's waiters on a key this attempt held for a moment, that watch
 				// no
 				// node, are told, as after a release.

@@ -7,7 +7,9 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -19,9 +21,13 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.api.CuratorEvent;
 import org.apache.curator.utils.ZKPaths;
 import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.CreateOptions;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.Op;
+import org.apache.zookeeper.OpResult;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.data.Stat;
+import org.apache.zookeeper.proto.CreateRequest;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -88,6 +94,216 @@ final class ZookeeperNodes {
 			CompletableFuture<CuratorEvent> deleted = deleteInBackground(created.path());
 			Interrupts.setAside(() -> awaitQuietly(deleted, deadline));
 			throw ex;
+		}
+	}
+
+	/**
+	 * Creates the caller's nodes ({@code <uuid><nodeName><sequence>}, ephemeral and
+	 * sequential, recording the lease) under every one of {@code parents} in one
+	 * ZooKeeper transaction, and reads each parent's nodes whose name holds one of
+	 * {@code markers} right behind it, in the same round trip. The transaction makes all
+	 * of the nodes or none, and ZooKeeper orders it as one write: of two callers whose
+	 * parents overlap, the one whose transaction went first stands before the other in
+	 * every queue they share.
+	 *
+	 * <p>
+	 * A reply lost with the connection leaves it unknown whether the nodes were made:
+	 * they are looked for by their unique prefix and deleted in the background, and the
+	 * caller is told of the failure. A reply that comes after the caller gave up has its
+	 * nodes deleted when it comes. Parents the servers have removed (idle containers) are
+	 * created again and the transaction sent again.
+	 * @param key the request's key, for messages
+	 * @return one queued node per parent, in the order of {@code parents}
+	 */
+	List<Queued> createAllOwnedAndQueues(String key, List<String> parents, String nodeName, List<String> markers,
+			long leaseMillis, long sessionId, long deadline) {
+		String prefix = UUID.randomUUID() + nodeName;
+		byte[] lease = Long.toString(leaseMillis).getBytes(StandardCharsets.US_ASCII);
+		for (int attempt = 1;; attempt++) {
+			List<Op> creates = new ArrayList<>(parents.size());
+			for (String parent : parents) {
+				creates.add(create2(parent + "/" + prefix, lease));
+			}
+			CompletableFuture<Multi> reply = multi(creates);
+			List<CompletableFuture<CuratorEvent>> reads = new ArrayList<>(parents.size());
+			for (String parent : parents) {
+				reads.add(this.calls
+					.send((callback) -> this.client.getChildren().inBackground(callback).forPath(parent)));
+			}
+			Multi answer;
+			try {
+				answer = this.calls.await(key, "acquire", reply, deadline);
+			}
+			catch (LockBackendException ex) {
+				CompletableFuture<?> undone = reply.thenCompose((late) -> undo(late, parents, prefix));
+				if (Thread.currentThread().isInterrupted()) {
+					// The caller stopped waiting, not ZooKeeper: the nodes are gone
+					// before it is told that no key is held.
+					Interrupts.setAside(() -> awaitQuietly(undone, deadline));
+				}
+				throw ex;
+			}
+			if (answer.code() == KeeperException.Code.OK) {
+				return queued(key, parents, markers, answer, reads, sessionId, deadline);
+			}
+			if (answer.code() == KeeperException.Code.CONNECTIONLOSS) {
+				undo(answer, parents, prefix);
+			}
+			if (answer.code() != KeeperException.Code.NONODE || attempt == 5) {
+				KeeperException cause = KeeperException.create(answer.code());
+				throw new LockBackendException(key,
+						"ZooKeeper failed to acquire lock '" + key + "': " + cause.getMessage(), cause);
+			}
+			createParents(key, parents, deadline);
+		}
+	}
+
+	/**
+	 * A create that returns the new node's stat, with the ACL and namespace the client
+	 * gives its own creates.
+	 */
+	private Op create2(String path, byte[] data) {
+		try {
+			CreateRequest request = (CreateRequest) this.client.transactionOp()
+				.create()
+				.withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
+				.forPath(path, data)
+				.get()
+				.toRequestRecord();
+			return Op.create(request.getPath(), request.getData(),
+					CreateOptions.newBuilder(request.getAcl(), CreateMode.EPHEMERAL_SEQUENTIAL).build());
+		}
+		catch (Exception ex) {
+			throw new IllegalStateException("Could not build the create of " + path, ex);
+		}
+	}
+
+	/**
+	 * Sends one transaction of {@code ops} on the client's current connection, with no
+	 * retry: Curator would send a transaction cut short by a connection loss again,
+	 * making its nodes twice.
+	 */
+	private CompletableFuture<Multi> multi(List<Op> ops) {
+		CompletableFuture<Multi> reply = new CompletableFuture<>();
+		try {
+			this.client.getZookeeperClient()
+				.getZooKeeper()
+				.multi(ops,
+						(rc, path, context, results) -> reply
+							.complete(new Multi(KeeperException.Code.get(rc), (results != null) ? results : List.of())),
+						null);
+		}
+		catch (Exception ex) {
+			if (ex instanceof InterruptedException) {
+				Thread.currentThread().interrupt();
+			}
+			logger.debug("Could not send the creates of a multi-key lock", ex);
+			reply.complete(new Multi(KeeperException.Code.CONNECTIONLOSS, List.of()));
+		}
+		return reply;
+	}
+
+	/** A transaction's result code and, when it succeeded, each create's result. */
+	private record Multi(KeeperException.Code code, List<OpResult> results) {
+	}
+
+	/**
+	 * Deletes what a transaction whose caller will not use it made: its nodes when it
+	 * succeeded; when its reply was lost with the connection, the nodes with its prefix,
+	 * if any.
+	 */
+	private CompletableFuture<Void> undo(Multi multi, List<String> parents, String prefix) {
+		if (multi.code() == KeeperException.Code.OK) {
+			List<CompletableFuture<CuratorEvent>> deletes = new ArrayList<>(parents.size());
+			for (int i = 0; i < parents.size(); i++) {
+				deletes.add(deleteInBackground(pathIn(parents.get(i), multi.results().get(i))));
+			}
+			return CompletableFuture.allOf(deletes.toArray(CompletableFuture[]::new));
+		}
+		if (multi.code() != KeeperException.Code.CONNECTIONLOSS) {
+			return CompletableFuture.completedFuture(null);
+		}
+		List<CompletableFuture<Void>> found = new ArrayList<>(parents.size());
+		for (String parent : parents) {
+			found.add(this.calls.send((callback) -> this.client.getChildren().inBackground(callback).forPath(parent))
+				.thenCompose((children) -> {
+					List<CompletableFuture<CuratorEvent>> deletes = new ArrayList<>(1);
+					if (ZookeeperCalls.code(children) == KeeperException.Code.OK) {
+						for (String child : children.getChildren()) {
+							if (child.startsWith(prefix)) {
+								deletes.add(deleteInBackground(parent + "/" + child));
+							}
+						}
+					}
+					return CompletableFuture.allOf(deletes.toArray(CompletableFuture[]::new));
+				}));
+		}
+		return CompletableFuture.allOf(found.toArray(CompletableFuture[]::new));
+	}
+
+	/** The path, without the client's namespace, of the node a create made. */
+	private static String pathIn(String parent, OpResult result) {
+		return parent + "/" + ZKPaths.getNodeFromPath(((OpResult.CreateResult) result).getPath());
+	}
+
+	/**
+	 * The nodes a transaction made, each checked to be the current session's, with its
+	 * key's queue; every node is deleted if any check fails.
+	 */
+	private List<Queued> queued(String key, List<String> parents, List<String> markers, Multi answer,
+			List<CompletableFuture<CuratorEvent>> reads, long sessionId, long deadline) {
+		List<Created> created = new ArrayList<>(parents.size());
+		for (int i = 0; i < parents.size(); i++) {
+			OpResult.CreateResult result = (OpResult.CreateResult) answer.results().get(i);
+			created.add(new Created(pathIn(parents.get(i), result), result.getStat()));
+		}
+		try {
+			List<Queued> queued = new ArrayList<>(parents.size());
+			for (int i = 0; i < parents.size(); i++) {
+				String parent = parents.get(i);
+				Created node = created.get(i);
+				long owner = node.stat().getEphemeralOwner();
+				if (owner != sessionId) {
+					throw new LockBackendException(key,
+							"Cannot acquire lock '" + key + "': its nodes were created by session "
+									+ Long.toHexString(owner) + ", not by the current session "
+									+ Long.toHexString(sessionId),
+							new IllegalStateException());
+				}
+				List<String> queue = queueOf(key, parent, markers,
+						this.calls.await(key, "acquire", reads.get(i), deadline));
+				String name = node.path().substring(parent.length() + 1);
+				queued.add(new Queued(node, queue.contains(name) ? queue : children(key, parent, markers, deadline)));
+			}
+			return queued;
+		}
+		catch (RuntimeException ex) {
+			List<CompletableFuture<CuratorEvent>> deletes = new ArrayList<>(created.size());
+			for (Created node : created) {
+				deletes.add(deleteInBackground(node.path()));
+			}
+			CompletableFuture<Void> deleted = CompletableFuture.allOf(deletes.toArray(CompletableFuture[]::new));
+			Interrupts.setAside(() -> awaitQuietly(deleted, deadline));
+			throw ex;
+		}
+	}
+
+	/** Creates {@code parents} that are missing, as containers, within the deadline. */
+	private void createParents(String key, List<String> parents, long deadline) {
+		List<CompletableFuture<CuratorEvent>> creates = new ArrayList<>(parents.size());
+		for (String parent : parents) {
+			creates.add(this.calls.send((callback) -> this.client.create()
+				.creatingParentContainersIfNeeded()
+				.withMode(CreateMode.CONTAINER)
+				.inBackground(callback)
+				.forPath(parent)));
+		}
+		for (CompletableFuture<CuratorEvent> create : creates) {
+			CuratorEvent event = this.calls.await(key, "acquire", create, deadline);
+			KeeperException.Code code = ZookeeperCalls.code(event);
+			if (code != KeeperException.Code.OK && code != KeeperException.Code.NODEEXISTS) {
+				throw ZookeeperCalls.failed(key, "acquire", event);
+			}
 		}
 	}
 
@@ -182,6 +398,22 @@ final class ZookeeperNodes {
 	 */
 	List<String> queue(String key, String parent, long deadline) {
 		return children(key, parent, QUEUE, deadline);
+	}
+
+	/**
+	 * The queues of {@code parents} (the nodes whose name holds one of {@code markers}),
+	 * read together: one round trip for all.
+	 */
+	List<List<String>> queues(String key, List<String> parents, List<String> markers, long deadline) {
+		List<CompletableFuture<CuratorEvent>> reads = new ArrayList<>(parents.size());
+		for (String parent : parents) {
+			reads.add(this.calls.send((callback) -> this.client.getChildren().inBackground(callback).forPath(parent)));
+		}
+		List<List<String>> queues = new ArrayList<>(parents.size());
+		for (int i = 0; i < parents.size(); i++) {
+			queues.add(queueOf(key, parents.get(i), markers, this.calls.await(key, "acquire", reads.get(i), deadline)));
+		}
+		return queues;
 	}
 
 	/**
@@ -282,13 +514,46 @@ final class ZookeeperNodes {
 			code = this.calls.await(key, "release", first, deadline);
 		}
 		catch (LockBackendException ex) {
-			first.whenComplete((late, failure) -> {
-				if (late != KeeperException.Code.OK && late != KeeperException.Code.NONODE) {
-					deleteInBackground(path);
-				}
-			});
+			deleteIfStillThere(first, path);
 			throw ex;
 		}
+		return afterFirstDelete(key, path, owner, code, deadline);
+	}
+
+	/**
+	 * {@link #delete} without blocking: the first try's answer completes it, on the
+	 * client's event thread; a first try whose fate is unknown is followed up on
+	 * {@code executor}.
+	 */
+	CompletableFuture<Boolean> deleteAsync(String key, String path, long owner, Executor executor) {
+		long deadline = this.calls.deadline();
+		CompletableFuture<KeeperException.Code> first = deleteOnce(path);
+		return first.copy()
+			.orTimeout(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)
+			.handle((code, failure) -> {
+				if (failure != null) {
+					deleteIfStillThere(first, path);
+					throw new CompletionException(this.calls.timedOut(key, "release", failure));
+				}
+				if (code == KeeperException.Code.OK || code == KeeperException.Code.NONODE) {
+					return CompletableFuture.completedFuture(code == KeeperException.Code.OK);
+				}
+				return CompletableFuture.supplyAsync(() -> afterFirstDelete(key, path, owner, code, deadline),
+						executor);
+			})
+			.thenCompose((answer) -> answer);
+	}
+
+	/** A first delete that was given up on is followed by Curator's, if it failed. */
+	private void deleteIfStillThere(CompletableFuture<KeeperException.Code> first, String path) {
+		first.whenComplete((late, failure) -> {
+			if (late != KeeperException.Code.OK && late != KeeperException.Code.NONODE) {
+				deleteInBackground(path);
+			}
+		});
+	}
+
+	private boolean afterFirstDelete(String key, String path, long owner, KeeperException.Code code, long deadline) {
 		if (code == KeeperException.Code.OK) {
 			return true;
 		}

@@ -16,6 +16,7 @@ import dev.distlock.LockOptions;
 import dev.distlock.MultiLease;
 import dev.distlock.contract.Conditions;
 import dev.distlock.contract.TestThreads;
+import dev.distlock.harness.TcpProxy;
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockHandle;
 import dev.distlock.spi.LockKind;
@@ -117,6 +118,55 @@ class ZookeeperMultiLockTests {
 		assertThat(LockAttempt.join(this.other.tryLock(LockRequest.exclusive(keys.get(0), LEASE))))
 			.as("the first key is free")
 			.isInstanceOf(LockAttempt.Acquired.class);
+	}
+
+	/**
+	 * The one transaction that makes an attempt's nodes, whose reply is lost with the
+	 * connection after the server made them: once the client is connected again they are
+	 * found by their prefix and deleted, so no key stays taken by nodes nobody holds (the
+	 * keys are held meanwhile, which the transaction's creates do not look at).
+	 */
+	@Test
+	void nodesMadeByATransactionWhoseReplyWasLostAreDeleted() throws Exception {
+		TcpProxy proxy = this.clients.closing(TcpProxy.start(this.clients.server.getPort()));
+		ZookeeperLockProvider lossy = this.clients
+			.provider(this.clients.closing(TestZookeeper.client(proxy.connectString())));
+		List<String> keys = keys(3);
+		List<String> parents = keys.stream().map(lossy.nodes()::parentPath).toList();
+		List<LockHandle> held = new java.util.ArrayList<>();
+		for (String key : keys) {
+			// Holders keep the keys' parents there, so that the transaction is the next
+			// request sent.
+			held.add(acquired(this.other.tryLock(LockRequest.exclusive(key, LEASE))));
+		}
+		List<Integer> changesBefore = childChanges(parents);
+		long deadline = lossy.calls().deadline();
+		long session = lossy.session().current(keys.get(0), "acquire", deadline);
+		proxy.dropNextReplyAndReset();
+		assertThatExceptionOfType(LockBackendException.class).isThrownBy(() -> lossy.nodes()
+			.createAllOwnedAndQueues(keys.get(0), parents, ZookeeperNodes.NODE_NAME, ZookeeperNodes.QUEUE,
+					LEASE.toMillis(), session, deadline));
+		assertThat(proxy.droppedReplies()).isOne();
+		Conditions.await("the nodes of the transaction are deleted", Duration.ofSeconds(20),
+				() -> keys.stream().allMatch((key) -> nodes(key) == 1));
+		List<Integer> changesAfter = childChanges(parents);
+		for (int i = 0; i < parents.size(); i++) {
+			assertThat(changesAfter.get(i) - changesBefore.get(i))
+				.as("a node made and deleted under %s", parents.get(i))
+				.isEqualTo(2);
+		}
+		held.forEach(LockHandle::release);
+		assertThat(LockAttempt.join(this.other.tryLock(LockRequest.all(keys, LEASE))))
+			.isInstanceOf(LockAttempt.AcquiredAll.class);
+	}
+
+	/** How often each parent's children changed (its {@code cversion}). */
+	private List<Integer> childChanges(List<String> parents) throws Exception {
+		List<Integer> changes = new java.util.ArrayList<>();
+		for (String parent : parents) {
+			changes.add(this.client.checkExists().forPath(parent).getCversion());
+		}
+		return changes;
 	}
 
 	@Test
