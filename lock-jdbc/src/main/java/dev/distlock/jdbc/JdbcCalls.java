@@ -23,6 +23,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 import javax.sql.DataSource;
 
@@ -195,6 +196,24 @@ final class JdbcCalls implements AutoCloseable {
 			return callOnThisThread(key, operation, work, abandoned, deadline);
 		}
 		return callOnAWorker(key, operation, work, abandoned, deadline);
+	}
+
+	/**
+	 * Runs {@code calls}, which makes its own bounded calls, on a worker, for a caller
+	 * that does not wait for it there; on the caller's thread when every worker is busy.
+	 */
+	<T> CompletableFuture<T> onAWorker(Supplier<T> calls) {
+		try {
+			return CompletableFuture.supplyAsync(calls, this.workers);
+		}
+		catch (RejectedExecutionException ex) {
+			try {
+				return CompletableFuture.completedFuture(calls.get());
+			}
+			catch (RuntimeException failure) {
+				return CompletableFuture.failedFuture(failure);
+			}
+		}
 	}
 
 	/**

@@ -1,6 +1,8 @@
 package dev.distlock.jdbc;
 
 import java.time.Duration;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Executor;
 
 import dev.distlock.jdbc.dialect.JdbcLockDialect;
 import dev.distlock.spi.TokenBlock;
@@ -72,6 +74,15 @@ final class JdbcLockHandle implements TokenBlock {
 		JdbcLockDialect.Release release = this.mutexes.release(this);
 		this.releasedToWaiters = (release == JdbcLockDialect.Release.RELEASED_TO_WAITERS);
 		return release.released();
+	}
+
+	/**
+	 * {@link #release()} on one of the store's workers, over a connection of its own, so
+	 * that the keys of a multi-key lock are released at once rather than in turn.
+	 */
+	@Override
+	public CompletionStage<Boolean> releaseAsync(Executor executor) {
+		return this.mutexes.calls().onAWorker(this::release);
 	}
 
 	/**

@@ -44,6 +44,11 @@ final class JdbcMutexes {
 
 	private volatile boolean closed;
 
+	/** The calls to the database, for work that runs on their workers. */
+	JdbcCalls calls() {
+		return this.calls;
+	}
+
 	JdbcMutexes(JdbcLockProvider provider, JdbcCalls calls, DataSource listenerDataSource) {
 		this.provider = provider;
 		this.calls = calls;
