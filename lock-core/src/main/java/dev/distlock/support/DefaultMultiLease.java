@@ -2,18 +2,16 @@ package dev.distlock.support;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Queue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import dev.distlock.Lease;
 import dev.distlock.LeaseLostException;
 import dev.distlock.MultiLease;
 import dev.distlock.OnLeaseLost;
-import dev.distlock.spi.Interrupts;
 import dev.distlock.spi.ScopedLease;
 import org.jspecify.annotations.Nullable;
 
@@ -102,7 +100,7 @@ final class DefaultMultiLease implements MultiLease, ScopedLease {
 		}
 		// Every part's release is sent before any answer is awaited: a store that
 		// releases asynchronously answers all of them in about one round trip. Releases
-		// that can only block run here afterwards, one after another.
+		// that can only block run here, one after another, as they are asked for.
 		List<Lease> parts = reversed(this.parts);
 		Deferred blocking = new Deferred();
 		List<CompletableFuture<Void>> answers = new ArrayList<>(parts.size());
@@ -115,7 +113,7 @@ final class DefaultMultiLease implements MultiLease, ScopedLease {
 				answers.add(CompletableFuture.failedFuture(ex));
 			}
 		}
-		blocking.runAll();
+		blocking.runUntil(answers);
 		RuntimeException lost = null;
 		RuntimeException failed = null;
 		for (CompletableFuture<Void> answer : answers) {
@@ -230,38 +228,55 @@ final class DefaultMultiLease implements MultiLease, ScopedLease {
 	}
 
 	/**
-	 * The releases of one multi-key release that can only block, kept until every part's
-	 * release is sent, then run on the releasing thread with an interrupt set aside (an
-	 * interrupted holder still releases), and from then on at once.
+	 * Where the parts of one multi-key release run what can only block: on the releasing
+	 * thread, never on the thread of a store's client that asked for it (which may be the
+	 * one that must deliver the answer), with the releasing thread's interrupt set aside
+	 * (an interrupted holder still releases).
 	 */
 	private static final class Deferred implements Executor {
 
-		private final Queue<Runnable> tasks = new ConcurrentLinkedQueue<>();
+		private static final Runnable ANSWERED = () -> {
+		};
 
-		private volatile boolean atOnce;
+		private final LinkedBlockingQueue<Runnable> tasks = new LinkedBlockingQueue<>();
 
 		@Override
 		public void execute(Runnable task) {
 			this.tasks.add(task);
-			if (this.atOnce) {
-				drain();
+		}
+
+		/**
+		 * Runs the tasks given, as they come, until every one of {@code answers} is in.
+		 */
+		void runUntil(List<CompletableFuture<Void>> answers) {
+			CompletableFuture<Void> all = CompletableFuture.allOf(answers.toArray(CompletableFuture[]::new));
+			all.whenComplete((done, failure) -> this.tasks.add(ANSWERED));
+			boolean interrupted = Thread.interrupted();
+			try {
+				while (true) {
+					Runnable task;
+					try {
+						task = this.tasks.take();
+					}
+					catch (InterruptedException ex) {
+						interrupted = true;
+						continue;
+					}
+					if (task == ANSWERED) {
+						return;
+					}
+					try {
+						task.run();
+					}
+					catch (RuntimeException ex) {
+						// A part's release carries its failure in its own answer.
+					}
+				}
 			}
-		}
-
-		void runAll() {
-			drain();
-			this.atOnce = true;
-			drain();
-		}
-
-		private void drain() {
-			Runnable task;
-			while ((task = this.tasks.poll()) != null) {
-				Runnable next = task;
-				Interrupts.setAside(() -> {
-					next.run();
-					return null;
-				});
+			finally {
+				if (interrupted) {
+					Thread.currentThread().interrupt();
+				}
 			}
 		}
 

@@ -160,6 +160,29 @@ class ZookeeperMultiLockTests {
 			.isInstanceOf(LockAttempt.AcquiredAll.class);
 	}
 
+	/**
+	 * A multi-key lease whose keys' deletes are cut off with the connection: the deletes
+	 * are sent again once the client is connected, on the releasing thread, not on the
+	 * client's event thread, which must deliver their answers; the release reports every
+	 * key released.
+	 */
+	@Test
+	void aReleaseWhoseDeletesLoseTheirConnectionFreesEveryKey() throws Exception {
+		TcpProxy proxy = this.clients.closing(TcpProxy.start(this.clients.server.getPort()));
+		ZookeeperLockProvider lossy = this.clients
+			.provider(this.clients.closing(TestZookeeper.client(proxy.connectString())));
+		List<String> keys = keys(3);
+		MultiLease lease = this.clients.template(lossy, LEASE).acquireAll(keys, LockOptions.defaults());
+		proxy.dropNextReplyAndReset();
+		lease.release();
+		assertThat(proxy.droppedReplies()).isOne();
+		for (String key : keys) {
+			assertThat(nodes(key)).as("the node of %s", key).isZero();
+		}
+		assertThat(LockAttempt.join(this.other.tryLock(LockRequest.all(keys, LEASE))))
+			.isInstanceOf(LockAttempt.AcquiredAll.class);
+	}
+
 	/** How often each parent's children changed (its {@code cversion}). */
 	private List<Integer> childChanges(List<String> parents) throws Exception {
 		List<Integer> changes = new java.util.ArrayList<>();
