@@ -61,6 +61,9 @@ final class JdbcReadWriteLocks {
 
 	private volatile @Nullable MariaDbReadHolds mariadb;
 
+	/** A MariaDB server refused a block: statements are sent one by one from then on. */
+	private volatile boolean blocksRefused;
+
 	/**
 	 * The intents this JVM's writers may have recorded (key and waiter), so that a writer
 	 * that found a plain lock in its way ends no intent it never recorded.
@@ -94,9 +97,12 @@ final class JdbcReadWriteLocks {
 		return known;
 	}
 
-	/** The one-round-trip blocks on MariaDB, null elsewhere. */
+	/**
+	 * The one-round-trip blocks on MariaDB, null elsewhere, and once a server refused to
+	 * parse one.
+	 */
 	private @Nullable MariaDbReadHolds mariadb(FamilySql sql) {
-		if (!sql.mariadb) {
+		if (!sql.mariadb || this.blocksRefused) {
 			return null;
 		}
 		MariaDbReadHolds known = this.mariadb;
@@ -135,8 +141,8 @@ final class JdbcReadWriteLocks {
 	private Taken takeRead(Connection connection, FamilySql sql, String key, String owner, long leaseMicros,
 			boolean waiting) throws SQLException {
 		PostgresReadHolds postgres = postgres(sql);
-		MariaDbReadHolds mariadb = mariadb(sql);
 		for (int attempt = 1;; attempt++) {
+			MariaDbReadHolds mariadb = mariadb(sql);
 			try {
 				Taken taken;
 				if (postgres != null || mariadb != null) {
@@ -155,6 +161,12 @@ final class JdbcReadWriteLocks {
 				}
 			}
 			catch (SQLException ex) {
+				if (mariadb != null && MariaDbReadHolds.refused(ex)) {
+					// Parsed as nothing, so nothing ran: the same attempt, statement by
+					// statement.
+					refuseBlocks(ex);
+					continue;
+				}
 				// Another caller created the key's row first: its row is there now.
 				if (attempt >= MAX_TRIES || ex.getSQLState() == null || !ex.getSQLState().startsWith("23")) {
 					throw ex;
@@ -323,6 +335,14 @@ final class JdbcReadWriteLocks {
 				null);
 	}
 
+	private void refuseBlocks(SQLException ex) {
+		if (!this.blocksRefused) {
+			this.blocksRefused = true;
+			logger.info("MariaDB refused a compound statement (" + ex.getMessage() + "); read locks send their"
+					+ " statements one by one from now on");
+		}
+	}
+
 	private void undo(String key, String owner, long untilNanos) {
 		this.calls.backgroundUntil("undo a read lock on '" + key + "' taken without its result",
 				(connection) -> release(connection, sql(), key, owner, null), untilNanos);
@@ -342,7 +362,15 @@ final class JdbcReadWriteLocks {
 		}
 		MariaDbReadHolds mariadb = mariadb(sql);
 		if (mariadb != null) {
-			return mariadb.release(connection, key, owner, fence);
+			try {
+				return mariadb.release(connection, key, owner, fence);
+			}
+			catch (SQLException ex) {
+				if (!MariaDbReadHolds.refused(ex)) {
+					throw ex;
+				}
+				refuseBlocks(ex);
+			}
 		}
 		return sql.inTransaction(connection, (tx) -> {
 			Long waited = FamilySql.queryLong(tx,

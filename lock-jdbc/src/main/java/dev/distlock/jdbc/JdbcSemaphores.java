@@ -19,6 +19,8 @@ import dev.distlock.jdbc.dialect.JdbcLockDialect;
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockHandle;
 import dev.distlock.spi.ReleaseSignals;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -65,6 +67,8 @@ import org.jspecify.annotations.Nullable;
  */
 final class JdbcSemaphores implements AutoCloseable {
 
+	private static final Log logger = LogFactory.getLog(JdbcSemaphores.class);
+
 	private final JdbcCalls calls;
 
 	private final String table;
@@ -80,6 +84,9 @@ final class JdbcSemaphores implements AutoCloseable {
 	private final String instanceId = UUID.randomUUID().toString();
 
 	private final AtomicLong sequence = new AtomicLong();
+
+	/** A MariaDB server refused a block: statements are sent one by one from then on. */
+	private volatile boolean blocksRefused;
 
 	JdbcSemaphores(JdbcCalls calls, String table, JdbcCalls.Work<JdbcLockDialect> dialect, LazySignals signals) {
 		this.calls = calls;
@@ -145,12 +152,12 @@ final class JdbcSemaphores implements AutoCloseable {
 			boolean rerun = runs.getAndIncrement() > 0;
 			SemaphoreStatements sql = statements(connection);
 			Attempt attempt = new Attempt(sql, key, owner, permits, leaseMicros, waiting, rerun);
-			Taken outcome = attempt.run(connection);
+			Taken outcome = run(attempt, connection);
 			if (outcome == null) {
 				// The semaphore's first permit: its row is created outside the
 				// transaction, so that two first takers cannot deadlock on creating it.
 				Transactions.update(connection, sql.createRow, key, permits);
-				outcome = attempt.run(connection);
+				outcome = run(attempt, connection);
 			}
 			if (outcome == null) {
 				throw new SQLException("The row of semaphore '" + key + "' was swept as it was created");
@@ -169,6 +176,29 @@ final class JdbcSemaphores implements AutoCloseable {
 					new PermitHandle(key, owner, taken.fence(), new LeaseFloor(sentAt, leaseTime)));
 		}
 		return new LockAttempt.Busy(Duration.ofNanos(TimeUnit.MICROSECONDS.toNanos(taken.remainingMicros())));
+	}
+
+	/**
+	 * One attempt: one compound statement on MariaDB, unless a server refused to parse
+	 * one (it then ran nothing), a transaction of several statements elsewhere.
+	 */
+	private @Nullable Taken run(Attempt attempt, Connection connection) throws SQLException {
+		if (attempt.sql().takeBlock != null && !this.blocksRefused) {
+			try {
+				return attempt.inBlock(connection);
+			}
+			catch (SQLException ex) {
+				if (!MariaDbReadHolds.refused(ex)) {
+					throw ex;
+				}
+				if (!this.blocksRefused) {
+					this.blocksRefused = true;
+					logger.info("MariaDB refused a compound statement (" + ex.getMessage() + "); semaphores send"
+							+ " their statements one by one from now on");
+				}
+			}
+		}
+		return Transactions.run(connection, attempt::take);
 	}
 
 	private void undo(String key, String owner, long untilNanos) {
@@ -232,15 +262,11 @@ final class JdbcSemaphores implements AutoCloseable {
 			boolean waiting, boolean rerun) {
 
 		/**
-		 * The outcome, or null when the semaphore has no row yet: one compound statement
-		 * on MariaDB, a transaction of several elsewhere.
+		 * The outcome as one compound statement (MariaDB), or null when the semaphore has
+		 * no row yet.
 		 */
-		@Nullable Taken run(Connection connection) throws SQLException {
-			String block = this.sql.takeBlock;
-			if (block == null) {
-				return Transactions.run(connection, this::take);
-			}
-			try (PreparedStatement statement = connection.prepareStatement(block)) {
+		@Nullable Taken inBlock(Connection connection) throws SQLException {
+			try (PreparedStatement statement = connection.prepareStatement(this.sql.takeBlock)) {
 				Transactions.bind(statement, this.key, this.rerun, this.key, this.owner, this.key, this.permits,
 						this.permits, this.permits, this.key, this.key, this.key, this.owner, this.leaseMicros);
 				try (ResultSet row = MariaDbReadHolds.answer(statement)) {
@@ -255,7 +281,11 @@ final class JdbcSemaphores implements AutoCloseable {
 			}
 		}
 
-		private @Nullable Taken take(Connection connection) throws SQLException {
+		/**
+		 * The outcome as a transaction of several statements, or null when the semaphore
+		 * has no row yet.
+		 */
+		@Nullable Taken take(Connection connection) throws SQLException {
 			Long declared = Transactions.queryLong(connection, this.sql.lockRow, this.key);
 			if (declared == null) {
 				return null;

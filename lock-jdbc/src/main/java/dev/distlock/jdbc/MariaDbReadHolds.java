@@ -18,6 +18,8 @@ import org.jspecify.annotations.Nullable;
  */
 final class MariaDbReadHolds {
 
+	private static final int ER_PARSE_ERROR = 1064;
+
 	/** Rolls back and reports any error of a block's statements. */
 	static final String ON_ERROR = " DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;";
 
@@ -115,6 +117,15 @@ final class MariaDbReadHolds {
 				};
 			}
 		}
+	}
+
+	/**
+	 * Whether {@code ex} is the server refusing to parse a block, which then ran nothing:
+	 * a session whose {@code sql_mode} is {@code ORACLE} parses compound statements as
+	 * PL/SQL.
+	 */
+	static boolean refused(SQLException ex) {
+		return ex.getErrorCode() == ER_PARSE_ERROR;
 	}
 
 	/** The one row a block answers with, positioned on it. */
