@@ -174,10 +174,11 @@ public final class JdbcLockProvider
 				builder.directWindow);
 		this.mutexes = new JdbcMutexes(this, this.calls, this.listenerDataSource);
 		this.schema = new JdbcSchema(this, this.calls);
-		this.readWrite = new JdbcReadWriteLocks(this, this.calls);
+		BlockRefusals refusals = new BlockRefusals();
+		this.readWrite = new JdbcReadWriteLocks(this, this.calls, refusals);
 		this.multi = new JdbcMultiLocks(this, this.calls, this.mutexes);
 		this.semaphores = new JdbcSemaphores(this.calls, this.tableName, this::dialect,
-				new LazySignals(this.listenerDataSource, this::dialect, this.tableName, "_permit"));
+				new LazySignals(this.listenerDataSource, this::dialect, this.tableName, "_permit"), refusals);
 		this.latches = new JdbcLatches(this.calls, this.tableName, this::dialect,
 				new LazySignals(this.listenerDataSource, this::dialect, this.tableName, "_latch"));
 		this.sweep = new JdbcSweep(this.mutexes, this.readWrite, this.semaphores, this.latches, this.tableName,

@@ -61,8 +61,7 @@ final class JdbcReadWriteLocks {
 
 	private volatile @Nullable MariaDbReadHolds mariadb;
 
-	/** A MariaDB server refused a block: statements are sent one by one from then on. */
-	private volatile boolean blocksRefused;
+	private final BlockRefusals refusals;
 
 	/**
 	 * The intents this JVM's writers may have recorded (key and waiter), so that a writer
@@ -70,9 +69,10 @@ final class JdbcReadWriteLocks {
 	 */
 	private final Set<String> recorded = ConcurrentHashMap.newKeySet();
 
-	JdbcReadWriteLocks(JdbcLockProvider provider, JdbcCalls calls) {
+	JdbcReadWriteLocks(JdbcLockProvider provider, JdbcCalls calls, BlockRefusals refusals) {
 		this.provider = provider;
 		this.calls = calls;
+		this.refusals = refusals;
 	}
 
 	private FamilySql sql() {
@@ -102,7 +102,7 @@ final class JdbcReadWriteLocks {
 	 * parse one.
 	 */
 	private @Nullable MariaDbReadHolds mariadb(FamilySql sql) {
-		if (!sql.mariadb || this.blocksRefused) {
+		if (!sql.mariadb || !this.refusals.allowed()) {
 			return null;
 		}
 		MariaDbReadHolds known = this.mariadb;
@@ -161,10 +161,9 @@ final class JdbcReadWriteLocks {
 				}
 			}
 			catch (SQLException ex) {
-				if (mariadb != null && MariaDbReadHolds.refused(ex)) {
+				if (mariadb != null && this.refusals.refusedBy(ex)) {
 					// Parsed as nothing, so nothing ran: the same attempt, statement by
 					// statement.
-					refuseBlocks(ex);
 					continue;
 				}
 				// Another caller created the key's row first: its row is there now.
@@ -335,14 +334,6 @@ final class JdbcReadWriteLocks {
 				null);
 	}
 
-	private void refuseBlocks(SQLException ex) {
-		if (!this.blocksRefused) {
-			this.blocksRefused = true;
-			logger.info("MariaDB refused a compound statement (" + ex.getMessage() + "); read locks send their"
-					+ " statements one by one from now on");
-		}
-	}
-
 	private void undo(String key, String owner, long untilNanos) {
 		this.calls.backgroundUntil("undo a read lock on '" + key + "' taken without its result",
 				(connection) -> release(connection, sql(), key, owner, null), untilNanos);
@@ -366,10 +357,9 @@ final class JdbcReadWriteLocks {
 				return mariadb.release(connection, key, owner, fence);
 			}
 			catch (SQLException ex) {
-				if (!MariaDbReadHolds.refused(ex)) {
+				if (!this.refusals.refusedBy(ex)) {
 					throw ex;
 				}
-				refuseBlocks(ex);
 			}
 		}
 		return sql.inTransaction(connection, (tx) -> {

@@ -19,8 +19,6 @@ import dev.distlock.jdbc.dialect.JdbcLockDialect;
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockHandle;
 import dev.distlock.spi.ReleaseSignals;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -67,8 +65,6 @@ import org.jspecify.annotations.Nullable;
  */
 final class JdbcSemaphores implements AutoCloseable {
 
-	private static final Log logger = LogFactory.getLog(JdbcSemaphores.class);
-
 	private final JdbcCalls calls;
 
 	private final String table;
@@ -85,10 +81,11 @@ final class JdbcSemaphores implements AutoCloseable {
 
 	private final AtomicLong sequence = new AtomicLong();
 
-	/** A MariaDB server refused a block: statements are sent one by one from then on. */
-	private volatile boolean blocksRefused;
+	private final BlockRefusals refusals;
 
-	JdbcSemaphores(JdbcCalls calls, String table, JdbcCalls.Work<JdbcLockDialect> dialect, LazySignals signals) {
+	JdbcSemaphores(JdbcCalls calls, String table, JdbcCalls.Work<JdbcLockDialect> dialect, LazySignals signals,
+			BlockRefusals refusals) {
+		this.refusals = refusals;
 		this.calls = calls;
 		this.table = table;
 		this.dialect = dialect;
@@ -183,18 +180,13 @@ final class JdbcSemaphores implements AutoCloseable {
 	 * one (it then ran nothing), a transaction of several statements elsewhere.
 	 */
 	private @Nullable Taken run(Attempt attempt, Connection connection) throws SQLException {
-		if (attempt.sql().takeBlock != null && !this.blocksRefused) {
+		if (attempt.sql().takeBlock != null && this.refusals.allowed()) {
 			try {
 				return attempt.inBlock(connection);
 			}
 			catch (SQLException ex) {
-				if (!MariaDbReadHolds.refused(ex)) {
+				if (!this.refusals.refusedBy(ex)) {
 					throw ex;
-				}
-				if (!this.blocksRefused) {
-					this.blocksRefused = true;
-					logger.info("MariaDB refused a compound statement (" + ex.getMessage() + "); semaphores send"
-							+ " their statements one by one from now on");
 				}
 			}
 		}

@@ -14,11 +14,10 @@ import org.jspecify.annotations.Nullable;
  * statements and their order are the same: the first locks the key's row, and each later
  * one, at {@code READ COMMITTED}, reads what was committed before it began. Any error
  * rolls the transaction back before it reaches the caller, so the connection goes back to
- * the pool with no transaction open.
+ * the pool with no transaction open. A server that will not parse the blocks gets the
+ * statements one by one instead ({@link BlockRefusals}).
  */
 final class MariaDbReadHolds {
-
-	private static final int ER_PARSE_ERROR = 1064;
 
 	/** Rolls back and reports any error of a block's statements. */
 	static final String ON_ERROR = " DECLARE EXIT HANDLER FOR SQLEXCEPTION BEGIN ROLLBACK; RESIGNAL; END;";
@@ -117,15 +116,6 @@ final class MariaDbReadHolds {
 				};
 			}
 		}
-	}
-
-	/**
-	 * Whether {@code ex} is the server refusing to parse a block, which then ran nothing:
-	 * a session whose {@code sql_mode} is {@code ORACLE} parses compound statements as
-	 * PL/SQL.
-	 */
-	static boolean refused(SQLException ex) {
-		return ex.getErrorCode() == ER_PARSE_ERROR;
 	}
 
 	/** The one row a block answers with, positioned on it. */

@@ -62,9 +62,8 @@ class JdbcFamilyLostReplyTests {
 
 	/** A provider over {@code dataSource}, closed after the test. */
 	private JdbcLockProvider provider(javax.sql.DataSource dataSource, String database) {
-		JdbcLockProvider.Builder builder = JdbcLockProvider.builder(dataSource).tableName(TABLE);
-		JdbcLockProvider provider = database.equals("mysql") ? builder.dialect(JdbcLockDialect.MYSQL).build()
-				: builder.build();
+		JdbcLockProvider provider = JdbcPair.provider(dataSource, TABLE,
+				database.equals("mysql") ? JdbcLockDialect.MYSQL : null);
 		this.closeables.add(provider);
 		return provider;
 	}

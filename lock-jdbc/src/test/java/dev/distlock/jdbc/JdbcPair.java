@@ -4,6 +4,8 @@ import java.time.Duration;
 import java.util.UUID;
 import java.util.function.Supplier;
 
+import javax.sql.DataSource;
+
 import com.zaxxer.hikari.HikariDataSource;
 import dev.distlock.jdbc.dialect.JdbcLockDialect;
 import dev.distlock.spi.LockAttempt;
@@ -38,10 +40,10 @@ final class JdbcPair implements AutoCloseable {
 	JdbcPair(Supplier<HikariDataSource> dataSources, @Nullable JdbcLockDialect dialect) {
 		this.dataSource = dataSources.get();
 		this.otherDataSource = dataSources.get();
-		this.provider = provider(this.dataSource, dialect);
+		this.provider = provider(this.dataSource, TABLE, dialect);
 		this.provider.createTableIfMissing();
 		this.provider.validateSchema();
-		this.other = provider(this.otherDataSource, dialect);
+		this.other = provider(this.otherDataSource, TABLE, dialect);
 		// Pools filled and threads started, so that no test's first call pays for them.
 		for (JdbcLockProvider warm : new JdbcLockProvider[] { this.provider, this.other }) {
 			LockAttempt attempt = LockAttempt
@@ -50,8 +52,9 @@ final class JdbcPair implements AutoCloseable {
 		}
 	}
 
-	private static JdbcLockProvider provider(HikariDataSource dataSource, @Nullable JdbcLockDialect dialect) {
-		JdbcLockProvider.Builder builder = JdbcLockProvider.builder(dataSource).tableName(TABLE);
+	/** A provider on {@code table}, speaking {@code dialect} if given. */
+	static JdbcLockProvider provider(DataSource dataSource, String table, @Nullable JdbcLockDialect dialect) {
+		JdbcLockProvider.Builder builder = JdbcLockProvider.builder(dataSource).tableName(table);
 		return (dialect != null) ? builder.dialect(dialect).build() : builder.build();
 	}
 

@@ -7,6 +7,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.stream.IntStream;
 
 import dev.distlock.LockBackendException;
 import dev.distlock.spi.LockAttempt;
@@ -93,18 +94,13 @@ final class ZookeeperMultiLocks {
 		boolean answered = false;
 		try {
 			List<@Nullable String> holders = new ArrayList<>(keys.size());
-			String busyKey = null;
-			String busyHolder = null;
 			for (int i = 0; i < keys.size(); i++) {
-				String holder = holderBefore(keys.get(i), parents.get(i), taken.get(i).path(), queued.get(i).queue());
-				holders.add(holder);
-				if (holder != null && busyHolder == null) {
-					busyKey = keys.get(i);
-					busyHolder = holder;
-				}
+				holders.add(holderBefore(keys.get(i), parents.get(i), taken.get(i).path(), queued.get(i).queue()));
 			}
-			if (busyKey != null && busyHolder != null) {
-				String key = busyKey;
+			int busy = IntStream.range(0, keys.size()).filter((i) -> holders.get(i) != null).findFirst().orElse(-1);
+			String busyHolder = (busy >= 0) ? holders.get(busy) : null;
+			if (busyHolder != null) {
+				String key = keys.get(busy);
 				long lease = busyHint(key, busyHolder, request.waiting(), deadline);
 				giveBack(taken, holders, deadline);
 				answered = true;

@@ -125,11 +125,7 @@ final class ZookeeperNodes {
 				creates.add(create2(parent + "/" + prefix, lease));
 			}
 			CompletableFuture<Multi> reply = multi(creates);
-			List<CompletableFuture<CuratorEvent>> reads = new ArrayList<>(parents.size());
-			for (String parent : parents) {
-				reads.add(this.calls
-					.send((callback) -> this.client.getChildren().inBackground(callback).forPath(parent)));
-			}
+			List<CompletableFuture<CuratorEvent>> reads = readChildren(parents);
 			Multi answer;
 			try {
 				answer = this.calls.await(key, "acquire", reply, deadline);
@@ -214,29 +210,28 @@ final class ZookeeperNodes {
 	 */
 	private CompletableFuture<Void> undo(Multi multi, List<String> parents, String prefix) {
 		if (multi.code() == KeeperException.Code.OK) {
-			List<CompletableFuture<CuratorEvent>> deletes = new ArrayList<>(parents.size());
+			List<String> made = new ArrayList<>(parents.size());
 			for (int i = 0; i < parents.size(); i++) {
-				deletes.add(deleteInBackground(pathIn(parents.get(i), multi.results().get(i))));
+				made.add(pathIn(parents.get(i), multi.results().get(i)));
 			}
-			return CompletableFuture.allOf(deletes.toArray(CompletableFuture[]::new));
+			return deleteAllInBackground(made);
 		}
 		if (multi.code() != KeeperException.Code.CONNECTIONLOSS) {
 			return CompletableFuture.completedFuture(null);
 		}
 		List<CompletableFuture<Void>> found = new ArrayList<>(parents.size());
 		for (String parent : parents) {
-			found.add(this.calls.send((callback) -> this.client.getChildren().inBackground(callback).forPath(parent))
-				.thenCompose((children) -> {
-					List<CompletableFuture<CuratorEvent>> deletes = new ArrayList<>(1);
-					if (ZookeeperCalls.code(children) == KeeperException.Code.OK) {
-						for (String child : children.getChildren()) {
-							if (child.startsWith(prefix)) {
-								deletes.add(deleteInBackground(parent + "/" + child));
-							}
+			found.add(readChildren(parent).thenCompose((children) -> {
+				List<String> made = new ArrayList<>(1);
+				if (ZookeeperCalls.code(children) == KeeperException.Code.OK) {
+					for (String child : children.getChildren()) {
+						if (child.startsWith(prefix)) {
+							made.add(parent + "/" + child);
 						}
 					}
-					return CompletableFuture.allOf(deletes.toArray(CompletableFuture[]::new));
-				}));
+				}
+				return deleteAllInBackground(made);
+			}));
 		}
 		return CompletableFuture.allOf(found.toArray(CompletableFuture[]::new));
 	}
@@ -278,11 +273,7 @@ final class ZookeeperNodes {
 			return queued;
 		}
 		catch (RuntimeException ex) {
-			List<CompletableFuture<CuratorEvent>> deletes = new ArrayList<>(created.size());
-			for (Created node : created) {
-				deletes.add(deleteInBackground(node.path()));
-			}
-			CompletableFuture<Void> deleted = CompletableFuture.allOf(deletes.toArray(CompletableFuture[]::new));
+			CompletableFuture<Void> deleted = deleteAllInBackground(created.stream().map(Created::path).toList());
 			Interrupts.setAside(() -> awaitQuietly(deleted, deadline));
 			throw ex;
 		}
@@ -339,8 +330,7 @@ final class ZookeeperNodes {
 				.inBackground(callback)
 				.forPath(prefix, Long.toString(leaseMillis).getBytes(StandardCharsets.US_ASCII)));
 			queueRead.clear();
-			queueRead
-				.add(this.calls.send((callback) -> this.client.getChildren().inBackground(callback).forPath(parent)));
+			queueRead.add(readChildren(parent));
 			CuratorEvent event;
 			try {
 				event = this.calls.await(key, "acquire", reply, deadline);
@@ -405,15 +395,26 @@ final class ZookeeperNodes {
 	 * read together: one round trip for all.
 	 */
 	List<List<String>> queues(String key, List<String> parents, List<String> markers, long deadline) {
-		List<CompletableFuture<CuratorEvent>> reads = new ArrayList<>(parents.size());
-		for (String parent : parents) {
-			reads.add(this.calls.send((callback) -> this.client.getChildren().inBackground(callback).forPath(parent)));
-		}
+		List<CompletableFuture<CuratorEvent>> reads = readChildren(parents);
 		List<List<String>> queues = new ArrayList<>(parents.size());
 		for (int i = 0; i < parents.size(); i++) {
 			queues.add(queueOf(key, parents.get(i), markers, this.calls.await(key, "acquire", reads.get(i), deadline)));
 		}
 		return queues;
+	}
+
+	/** Sends a read of {@code parent}'s children. */
+	private CompletableFuture<CuratorEvent> readChildren(String parent) {
+		return this.calls.send((callback) -> this.client.getChildren().inBackground(callback).forPath(parent));
+	}
+
+	/** Sends a read of each of {@code parents}' children, one after another. */
+	private List<CompletableFuture<CuratorEvent>> readChildren(List<String> parents) {
+		List<CompletableFuture<CuratorEvent>> reads = new ArrayList<>(parents.size());
+		for (String parent : parents) {
+			reads.add(readChildren(parent));
+		}
+		return reads;
 	}
 
 	/**
@@ -428,8 +429,7 @@ final class ZookeeperNodes {
 	 * order (the sequence follows the marker).
 	 */
 	private List<String> children(String key, String parent, List<String> markers, long deadline) {
-		return queueOf(key, parent, markers, this.calls.call(key, "acquire", deadline,
-				(callback) -> this.client.getChildren().inBackground(callback).forPath(parent)));
+		return queueOf(key, parent, markers, this.calls.await(key, "acquire", readChildren(parent), deadline));
 	}
 
 	private static List<String> queueOf(String key, String parent, List<String> markers, CuratorEvent event) {
@@ -638,6 +638,13 @@ final class ZookeeperNodes {
 			reply.complete(KeeperException.Code.CONNECTIONLOSS);
 		}
 		return reply;
+	}
+
+	/**
+	 * {@link #deleteInBackground} of every one of {@code paths}, answered when all are.
+	 */
+	private CompletableFuture<Void> deleteAllInBackground(List<String> paths) {
+		return CompletableFuture.allOf(paths.stream().map(this::deleteInBackground).toArray(CompletableFuture[]::new));
 	}
 
 	/** Deletes a node without waiting; retried until it succeeds or the session ends. */
