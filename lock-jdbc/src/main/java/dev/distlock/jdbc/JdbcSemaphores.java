@@ -176,10 +176,14 @@ final class JdbcSemaphores implements AutoCloseable {
 	}
 
 	/**
-	 * One attempt: one compound statement on MariaDB, unless a server refused to parse
-	 * one (it then ran nothing), a transaction of several statements elsewhere.
+	 * One attempt: one round trip on PostgreSQL unless run again, one compound statement
+	 * on MariaDB unless a server refused to parse one (it then ran nothing), a
+	 * transaction of several statements otherwise.
 	 */
 	private @Nullable Taken run(Attempt attempt, Connection connection) throws SQLException {
+		if (attempt.sql().takeTogether != null && !attempt.rerun()) {
+			return attempt.together(connection);
+		}
 		if (attempt.sql().takeBlock != null && this.refusals.allowed()) {
 			try {
 				return attempt.inBlock(connection);
@@ -269,6 +273,50 @@ final class JdbcSemaphores implements AutoCloseable {
 						case 2 -> Taken.mismatch((int) value);
 						default -> null;
 					};
+				}
+			}
+		}
+
+		/**
+		 * The outcome of a first run on PostgreSQL, in one round trip, or null when the
+		 * semaphore has no row yet.
+		 */
+		@Nullable Taken together(Connection connection) throws SQLException {
+			String sql = this.waiting ? this.sql.takeTogetherWaiting : this.sql.takeTogether;
+			try (PreparedStatement statement = connection.prepareStatement(sql)) {
+				Transactions.bind(statement, this.key, this.key, this.permits, this.key, this.permits, this.permits,
+						this.key, this.owner, this.leaseMicros);
+				if (this.waiting) {
+					FamilySql.bindFrom(statement, 10, this.key, this.key, this.owner);
+				}
+				statement.execute();
+				int declared;
+				try (ResultSet row = statement.getResultSet()) {
+					if (!row.next()) {
+						return null;
+					}
+					declared = row.getInt(1);
+				}
+				statement.getMoreResults();
+				try (ResultSet result = statement.getResultSet()) {
+					result.next();
+					long added = result.getLong(1);
+					boolean taken = !result.wasNull();
+					long raised = result.getLong(2);
+					if (taken) {
+						return Taken.acquired(added);
+					}
+					if (raised > 0) {
+						// Only this attempt's owner can be there, and a first run has
+						// none.
+						throw new SQLException("A permit of semaphore '" + this.key + "' by this attempt's owner"
+								+ " was there before the attempt");
+					}
+					long live = result.getLong(3);
+					if (live > 0 && declared != this.permits) {
+						return Taken.mismatch(declared);
+					}
+					return Taken.busy(result.getLong(4));
 				}
 			}
 		}

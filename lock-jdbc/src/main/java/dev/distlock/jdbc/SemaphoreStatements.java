@@ -72,6 +72,20 @@ final class SemaphoreStatements {
 	 */
 	final @Nullable String takeBlock;
 
+	/**
+	 * On PostgreSQL, a first run of a take as the statements of one round trip, run as
+	 * one implicit transaction: lock the semaphore's row and read its count (name); count
+	 * the live permits and, when one is free, raise the fence and add the permit (name,
+	 * permits, name, permits, permits, name, owner, lease micros), answering the new
+	 * permit's fence, the fence raised, the live permits and the micros until the first
+	 * of them runs out. {@link #takeTogetherWaiting} then marks the semaphore as waited
+	 * on unless the permit was added (name, name, owner). Null elsewhere.
+	 */
+	final @Nullable String takeTogether;
+
+	/** {@link #takeTogether} for a taker that will wait. Null but on PostgreSQL. */
+	final @Nullable String takeTogetherWaiting;
+
 	/** Frees a permit of an owner whatever its lease (an undo): name, owner. */
 	final String undo;
 
@@ -112,6 +126,25 @@ final class SemaphoreStatements {
 				+ " s LEFT JOIN " + permits + " p ON p.name = s.name AND p.expires_at > " + clock.now
 				+ " WHERE s.name IN (?) GROUP BY s.name, s.permits";
 		this.takeBlock = mariadb ? takeBlock(clock, semaphores, permits) : null;
+		if (clock.postgres) {
+			// At READ COMMITTED each statement reads what was committed before it
+			// began, so the count, made after the row lock is granted, sees every
+			// permit committed by the takers before this one.
+			this.takeTogether = this.lockRow + "; WITH l AS (SELECT COUNT(*) AS live, COALESCE(MIN("
+					+ clock.microsUntil("expires_at") + "), 0) AS first FROM " + permits + " WHERE name = ?"
+					+ " AND expires_at > " + clock.now + "), f AS (UPDATE " + semaphores + " s SET permits = ?,"
+					+ " fence = GREATEST(s.fence + 1, " + clock.nowMicros + ") FROM l WHERE s.name = ?"
+					+ " AND l.live < ? AND (l.live = 0 OR s.permits = ?) RETURNING s.fence), p AS (INSERT INTO "
+					+ permits + " (name, owner, fence, expires_at) SELECT ?, ?, f.fence, " + clock.plusMicros()
+					+ " FROM f ON CONFLICT DO NOTHING RETURNING fence) SELECT (SELECT fence FROM p),"
+					+ " (SELECT fence FROM f), l.live, l.first FROM l";
+			this.takeTogetherWaiting = this.takeTogether + "; UPDATE " + semaphores + " SET waited = TRUE"
+					+ " WHERE name = ? AND NOT EXISTS (SELECT 1 FROM " + permits + " WHERE name = ? AND owner = ?)";
+		}
+		else {
+			this.takeTogether = null;
+			this.takeTogetherWaiting = null;
+		}
 		this.undo = "DELETE FROM " + permits + " WHERE name = ? AND owner = ?";
 		this.sweepPermits = "DELETE FROM " + permits + " WHERE expires_at <= " + clock.now;
 		this.sweepSemaphores = "DELETE FROM " + semaphores + " WHERE fence < " + clock.nowMicros + " - ?"
