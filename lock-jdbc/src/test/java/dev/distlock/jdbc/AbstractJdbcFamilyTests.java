@@ -17,10 +17,12 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.distlock.LockBackendException;
 import dev.distlock.contract.Conditions;
 import dev.distlock.contract.TestThreads;
+import dev.distlock.jdbc.dialect.JdbcLockDialect;
 import dev.distlock.spi.BatchRenewal;
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockHandle;
 import dev.distlock.spi.LockRequest;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
@@ -61,13 +63,18 @@ abstract class AbstractJdbcFamilyTests {
 	/** A fragment of the statement that writes the keys of a multi-key lock. */
 	abstract String multiKeyWrite();
 
+	/** The dialect the providers speak; null to detect the server's. */
+	@Nullable JdbcLockDialect dialect() {
+		return null;
+	}
+
 	@BeforeAll
 	void start() {
 		this.states = new SqlStatesDataSource(closing(dataSources().get()));
 		this.otherStates = new SqlStatesDataSource(closing(dataSources().get()));
-		this.provider = closing(new JdbcLockProvider(this.states, TABLE));
+		this.provider = closing(JdbcPair.provider(this.states, TABLE, dialect()));
 		this.provider.createTableIfMissing();
-		this.other = closing(new JdbcLockProvider(this.otherStates, TABLE));
+		this.other = closing(JdbcPair.provider(this.otherStates, TABLE, dialect()));
 	}
 
 	@AfterAll
@@ -219,7 +226,8 @@ abstract class AbstractJdbcFamilyTests {
 	void aKilledReadersHoldLapsesAtItsOwnLease() {
 		String key = "killed-reader-" + UUID.randomUUID();
 		Duration deadLease = Duration.ofSeconds(2);
-		try (HikariDataSource pool = dataSources().get(); JdbcLockProvider doomed = new JdbcLockProvider(pool, TABLE)) {
+		try (HikariDataSource pool = dataSources().get();
+				JdbcLockProvider doomed = JdbcPair.provider(pool, TABLE, dialect())) {
 			acquired(LockAttempt.join(doomed.tryLock(LockRequest.shared(key, deadLease))));
 		}
 		LockHandle live = acquired(LockAttempt.join(this.provider.tryLock(LockRequest.shared(key, LONG))));
@@ -281,7 +289,7 @@ abstract class AbstractJdbcFamilyTests {
 				.isTrue();
 		}
 		LostReplyDataSource lossy = new LostReplyDataSource(closing(dataSources().get()));
-		try (JdbcLockProvider failing = new JdbcLockProvider(lossy, TABLE)) {
+		try (JdbcLockProvider failing = JdbcPair.provider(lossy, TABLE, dialect())) {
 			acquired(LockAttempt.join(failing.tryLock(LockRequest.exclusive("warm-" + UUID.randomUUID(), LONG))))
 				.release();
 			lossy.loseNextReply(multiKeyWrite(), true);
