@@ -1,6 +1,7 @@
 package dev.distlock.zookeeper;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
@@ -129,11 +130,10 @@ class ZookeeperMultiLockTests {
 	@Test
 	void nodesMadeByATransactionWhoseReplyWasLostAreDeleted() throws Exception {
 		TcpProxy proxy = this.clients.closing(TcpProxy.start(this.clients.server.getPort()));
-		ZookeeperLockProvider lossy = this.clients
-			.provider(this.clients.closing(TestZookeeper.client(proxy.connectString())));
+		ZookeeperLockProvider lossy = throughProxy(proxy);
 		List<String> keys = keys(3);
 		List<String> parents = keys.stream().map(lossy.nodes()::parentPath).toList();
-		List<LockHandle> held = new java.util.ArrayList<>();
+		List<LockHandle> held = new ArrayList<>();
 		for (String key : keys) {
 			// Holders keep the keys' parents there, so that the transaction is the next
 			// request sent.
@@ -160,6 +160,11 @@ class ZookeeperMultiLockTests {
 			.isInstanceOf(LockAttempt.AcquiredAll.class);
 	}
 
+	/** A provider whose client reaches the server through {@code proxy}. */
+	private ZookeeperLockProvider throughProxy(TcpProxy proxy) {
+		return this.clients.provider(this.clients.closing(TestZookeeper.client(proxy.connectString())));
+	}
+
 	/**
 	 * A multi-key lease whose keys' deletes are cut off with the connection: the deletes
 	 * are sent again once the client is connected, on the releasing thread, not on the
@@ -169,8 +174,7 @@ class ZookeeperMultiLockTests {
 	@Test
 	void aReleaseWhoseDeletesLoseTheirConnectionFreesEveryKey() throws Exception {
 		TcpProxy proxy = this.clients.closing(TcpProxy.start(this.clients.server.getPort()));
-		ZookeeperLockProvider lossy = this.clients
-			.provider(this.clients.closing(TestZookeeper.client(proxy.connectString())));
+		ZookeeperLockProvider lossy = throughProxy(proxy);
 		List<String> keys = keys(3);
 		MultiLease lease = this.clients.template(lossy, LEASE).acquireAll(keys, LockOptions.defaults());
 		proxy.dropNextReplyAndReset();
