@@ -42,7 +42,7 @@ final class LocalLines {
 	/** Joins line {@code line}, made if nobody uses it. */
 	LocalQueue join(String line) {
 		return this.queues.compute(line, (k, queue) -> {
-			LocalQueue joined = (queue != null) ? queue : new LocalQueue();
+			LocalQueue joined = (queue != null) ? queue : new LocalQueue(line.endsWith(READ_LINE));
 			joined.users++;
 			return joined;
 		});

@@ -3,6 +3,8 @@ package dev.distlock.support;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantLock;
@@ -22,14 +24,23 @@ import org.jspecify.annotations.Nullable;
  * <p>
  * The line counts the failures of the store calls made at its gate, so that callers
  * behind a call that failed share its failure ({@link LineTurn}).
+ *
+ * <p>
+ * A line of readers lets every caller through at once: readers hold together, so one
+ * waiting behind another would only come later. Each goes to the store and waits for its
+ * own signal, and stands in the store's queue where the store keeps one, so that all of
+ * them go in when the writer before them is done, not one per writer.
  */
 final class LocalQueue implements HandoverLine.Line<ManagedLease> {
 
 	/** Callers using this line; guarded by the lines' map compute. */
 	int users;
 
-	/** The wait of the caller at the gate, told of signals. */
-	volatile @Nullable LockWait waiter;
+	/** Whether every caller goes through the gate at once (readers). */
+	private final boolean together;
+
+	/** The waits of the callers at the gate, told of signals. */
+	private final Set<LockWait> waits = ConcurrentHashMap.newKeySet();
 
 	/** Guards the gate and the line only, never a store call. */
 	private final ReentrantLock lock = new ReentrantLock();
@@ -54,6 +65,13 @@ final class LocalQueue implements HandoverLine.Line<ManagedLease> {
 	 */
 	private final HandoverLine<ManagedLease> handover = new HandoverLine<>();
 
+	/**
+	 * @param together whether every caller goes through the gate at once, not in turn
+	 */
+	LocalQueue(boolean together) {
+		this.together = together;
+	}
+
 	@Override
 	public HandoverLine<ManagedLease> handover() {
 		return this.handover;
@@ -64,13 +82,22 @@ final class LocalQueue implements HandoverLine.Line<ManagedLease> {
 		return this.users > 0;
 	}
 
-	/** A release (or loss) may have freed the key: the waiter at the gate retries. */
+	/** A release (or loss) may have freed the key: the waiters at the gate retry. */
 	@Override
 	public void signal() {
-		LockWait wait = this.waiter;
-		if (wait != null) {
+		for (LockWait wait : this.waits) {
 			wait.signal();
 		}
+	}
+
+	/** {@code wait} is at the gate, to be told of signals until it ends. */
+	void waiting(LockWait wait) {
+		this.waits.add(wait);
+	}
+
+	/** {@code wait} ended: it is told of signals no more. */
+	void ended(LockWait wait) {
+		this.waits.remove(wait);
 	}
 
 	/**
@@ -79,6 +106,9 @@ final class LocalQueue implements HandoverLine.Line<ManagedLease> {
 	 * @return whether the gate was entered
 	 */
 	boolean enter(Turn turn, boolean queue) {
+		if (this.together) {
+			return true;
+		}
 		this.lock.lock();
 		try {
 			if (!this.occupied) {
@@ -101,6 +131,9 @@ final class LocalQueue implements HandoverLine.Line<ManagedLease> {
 	 * where it may wait when this answers false.
 	 */
 	boolean enterAtOnce() {
+		if (this.together) {
+			return true;
+		}
 		if (!this.lock.tryLock()) {
 			return false;
 		}
@@ -118,6 +151,9 @@ final class LocalQueue implements HandoverLine.Line<ManagedLease> {
 
 	/** Leaves the gate, letting the next caller in line through. */
 	void exit() {
+		if (this.together) {
+			return;
+		}
 		Turn next;
 		this.lock.lock();
 		try {
@@ -149,8 +185,8 @@ final class LocalQueue implements HandoverLine.Line<ManagedLease> {
 	/** The store call ended; {@code failure} is its error, if the store failed. */
 	void callEnded(@Nullable LockBackendException failure) {
 		// Counted before the call is seen to end, so that whoever is told of its end
-		// sees its failure.
-		if (failure != null) {
+		// sees its failure. Callers that go through together are behind nobody's call.
+		if (failure != null && !this.together) {
 			this.failures.updateAndGet((current) -> new Failures(current.count() + 1, failure));
 		}
 		List<Runnable> listeners = this.calling.getAndSet(null);

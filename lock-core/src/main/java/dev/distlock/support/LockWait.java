@@ -58,7 +58,7 @@ final class LockWait extends PausingWait {
 		this.askedNanos = askedNanos;
 		this.signals = first.waiting() ? loop.signals(first.kind()) : ReleaseSignals.NONE;
 		this.backoff = new Backoff(settings.retryInterval().toNanos());
-		queue.waiter = this;
+		queue.waiting(this);
 		// Subscribed before the first attempt, so that no release after it goes unheard.
 		this.subscription = (this.signals != ReleaseSignals.NONE) ? this.signals.subscribe(first.key(), queue::signal)
 				: null;
@@ -231,7 +231,7 @@ final class LockWait extends PausingWait {
 		if (!this.ended.compareAndSet(false, true)) {
 			return;
 		}
-		this.queue.waiter = null;
+		this.queue.ended(this);
 		if (this.subscription != null) {
 			this.subscription.close();
 		}

@@ -3,17 +3,24 @@ package dev.distlock.support;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
 import dev.distlock.Lease;
 import dev.distlock.LeaseLostException;
 import dev.distlock.LockAcquisitionException;
+import dev.distlock.LockMode;
 import dev.distlock.LockOptions;
 import dev.distlock.inmemory.InMemoryLockProvider;
 import dev.distlock.spi.LockAttempt;
+import dev.distlock.spi.LockKind;
+import dev.distlock.spi.LockProvider;
 import dev.distlock.spi.LockRequest;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -48,9 +55,13 @@ class InMemoryWaitingTests {
 	private final DefaultLockTemplate other = this.jvms.get(1);
 
 	private DefaultLockTemplate template(Duration retryInterval) {
+		return template(this.store, retryInterval);
+	}
+
+	private DefaultLockTemplate template(LockProvider provider, Duration retryInterval) {
 		RenewalScheduler scheduler = new RenewalScheduler();
 		this.closeables.add(scheduler);
-		return new DefaultLockTemplate(this.store, scheduler,
+		return new DefaultLockTemplate(provider, scheduler,
 				LockOptions.builder()
 					.waitTime(Duration.ofSeconds(20))
 					.leaseTime(Duration.ofMinutes(1))
@@ -201,6 +212,55 @@ class InMemoryWaitingTests {
 		}
 		assertThat(order).containsExactly("arrival-0", "arrival-1", "arrival-2", "arrival-3", "arrival-4");
 		assertThat(this.template.queuedKeys()).isZero();
+	}
+
+	/**
+	 * Readers hold together, so readers of one JVM do not line up locally behind each
+	 * other's store call: both are at the store at once. A store that lets a reader
+	 * through only when another reader is asking too fails the acquire of a reader left
+	 * alone there.
+	 */
+	@Test
+	void readersOfOneJvmGoToTheStoreTogether() throws Exception {
+		String key = key();
+		CountDownLatch atStore = new CountDownLatch(2);
+		LockProvider meeting = new LockProvider() {
+
+			@Override
+			public CompletionStage<LockAttempt> tryLock(LockRequest request) {
+				if (request.kind() == LockKind.SHARED) {
+					atStore.countDown();
+					try {
+						if (!atStore.await(10, TimeUnit.SECONDS)) {
+							return CompletableFuture.failedFuture(new IllegalStateException("alone at the store"));
+						}
+					}
+					catch (InterruptedException ex) {
+						Thread.currentThread().interrupt();
+						return CompletableFuture.failedFuture(ex);
+					}
+				}
+				return InMemoryWaitingTests.this.store.tryLock(request);
+			}
+
+			@Override
+			public Set<LockKind> kinds() {
+				return InMemoryWaitingTests.this.store.kinds();
+			}
+
+		};
+		DefaultLockTemplate jvm = template(meeting, RETRY);
+		List<Waiter<Long>> readers = new ArrayList<>();
+		for (int i = 0; i < 2; i++) {
+			readers.add(Waiter.start("reader-" + i, () -> {
+				try (Lease lease = jvm.acquire(key, LockOptions.builder().mode(LockMode.READ).build())) {
+					return lease.fencingToken();
+				}
+			}));
+		}
+		for (Waiter<Long> reader : readers) {
+			assertThat(reader.result.get(20, TimeUnit.SECONDS)).isPositive();
+		}
 	}
 
 	/**

@@ -79,7 +79,7 @@ final class WaitingPlaces {
 		List<Ordered> candidates = new ArrayList<>();
 		for (QueuedNode place : this.places) {
 			if (place.path == null || place.read == read) {
-				candidates.add(new Ordered(place));
+				candidates.add(new Ordered(place, read));
 			}
 		}
 		candidates.sort(Comparator.comparing(Ordered::order));
@@ -153,6 +153,23 @@ final class WaitingPlaces {
 
 		Ordered(QueuedNode place) {
 			this(place, orderOf(place.path));
+		}
+
+		Ordered(QueuedNode place, boolean read) {
+			this(place, (read ? readRank(place) : "") + orderOf(place.path));
+		}
+
+		/**
+		 * A reader's node still waiting behind a writer's that has not gone tells another
+		 * reader nothing new: it makes a node of its own, on an empty place, so that
+		 * every waiting reader stands in the queue and all of them go in when that writer
+		 * is done.
+		 */
+		private static String readRank(QueuedNode place) {
+			if (place.path == null) {
+				return "1";
+			}
+			return (place.watched == null) ? "0" : "2";
 		}
 
 		private static String orderOf(@Nullable String path) {

@@ -1,6 +1,7 @@
 package dev.distlock.zookeeper;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -176,6 +177,47 @@ class ZookeeperReadWriteSessionTests {
 		leave.countDown();
 		assertThat(writer.get(20, TimeUnit.SECONDS)).isGreaterThan(readToken);
 		reading.get(20, TimeUnit.SECONDS);
+	}
+
+	/**
+	 * Every reader of a client that waits behind a writer keeps a node of its own in the
+	 * queue, so all of them come in when that writer leaves, before a writer that queued
+	 * after them; not one of them per writer.
+	 */
+	@Test
+	void everyWaitingReaderOfAClientComesInBeforeALaterWriter() throws Exception {
+		String key = key();
+		ZookeeperLockProvider firstProvider = provider(client());
+		LockHandle firstWriter = acquired(LockAttempt.join(firstProvider.tryLock(LockRequest.exclusive(key, LEASE))));
+		DefaultLockTemplate readers = template(provider(client()));
+		CountDownLatch leave = new CountDownLatch(1);
+		List<CompletableFuture<Long>> tokens = List.of(new CompletableFuture<>(), new CompletableFuture<>());
+		List<CompletableFuture<?>> readings = new ArrayList<>();
+		for (CompletableFuture<Long> token : tokens) {
+			readings.add(CompletableFuture.runAsync(() -> readers.run(key, READ, () -> {
+				token.complete(LockContext.current().orElseThrow().fencingToken());
+				await(leave);
+			}), TestThreads.EACH));
+		}
+		Conditions.await("both readers' nodes to queue", Duration.ofSeconds(10),
+				() -> queue(firstProvider, key).stream().filter((node) -> node.contains("-read-")).count() == 2);
+		DefaultLockTemplate writers = template(provider(client()));
+		CompletableFuture<Long> writer = CompletableFuture.supplyAsync(() -> {
+			try (Lease lease = writers.acquire(key, LockOptions.defaults())) {
+				return lease.fencingToken();
+			}
+		}, TestThreads.EACH);
+		Conditions.await("the second writer's node to queue", Duration.ofSeconds(10),
+				() -> queue(firstProvider, key).stream().filter((node) -> node.contains("-lock-")).count() == 2);
+		assertThat(firstWriter.release()).isTrue();
+		long firstRead = tokens.get(0).get(20, TimeUnit.SECONDS);
+		long secondRead = tokens.get(1).get(20, TimeUnit.SECONDS);
+		assertThat(writer).as("the later writer waits for both readers").isNotDone();
+		leave.countDown();
+		assertThat(writer.get(20, TimeUnit.SECONDS)).isGreaterThan(Math.max(firstRead, secondRead));
+		for (CompletableFuture<?> reading : readings) {
+			reading.get(20, TimeUnit.SECONDS);
+		}
 	}
 
 	private static List<String> queue(ZookeeperLockProvider provider, String key) {
