@@ -311,17 +311,18 @@ final class ZookeeperNodes {
 	}
 
 	/**
-	 * Creates the caller's node ({@code <uuid><nodeName><sequence>}, protected, ephemeral
-	 * and sequential) recording the lease. If the caller gives up before the reply, the
-	 * node that the create made is deleted when the reply comes. A key's parent that the
-	 * servers remove (an idle container) between Curator creating it and creating the
-	 * node under it is created again.
+	 * Creates the caller's node ({@code _c_<uuid><nodeName><sequence>}: Curator's
+	 * protected name, whose unique prefix finds the node again after a lost reply;
+	 * ephemeral and sequential) recording the lease. If the caller gives up before the
+	 * reply, the node that the create made is deleted when the reply comes. A key's
+	 * parent that the servers remove (an idle container) between Curator creating it and
+	 * creating the node under it is created again.
 	 */
 	private Created create(String key, String parent, String nodeName, long leaseMillis, long deadline,
 			List<CompletableFuture<CuratorEvent>> queueRead) {
 		for (int attempt = 1;; attempt++) {
 			Stat stat = new Stat();
-			String prefix = parent + "/" + UUID.randomUUID() + nodeName;
+			String prefix = parent + "/" + nodeName.substring(1);
 			CompletableFuture<CuratorEvent> reply = this.calls.send((callback) -> this.client.create()
 				.storingStatIn(stat)
 				.creatingParentContainersIfNeeded()
@@ -439,11 +440,20 @@ final class ZookeeperNodes {
 		if (ZookeeperCalls.code(event) != KeeperException.Code.OK) {
 			throw ZookeeperCalls.failed(key, "acquire", event);
 		}
-		return event.getChildren()
-			.stream()
-			.filter((child) -> sequence(child, markers) != null)
-			.sorted(Comparator.comparing((String child) -> sequence(child, markers)))
-			.toList();
+		List<String> children = event.getChildren();
+		List<String[]> numbered = new ArrayList<>(children.size());
+		for (String child : children) {
+			String sequence = sequence(child, markers);
+			if (sequence != null) {
+				numbered.add(new String[] { sequence, child });
+			}
+		}
+		numbered.sort(Comparator.comparing((String[] node) -> node[0]));
+		List<String> queue = new ArrayList<>(numbered.size());
+		for (String[] node : numbered) {
+			queue.add(node[1]);
+		}
+		return queue;
 	}
 
 	/** The sequence number in a node's name: what follows its marker, or null. */
