@@ -19,8 +19,10 @@ import org.jspecify.annotations.Nullable;
  * waiter's attempt takes a free place, the one furthest ahead, and every event on a node
  * that a place watches wakes every waiter of the key: whichever waiter next finds the
  * place at the front of the queue free takes the lock on it, and none is left behind a
- * place that nobody uses. A waiter that stops waiting gives up one place, an empty one if
- * there is one, else the one furthest back.
+ * place that nobody uses. Readers, who go in together, make a node of their own before
+ * they use a reader's node still behind a writer, so that every waiting reader stands in
+ * the queue. A waiter that stops waiting gives up one place, an empty one if there is
+ * one, else the one furthest back.
  */
 final class WaitingPlaces {
 
@@ -73,7 +75,8 @@ final class WaitingPlaces {
 	/**
 	 * A free place for an attempt on the given side of the key, locked, or null if every
 	 * place is in use or kept on the other side: first the place of that side furthest
-	 * ahead in the queue, then an empty one.
+	 * ahead in the queue, then an empty one; for a reader, a place whose node still
+	 * watches a writer's comes after the empty ones.
 	 */
 	@Nullable QueuedNode claim(boolean read) {
 		List<Ordered> candidates = new ArrayList<>();
