@@ -44,6 +44,12 @@ public final class StoreFamilyBenchmark {
 
 	private static final int ROUNDS = Integer.getInteger("bench.rounds", 3);
 
+	/**
+	 * Rounds run first and not counted: a cold first round (the JIT, the servers' caches)
+	 * moved the medians from run to run.
+	 */
+	private static final int WARM_UP_ROUNDS = Integer.getInteger("bench.warm-up-rounds", 1);
+
 	private static final Duration WINDOW = Duration.ofMillis(Long.getLong("bench.window-ms", 2000));
 
 	private static final String[] COLUMNS = { "read cycles/s (1 thread)", "mixed reads/s", "mixed writes/s",
@@ -74,7 +80,9 @@ public final class StoreFamilyBenchmark {
 			.append(ROUNDS)
 			.append(" rounds of ")
 			.append(WINDOW.toMillis())
-			.append(" ms windows. Every library on one server started by the harness, on loopback; a client is one")
+			.append(" ms windows, after ")
+			.append(WARM_UP_ROUNDS)
+			.append(" warm-up round(s) not counted. Every library on one server started by the harness, on loopback; a client is one")
 			.append(" ZooKeeper session or one HikariCP pool with default settings. Mixed: one key, two clients of two")
 			.append(" threads, three reading and one writing in a loop. Hot semaphore: two permits, two clients of")
 			.append(" three threads. Overlapping: two clients of two threads, each call taking 3 of 6 keys at random")
@@ -170,11 +178,14 @@ public final class StoreFamilyBenchmark {
 
 	private static void run(StringBuilder report, String title, Map<String, Client> clients) throws Exception {
 		Map<String, List<double[]>> results = new LinkedHashMap<>();
-		for (int round = 1; round <= ROUNDS; round++) {
+		for (int round = 1 - WARM_UP_ROUNDS; round <= ROUNDS; round++) {
 			for (Map.Entry<String, Client> entry : clients.entrySet()) {
 				double[] row = measure(entry.getValue());
-				results.computeIfAbsent(entry.getKey(), (k) -> new ArrayList<>()).add(row);
-				System.out.printf("%s round %d %s: %s%n", title, round, entry.getKey(), java.util.Arrays.toString(row));
+				if (round > 0) {
+					results.computeIfAbsent(entry.getKey(), (k) -> new ArrayList<>()).add(row);
+				}
+				System.out.printf("%s %s %s: %s%n", title, (round > 0) ? "round " + round : "warm-up", entry.getKey(),
+						java.util.Arrays.toString(row));
 			}
 		}
 		report.append("## ").append(title).append("\n\n| library |");
