@@ -151,32 +151,7 @@ class ZookeeperReadWriteSessionTests {
 	 */
 	@Test
 	void aReaderQueuedBeforeALaterWriterComesInFirst() throws Exception {
-		String key = key();
-		ZookeeperLockProvider firstProvider = provider(client());
-		LockHandle firstWriter = acquired(LockAttempt.join(firstProvider.tryLock(LockRequest.exclusive(key, LEASE))));
-		DefaultLockTemplate readers = template(provider(client()));
-		CountDownLatch leave = new CountDownLatch(1);
-		CompletableFuture<Long> reader = new CompletableFuture<>();
-		CompletableFuture<?> reading = CompletableFuture.runAsync(() -> readers.run(key, READ, () -> {
-			reader.complete(LockContext.current().orElseThrow().fencingToken());
-			await(leave);
-		}), TestThreads.EACH);
-		Conditions.await("the reader's node to queue", Duration.ofSeconds(10),
-				() -> queue(firstProvider, key).stream().anyMatch((node) -> node.contains("-read-")));
-		DefaultLockTemplate writers = template(provider(client()));
-		CompletableFuture<Long> writer = CompletableFuture.supplyAsync(() -> {
-			try (Lease lease = writers.acquire(key, LockOptions.defaults())) {
-				return lease.fencingToken();
-			}
-		}, TestThreads.EACH);
-		Conditions.await("the second writer's node to queue", Duration.ofSeconds(10),
-				() -> queue(firstProvider, key).stream().filter((node) -> node.contains("-lock-")).count() == 2);
-		assertThat(firstWriter.release()).isTrue();
-		long readToken = reader.get(20, TimeUnit.SECONDS);
-		assertThat(writer).as("the later writer waits for the reader").isNotDone();
-		leave.countDown();
-		assertThat(writer.get(20, TimeUnit.SECONDS)).isGreaterThan(readToken);
-		reading.get(20, TimeUnit.SECONDS);
+		readersQueuedBeforeALaterWriterComeInFirst(1);
 	}
 
 	/**
@@ -186,21 +161,28 @@ class ZookeeperReadWriteSessionTests {
 	 */
 	@Test
 	void everyWaitingReaderOfAClientComesInBeforeALaterWriter() throws Exception {
+		readersQueuedBeforeALaterWriterComeInFirst(2);
+	}
+
+	/** {@code count} readers of one client wait behind a writer, then a second writer. */
+	private void readersQueuedBeforeALaterWriterComeInFirst(int count) throws Exception {
 		String key = key();
 		ZookeeperLockProvider firstProvider = provider(client());
 		LockHandle firstWriter = acquired(LockAttempt.join(firstProvider.tryLock(LockRequest.exclusive(key, LEASE))));
 		DefaultLockTemplate readers = template(provider(client()));
 		CountDownLatch leave = new CountDownLatch(1);
-		List<CompletableFuture<Long>> tokens = List.of(new CompletableFuture<>(), new CompletableFuture<>());
+		List<CompletableFuture<Long>> tokens = new ArrayList<>();
 		List<CompletableFuture<?>> readings = new ArrayList<>();
-		for (CompletableFuture<Long> token : tokens) {
+		for (int i = 0; i < count; i++) {
+			CompletableFuture<Long> token = new CompletableFuture<>();
+			tokens.add(token);
 			readings.add(CompletableFuture.runAsync(() -> readers.run(key, READ, () -> {
 				token.complete(LockContext.current().orElseThrow().fencingToken());
 				await(leave);
 			}), TestThreads.EACH));
 		}
-		Conditions.await("both readers' nodes to queue", Duration.ofSeconds(10),
-				() -> queue(firstProvider, key).stream().filter((node) -> node.contains("-read-")).count() == 2);
+		Conditions.await("every reader's node to queue", Duration.ofSeconds(10),
+				() -> queue(firstProvider, key).stream().filter((node) -> node.contains("-read-")).count() == count);
 		DefaultLockTemplate writers = template(provider(client()));
 		CompletableFuture<Long> writer = CompletableFuture.supplyAsync(() -> {
 			try (Lease lease = writers.acquire(key, LockOptions.defaults())) {
@@ -210,11 +192,13 @@ class ZookeeperReadWriteSessionTests {
 		Conditions.await("the second writer's node to queue", Duration.ofSeconds(10),
 				() -> queue(firstProvider, key).stream().filter((node) -> node.contains("-lock-")).count() == 2);
 		assertThat(firstWriter.release()).isTrue();
-		long firstRead = tokens.get(0).get(20, TimeUnit.SECONDS);
-		long secondRead = tokens.get(1).get(20, TimeUnit.SECONDS);
-		assertThat(writer).as("the later writer waits for both readers").isNotDone();
+		long lastRead = 0;
+		for (CompletableFuture<Long> token : tokens) {
+			lastRead = Math.max(lastRead, token.get(20, TimeUnit.SECONDS));
+		}
+		assertThat(writer).as("the later writer waits for the readers").isNotDone();
 		leave.countDown();
-		assertThat(writer.get(20, TimeUnit.SECONDS)).isGreaterThan(Math.max(firstRead, secondRead));
+		assertThat(writer.get(20, TimeUnit.SECONDS)).isGreaterThan(lastRead);
 		for (CompletableFuture<?> reading : readings) {
 			reading.get(20, TimeUnit.SECONDS);
 		}
