@@ -3,8 +3,8 @@ package dev.distlock.support;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.Deque;
+import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantLock;
@@ -29,7 +29,10 @@ import org.jspecify.annotations.Nullable;
  * A line of readers lets every caller through at once: readers hold together, so one
  * waiting behind another would only come later. Each goes to the store and waits for its
  * own signal, and stands in the store's queue where the store keeps one, so that all of
- * them go in when the writer before them is done, not one per writer.
+ * them go in when the writer before them is done, not one per writer. Only the reader
+ * that has waited longest makes the fallback poll, so that readers waiting together cost
+ * the store one poll per interval, not one each; when it ends (in, most often) the others
+ * look again at once.
  */
 final class LocalQueue implements HandoverLine.Line<ManagedLease> {
 
@@ -39,8 +42,8 @@ final class LocalQueue implements HandoverLine.Line<ManagedLease> {
 	/** Whether every caller goes through the gate at once (readers). */
 	private final boolean together;
 
-	/** The waits of the callers at the gate, told of signals. */
-	private final Set<LockWait> waits = ConcurrentHashMap.newKeySet();
+	/** The waits of the callers at the gate, told of signals, oldest first. */
+	private final Deque<LockWait> waits = new ConcurrentLinkedDeque<>();
 
 	/** Guards the gate and the line only, never a store call. */
 	private final ReentrantLock lock = new ReentrantLock();
@@ -95,9 +98,26 @@ final class LocalQueue implements HandoverLine.Line<ManagedLease> {
 		this.waits.add(wait);
 	}
 
-	/** {@code wait} ended: it is told of signals no more. */
+	/**
+	 * {@code wait} ended: it is told of signals no more. The reader that polled for a
+	 * line of readers hands the poll on, and the others look again: it most often ended
+	 * because the key let it in, and a reader that got in may not have been signalled to
+	 * the rest.
+	 */
 	void ended(LockWait wait) {
+		boolean polled = this.together && this.waits.peekFirst() == wait;
 		this.waits.remove(wait);
+		if (polled) {
+			signal();
+		}
+	}
+
+	/**
+	 * Whether {@code wait} makes the fallback poll (or, without signals, the polls) for
+	 * its line: the one caller at the gate, or the reader that has waited longest.
+	 */
+	boolean polls(LockWait wait) {
+		return !this.together || this.waits.peekFirst() == wait;
 	}
 
 	/**

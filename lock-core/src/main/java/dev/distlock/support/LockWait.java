@@ -190,7 +190,8 @@ final class LockWait extends PausingWait {
 				return;
 			}
 			this.request = this.request.afterAttempt(attempt instanceof LockAttempt.Busy);
-			pauseOrEnd(this.loop.storePause(attempt, this.signals, this.request.key(), this.settings, this.backoff));
+			pauseOrEnd(this.loop.storePause(attempt, this.signals, this.request.key(), this.settings, this.backoff,
+					this.queue.polls(this)));
 		}
 		catch (RuntimeException ex) {
 			end(null, ex);

@@ -155,11 +155,14 @@ final class WaitLoop {
 	/**
 	 * The pause after an attempt at the store that did not take the lock. With signals,
 	 * the retry interval is only the fallback for a lost signal; until the subscription
-	 * is up, and without signals, waiters poll with backoff. Never past the busy answer's
-	 * remaining lease.
+	 * is up, and without signals, waiters poll with backoff. A waiter that leaves the
+	 * polls to another ({@code polls} false) waits for a signal, or for the line to hand
+	 * it the poll. Never past the busy answer's remaining lease.
 	 */
-	long storePause(LockAttempt attempt, ReleaseSignals signals, String key, LockSettings settings, Backoff backoff) {
-		long pause = signals.isListening(key) ? settings.retryInterval().toNanos() : backoff.nextPauseNanos();
+	long storePause(LockAttempt attempt, ReleaseSignals signals, String key, LockSettings settings, Backoff backoff,
+			boolean polls) {
+		long pause = !polls ? Long.MAX_VALUE
+				: signals.isListening(key) ? settings.retryInterval().toNanos() : backoff.nextPauseNanos();
 		if (attempt instanceof LockAttempt.Busy busy && !busy.remaining().isZero()) {
 			pause = Math.min(pause, busy.remaining().toNanos());
 		}

@@ -3,14 +3,17 @@ package dev.distlock.support;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.distlock.Lease;
 import dev.distlock.LeaseLostException;
@@ -260,6 +263,59 @@ class InMemoryWaitingTests {
 		}
 		for (Waiter<Long> reader : readers) {
 			assertThat(reader.result.get(20, TimeUnit.SECONDS)).isPositive();
+		}
+	}
+
+	/**
+	 * Readers waiting together on a key make one fallback poll between them, not one
+	 * each: only the one that has waited longest polls, and when it gets in the others
+	 * follow at once, while it still holds. The store here sends no signals, so every
+	 * look is a poll.
+	 */
+	@Test
+	void readersWaitingTogetherPollThroughTheOneThatWaitedLongest() throws Exception {
+		String key = key();
+		Map<String, AtomicInteger> looks = new ConcurrentHashMap<>();
+		LockProvider unsignalled = new LockProvider() {
+
+			@Override
+			public CompletionStage<LockAttempt> tryLock(LockRequest request) {
+				if (request.kind() == LockKind.SHARED) {
+					looks.computeIfAbsent(Thread.currentThread().getName(), (name) -> new AtomicInteger())
+						.incrementAndGet();
+				}
+				return InMemoryWaitingTests.this.store.tryLock(request);
+			}
+
+			@Override
+			public Set<LockKind> kinds() {
+				return InMemoryWaitingTests.this.store.kinds();
+			}
+
+		};
+		DefaultLockTemplate jvm = template(unsignalled, Duration.ofMillis(20));
+		Lease writer = this.other.acquire(key, LockOptions.defaults());
+		CountDownLatch allIn = new CountDownLatch(4);
+		List<Waiter<Long>> readers = new ArrayList<>();
+		for (int i = 0; i < 4; i++) {
+			String name = "reader-" + i;
+			readers.add(Waiter.start(name, () -> {
+				try (Lease lease = jvm.acquire(key, LockOptions.builder().mode(LockMode.READ).build())) {
+					allIn.countDown();
+					assertThat(allIn.await(10, TimeUnit.SECONDS)).as("every reader in together").isTrue();
+					return lease.fencingToken();
+				}
+			}));
+			Await.until(name + " to look once", Duration.ofSeconds(10), () -> looks.containsKey(name));
+		}
+		Await.until("the first reader to poll five times", Duration.ofSeconds(10),
+				() -> looks.get("reader-0").get() > 5);
+		for (int i = 1; i < 4; i++) {
+			assertThat(looks.get("reader-" + i)).as("looks of reader-" + i).hasValue(1);
+		}
+		writer.release();
+		for (Waiter<Long> reader : readers) {
+			assertThat(reader.result.get(10, TimeUnit.SECONDS)).isGreaterThan(writer.fencingToken());
 		}
 	}
 
