@@ -440,20 +440,18 @@ final class ZookeeperNodes {
 		if (ZookeeperCalls.code(event) != KeeperException.Code.OK) {
 			throw ZookeeperCalls.failed(key, "acquire", event);
 		}
-		List<String> children = event.getChildren();
-		List<String[]> numbered = new ArrayList<>(children.size());
-		for (String child : children) {
-			String sequence = sequence(child, markers);
-			if (sequence != null) {
-				numbered.add(new String[] { sequence, child });
-			}
-		}
-		numbered.sort(Comparator.comparing((String[] node) -> node[0]));
-		List<String> queue = new ArrayList<>(numbered.size());
-		for (String[] node : numbered) {
-			queue.add(node[1]);
-		}
-		return queue;
+		// Each name's sequence found once, not in every comparison of the sort.
+		return event.getChildren()
+			.stream()
+			.map((child) -> new Numbered(sequence(child, markers), child))
+			.filter((node) -> node.sequence() != null)
+			.sorted(Comparator.comparing(Numbered::sequence))
+			.map(Numbered::name)
+			.toList();
+	}
+
+	/** A child's name and its sequence number (null: not one of the queue's nodes). */
+	private record Numbered(@Nullable String sequence, String name) {
 	}
 
 	/** The sequence number in a node's name: what follows its marker, or null. */
