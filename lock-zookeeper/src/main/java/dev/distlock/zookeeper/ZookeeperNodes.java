@@ -668,7 +668,7 @@ final class ZookeeperNodes {
 	}
 
 	/** Waits for {@code future} until {@code deadline}; whatever it ends with. */
-	private static @Nullable Void awaitQuietly(CompletableFuture<?> future, long deadline) {
+	static @Nullable Void awaitQuietly(CompletableFuture<?> future, long deadline) {
 		try {
 			future.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
 		}

@@ -3,6 +3,7 @@ package dev.distlock.zookeeper;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 
@@ -384,15 +385,21 @@ final class ZookeeperQueueLocks {
 	private void leave(String id) {
 		QueuedNode node;
 		while ((node = this.queued.get(id)) != null) {
+			CompletableFuture<?> deleted = null;
 			node.lock.lock();
 			try {
 				if (this.queued.remove(id, node)) {
-					drop(node);
-					return;
+					deleted = drop(node);
 				}
 			}
 			finally {
 				node.lock.unlock();
+			}
+			if (deleted != null) {
+				// Another client's waiter looking right after must not find the node:
+				// ZooKeeper orders one session's calls, not two sessions'.
+				ZookeeperNodes.awaitQuietly(deleted, this.provider.calls().deadline());
+				return;
 			}
 		}
 	}
@@ -415,18 +422,21 @@ final class ZookeeperQueueLocks {
 	}
 
 	/**
-	 * Deletes a place's node, if any; the caller holds its lock and has given it up.
+	 * Deletes a place's node, if any, without waiting; the caller holds its lock and has
+	 * given it up.
 	 */
-	private void drop(QueuedNode node) {
+	private CompletableFuture<?> drop(QueuedNode node) {
 		if (node.lapse != null) {
 			node.lapse.cancel(false);
 			node.lapse = null;
 		}
-		if (node.path != null) {
-			this.nodes.deleteInBackground(node.path);
-			node.path = null;
-			node.watched = null;
+		if (node.path == null) {
+			return CompletableFuture.completedFuture(null);
 		}
+		CompletableFuture<?> deleted = this.nodes.deleteInBackground(node.path);
+		node.path = null;
+		node.watched = null;
+		return deleted;
 	}
 
 	private static String fairWaiter(String key, String waiterId) {

@@ -204,6 +204,26 @@ class ZookeeperReadWriteSessionTests {
 		}
 	}
 
+	/**
+	 * A writer that gives up takes its node out of the queue before the withdraw returns:
+	 * a reader of another client, asking right after, finds no writer ahead.
+	 */
+	@Test
+	void aWithdrawnIntentIsGoneForEveryClientWhenTheWithdrawReturns() {
+		ZookeeperLockProvider readerProvider = provider(client());
+		ZookeeperLockProvider writerProvider = provider(client());
+		for (int round = 0; round < 50; round++) {
+			String key = key();
+			LockHandle reader = acquired(LockAttempt.join(readerProvider.tryLock(LockRequest.shared(key, LEASE))));
+			LockRequest writer = LockRequest.exclusive(key, LEASE).withWriter("w", LEASE).withIntentRecorded(true);
+			assertThat(LockAttempt.join(writerProvider.tryLock(writer))).isInstanceOf(LockAttempt.Busy.class);
+			writerProvider.withdraw(writer);
+			assertThat(queue(readerProvider, key)).as("the queue after the withdraw, round %d", round)
+				.noneMatch((node) -> node.contains("-lock-"));
+			assertThat(reader.release()).isTrue();
+		}
+	}
+
 	private static List<String> queue(ZookeeperLockProvider provider, String key) {
 		return provider.nodes().queue(key, provider.nodes().parentPath(key), provider.calls().deadline());
 	}
