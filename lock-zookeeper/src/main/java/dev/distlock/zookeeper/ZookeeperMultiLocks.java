@@ -3,6 +3,7 @@ package dev.distlock.zookeeper;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -31,14 +32,16 @@ import org.jspecify.annotations.Nullable;
  * <p>
  * <b>All or nothing, and never waiting.</b> The attempt first reads every key's queue
  * (one round trip for all), and answers {@code Busy} naming the lowest key in use without
- * making a node. Otherwise, if any node it makes does not stand first, the attempt
- * deletes every node it created before it answers {@code Busy} naming the lowest busy
- * key, so a multi-key caller never holds some keys while it waits for others, and callers
- * locking overlapping sets cannot deadlock. A failure (a store error, the store timeout,
- * an interrupt, a lost reply) deletes what was created, with Curator's guaranteed delete,
- * waiting for it within the store timeout; a transaction whose reply comes after the
- * caller gave up has its nodes deleted when it comes, and one whose reply was lost with
- * the connection has its nodes looked for and deleted.
+ * making a node. The transaction that makes its nodes makes none if another multi-key
+ * caller's transaction on one of the keys came after that read: the attempt reads again.
+ * Otherwise, if any node it makes does not stand first, the attempt deletes every node it
+ * created before it answers {@code Busy} naming the lowest busy key, so a multi-key
+ * caller never holds some keys while it waits for others, and callers locking overlapping
+ * sets cannot deadlock. A failure (a store error, the store timeout, an interrupt, a lost
+ * reply) deletes what was created, with Curator's guaranteed delete, waiting for it
+ * within the store timeout; a transaction whose reply comes after the caller gave up has
+ * its nodes deleted when it comes, and one whose reply was lost with the connection has
+ * its nodes looked for and deleted.
  *
  * <p>
  * <b>Waking.</b> A multi-key waiter keeps no node between attempts (it would hold its
@@ -54,6 +57,12 @@ import org.jspecify.annotations.Nullable;
 final class ZookeeperMultiLocks {
 
 	private static final Log logger = LogFactory.getLog(ZookeeperMultiLocks.class);
+
+	/**
+	 * How many times an attempt reads the queues again after another multi-key caller's
+	 * transaction came first.
+	 */
+	private static final int MAX_RACES = 3;
 
 	private final ZookeeperLockProvider provider;
 
@@ -74,18 +83,31 @@ final class ZookeeperMultiLocks {
 		// Keys seen in use are busy without a node made: an attempt's nodes, however
 		// briefly there, would stand in the way of every caller behind them on any of
 		// its keys.
-		List<List<String>> queues = this.provider.nodes()
+		List<ZookeeperNodes.Looked> queues = this.provider.nodes()
 			.queues(request.key(), parents, ZookeeperNodes.QUEUE, deadline);
-		for (int i = 0; i < keys.size(); i++) {
-			if (!queues.get(i).isEmpty()) {
-				String key = keys.get(i);
-				long lease = busyHint(key, parents.get(i) + "/" + queues.get(i).get(0), request.waiting(), deadline);
-				return new LockAttempt.Busy(Duration.ofMillis(lease), key);
+		List<ZookeeperNodes.Queued> queued = null;
+		for (int race = 1; queued == null; race++) {
+			List<Integer> versions = new ArrayList<>(keys.size());
+			for (int i = 0; i < keys.size(); i++) {
+				List<String> queue = queues.get(i).queue();
+				if (!queue.isEmpty()) {
+					String key = keys.get(i);
+					long lease = busyHint(key, parents.get(i) + "/" + queue.get(0), request.waiting(), deadline);
+					return new LockAttempt.Busy(Duration.ofMillis(lease), key);
+				}
+				versions.add(queues.get(i).version());
+			}
+			// Another multi-key caller's transaction since the read makes nothing of
+			// this one's, which looks at the queues as they stand after it; after a few
+			// such races the nodes are made all the same, so that the attempt ends.
+			ZookeeperNodes.Made made = this.provider.nodes()
+				.createAllOwnedAndQueues(request.key(), parents, (race < MAX_RACES) ? versions : null,
+						ZookeeperNodes.NODE_NAME, ZookeeperNodes.QUEUE, leaseMillis, sessionId, deadline);
+			queued = made.nodes();
+			if (queued == null) {
+				queues = Objects.requireNonNull(made.raced());
 			}
 		}
-		List<ZookeeperNodes.Queued> queued = this.provider.nodes()
-			.createAllOwnedAndQueues(request.key(), parents, ZookeeperNodes.NODE_NAME, ZookeeperNodes.QUEUE,
-					leaseMillis, sessionId, deadline);
 		List<Taken> taken = new ArrayList<>(keys.size());
 		for (int i = 0; i < keys.size(); i++) {
 			ZookeeperNodes.Created created = queued.get(i).created();

@@ -28,6 +28,7 @@ import org.apache.zookeeper.OpResult;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.data.Stat;
 import org.apache.zookeeper.proto.CreateRequest;
+import org.apache.zookeeper.proto.SetDataRequest;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -52,6 +53,14 @@ final class ZookeeperNodes {
 
 	/** The markers of a lock key's queue: its writers' and readers' nodes. */
 	static final List<String> QUEUE = List.of(NODE_NAME, READ_NAME);
+
+	/** A version that any node's matches: a write that checks none. */
+	static final int NO_VERSION = -1;
+
+	/**
+	 * What a multi-key transaction writes in its keys' parents: only the version counts.
+	 */
+	private static final byte[] NO_DATA = new byte[0];
 
 	private final CuratorFramework client;
 
@@ -112,19 +121,34 @@ final class ZookeeperNodes {
 	 * caller is told of the failure. A reply that comes after the caller gave up has its
 	 * nodes deleted when it comes. Parents the servers have removed (idle containers) are
 	 * created again and the transaction sent again.
+	 *
+	 * <p>
+	 * The transaction also raises the data version of every parent, and, given the
+	 * versions read before it, makes nothing if one has changed since: another multi-key
+	 * caller's transaction came first, and this one would only make nodes to delete
+	 * again, standing for a moment in the way of every caller of its keys.
 	 * @param key the request's key, for messages
-	 * @return one queued node per parent, in the order of {@code parents}
+	 * @param versions the parents' data versions as read before, or null to make the
+	 * nodes whatever the versions
+	 * @return one queued node per parent, in the order of {@code parents}; or, with
+	 * nothing made if a parent's version is not the one given, the queues read right
+	 * after the transaction
 	 */
-	List<Queued> createAllOwnedAndQueues(String key, List<String> parents, String nodeName, List<String> markers,
-			long leaseMillis, long sessionId, long deadline) {
+	Made createAllOwnedAndQueues(String key, List<String> parents, @Nullable List<Integer> versions, String nodeName,
+			List<String> markers, long leaseMillis, long sessionId, long deadline) {
 		String prefix = UUID.randomUUID() + nodeName;
 		byte[] lease = Long.toString(leaseMillis).getBytes(StandardCharsets.US_ASCII);
+		@Nullable List<Integer> expected = versions;
 		for (int attempt = 1;; attempt++) {
-			List<Op> creates = new ArrayList<>(parents.size());
+			List<Op> ops = new ArrayList<>(2 * parents.size());
 			for (String parent : parents) {
-				creates.add(create2(parent + "/" + prefix, lease));
+				ops.add(create2(parent + "/" + prefix, lease));
 			}
-			CompletableFuture<Multi> reply = multi(creates);
+			for (int i = 0; i < parents.size(); i++) {
+				int version = (expected != null) ? expected.get(i) : NO_VERSION;
+				ops.add(setData(parents.get(i), version));
+			}
+			CompletableFuture<Multi> reply = multi(ops);
 			List<CompletableFuture<CuratorEvent>> reads = readChildren(parents);
 			Multi answer;
 			try {
@@ -140,7 +164,10 @@ final class ZookeeperNodes {
 				throw ex;
 			}
 			if (answer.code() == KeeperException.Code.OK) {
-				return queued(key, parents, markers, answer, reads, sessionId, deadline);
+				return new Made(queued(key, parents, markers, answer, reads, sessionId, deadline), null);
+			}
+			if (answer.code() == KeeperException.Code.BADVERSION) {
+				return new Made(null, looked(key, parents, markers, reads, deadline));
 			}
 			if (answer.code() == KeeperException.Code.CONNECTIONLOSS) {
 				undo(answer, parents, prefix);
@@ -151,6 +178,28 @@ final class ZookeeperNodes {
 						"ZooKeeper failed to acquire lock '" + key + "': " + cause.getMessage(), cause);
 			}
 			createParents(key, parents, deadline);
+			// Parents made again start from version 0.
+			expected = null;
+		}
+	}
+
+	/**
+	 * A write of a parent's data that raises its version, if it is {@code version}
+	 * ({@link #NO_VERSION}: whatever it is); with the namespace the client gives its own
+	 * writes.
+	 */
+	private Op setData(String parent, int version) {
+		try {
+			SetDataRequest request = (SetDataRequest) this.client.transactionOp()
+				.setData()
+				.withVersion(version)
+				.forPath(parent, NO_DATA)
+				.get()
+				.toRequestRecord();
+			return Op.setData(request.getPath(), request.getData(), request.getVersion());
+		}
+		catch (Exception ex) {
+			throw new IllegalStateException("Could not build the write of " + parent, ex);
 		}
 	}
 
@@ -393,15 +442,37 @@ final class ZookeeperNodes {
 
 	/**
 	 * The queues of {@code parents} (the nodes whose name holds one of {@code markers}),
-	 * read together: one round trip for all.
+	 * read together: one round trip for all; each with its parent's data version, which
+	 * every multi-key transaction raises ({@link #createAllOwnedAndQueues}).
 	 */
-	List<List<String>> queues(String key, List<String> parents, List<String> markers, long deadline) {
-		List<CompletableFuture<CuratorEvent>> reads = readChildren(parents);
-		List<List<String>> queues = new ArrayList<>(parents.size());
+	List<Looked> queues(String key, List<String> parents, List<String> markers, long deadline) {
+		return looked(key, parents, markers, readChildren(parents), deadline);
+	}
+
+	private List<Looked> looked(String key, List<String> parents, List<String> markers,
+			List<CompletableFuture<CuratorEvent>> reads, long deadline) {
+		List<Looked> queues = new ArrayList<>(parents.size());
 		for (int i = 0; i < parents.size(); i++) {
-			queues.add(queueOf(key, parents.get(i), markers, this.calls.await(key, "acquire", reads.get(i), deadline)));
+			CuratorEvent read = this.calls.await(key, "acquire", reads.get(i), deadline);
+			int version = (ZookeeperCalls.code(read) == KeeperException.Code.OK && read.getStat() != null)
+					? read.getStat().getVersion() : NO_VERSION;
+			queues.add(new Looked(queueOf(key, parents.get(i), markers, read), version));
 		}
 		return queues;
+	}
+
+	/**
+	 * A key's queue as read, and its parent's data version then ({@link #NO_VERSION} if
+	 * the parent was missing).
+	 */
+	record Looked(List<String> queue, int version) {
+	}
+
+	/**
+	 * What a multi-key transaction came to: the nodes it made, or the queues read right
+	 * after it when it made none (another multi-key caller's came first).
+	 */
+	record Made(@Nullable List<Queued> nodes, @Nullable List<Looked> raced) {
 	}
 
 	/** Sends a read of {@code parent}'s children. */

@@ -144,7 +144,7 @@ class ZookeeperMultiLockTests {
 		long session = lossy.session().current(keys.get(0), "acquire", deadline);
 		proxy.dropNextReplyAndReset();
 		assertThatExceptionOfType(LockBackendException.class).isThrownBy(() -> lossy.nodes()
-			.createAllOwnedAndQueues(keys.get(0), parents, ZookeeperNodes.NODE_NAME, ZookeeperNodes.QUEUE,
+			.createAllOwnedAndQueues(keys.get(0), parents, null, ZookeeperNodes.NODE_NAME, ZookeeperNodes.QUEUE,
 					LEASE.toMillis(), session, deadline));
 		assertThat(proxy.droppedReplies()).isOne();
 		Conditions.await("the nodes of the transaction are deleted", Duration.ofSeconds(20),
@@ -158,6 +158,54 @@ class ZookeeperMultiLockTests {
 		held.forEach(LockHandle::release);
 		assertThat(LockAttempt.join(this.other.tryLock(LockRequest.all(keys, LEASE))))
 			.isInstanceOf(LockAttempt.AcquiredAll.class);
+	}
+
+	/**
+	 * Two multi-key callers that both read their keys' queues before either made its
+	 * nodes: the transaction that comes second makes none, so its nodes never stand for a
+	 * moment in the way of the keys' other callers, and is answered with nothing made.
+	 */
+	@Test
+	void aTransactionThatAnotherMultiKeyCallersCameBeforeMakesNoNode() throws Exception {
+		List<String> keys = keys(3);
+		List<String> parents = keys.stream().map(this.provider.nodes()::parentPath).toList();
+		List<LockHandle> held = new ArrayList<>();
+		for (String key : keys) {
+			// Holders keep the keys' parents there.
+			held.add(acquired(this.other.tryLock(LockRequest.exclusive(key, LEASE))));
+		}
+		List<Integer> versions = versions(parents);
+		long deadline = this.other.calls().deadline();
+		assertThat(this.other.nodes()
+			.createAllOwnedAndQueues(keys.get(0), parents, versions, ZookeeperNodes.NODE_NAME, ZookeeperNodes.QUEUE,
+					LEASE.toMillis(), this.other.session().current(keys.get(0), "acquire", deadline), deadline)
+			.nodes()).as("the first caller's transaction").hasSize(3);
+		List<Integer> changesBefore = childChanges(parents);
+		deadline = this.provider.calls().deadline();
+		long session = this.provider.session().current(keys.get(0), "acquire", deadline);
+		ZookeeperNodes.Made second = this.provider.nodes()
+			.createAllOwnedAndQueues(keys.get(0), parents, versions, ZookeeperNodes.NODE_NAME, ZookeeperNodes.QUEUE,
+					LEASE.toMillis(), session, deadline);
+		assertThat(second.nodes()).as("the second caller's transaction, on versions read before the first one's")
+			.isNull();
+		assertThat(childChanges(parents)).as("nodes made under the keys").isEqualTo(changesBefore);
+		assertThat(second.raced()).as("the queues read after it")
+			.allSatisfy((looked) -> assertThat(looked.queue()).hasSize(2));
+		List<Integer> after = second.raced().stream().map(ZookeeperNodes.Looked::version).toList();
+		assertThat(after).as("the versions read after it").isEqualTo(versions(parents));
+		assertThat(this.provider.nodes()
+			.createAllOwnedAndQueues(keys.get(0), parents, after, ZookeeperNodes.NODE_NAME, ZookeeperNodes.QUEUE,
+					LEASE.toMillis(), session, this.provider.calls().deadline())
+			.nodes()).as("a transaction on the versions read after the race").hasSize(3);
+		held.forEach(LockHandle::release);
+	}
+
+	private List<Integer> versions(List<String> parents) {
+		return this.provider.nodes()
+			.queues(parents.get(0), parents, ZookeeperNodes.QUEUE, this.provider.calls().deadline())
+			.stream()
+			.map(ZookeeperNodes.Looked::version)
+			.toList();
 	}
 
 	/** A provider whose client reaches the server through {@code proxy}. */
