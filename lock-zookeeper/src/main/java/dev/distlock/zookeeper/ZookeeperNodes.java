@@ -66,6 +66,12 @@ final class ZookeeperNodes {
 
 	private final String basePath;
 
+	/**
+	 * Whether the ACL of a key's node refused a multi-key transaction's write of it; its
+	 * transactions then leave the versions alone.
+	 */
+	private volatile boolean parentsUnwritable;
+
 	private final ZookeeperCalls calls;
 
 	/**
@@ -144,7 +150,7 @@ final class ZookeeperNodes {
 			for (String parent : parents) {
 				ops.add(create2(parent + "/" + prefix, lease));
 			}
-			for (int i = 0; i < parents.size(); i++) {
+			for (int i = 0; i < parents.size() && !this.parentsUnwritable; i++) {
 				int version = (expected != null) ? expected.get(i) : NO_VERSION;
 				ops.add(setData(parents.get(i), version));
 			}
@@ -168,6 +174,15 @@ final class ZookeeperNodes {
 			}
 			if (answer.code() == KeeperException.Code.BADVERSION) {
 				return new Made(null, looked(key, parents, markers, reads, deadline));
+			}
+			if (answer.code() == KeeperException.Code.NOAUTH && failedOp(answer) >= parents.size()) {
+				// The keys' nodes let this client create under them but not write them
+				// (their ACL): the transaction goes without the versions, which only
+				// spare it races.
+				logger.debug("A node of lock '" + key + "' refuses writes (its ACL): multi-key"
+						+ " attempts go on without raising versions");
+				this.parentsUnwritable = true;
+				continue;
 			}
 			if (answer.code() == KeeperException.Code.CONNECTIONLOSS) {
 				undo(answer, parents, prefix);
@@ -246,6 +261,17 @@ final class ZookeeperNodes {
 			reply.complete(new Multi(KeeperException.Code.CONNECTIONLOSS, List.of()));
 		}
 		return reply;
+	}
+
+	/** The index of the operation that failed a transaction, or -1 if not told. */
+	private static int failedOp(Multi answer) {
+		for (int i = 0; i < answer.results().size(); i++) {
+			if (answer.results().get(i) instanceof OpResult.ErrorResult error
+					&& error.getErr() == answer.code().intValue()) {
+				return i;
+			}
+		}
+		return -1;
 	}
 
 	/** A transaction's result code and, when it succeeded, each create's result. */

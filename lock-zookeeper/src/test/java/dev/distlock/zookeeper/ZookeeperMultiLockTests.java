@@ -29,6 +29,8 @@ import dev.distlock.support.DefaultLockTemplate;
 import dev.distlock.support.RenewalScheduler;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.ZooDefs;
+import org.apache.zookeeper.data.ACL;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
@@ -198,6 +200,30 @@ class ZookeeperMultiLockTests {
 					LEASE.toMillis(), session, this.provider.calls().deadline())
 			.nodes()).as("a transaction on the versions read after the race").hasSize(3);
 		held.forEach(LockHandle::release);
+	}
+
+	/**
+	 * Keys whose nodes' ACL lets clients create and delete under them but not write them:
+	 * multi-key locks work all the same, without the versions.
+	 */
+	@Test
+	void keysWhoseNodesRefuseWritesCanStillBeTakenTogether() throws Exception {
+		List<String> keys = keys(2);
+		List<ACL> noWrite = List.of(new ACL(ZooDefs.Perms.READ | ZooDefs.Perms.CREATE | ZooDefs.Perms.DELETE,
+				ZooDefs.Ids.ANYONE_ID_UNSAFE));
+		for (String key : keys) {
+			this.clients.client()
+				.create()
+				.creatingParentsIfNeeded()
+				.withMode(CreateMode.PERSISTENT)
+				.withACL(noWrite)
+				.forPath(this.provider.nodes().parentPath(key));
+		}
+		for (int i = 0; i < 2; i++) {
+			LockAttempt attempt = LockAttempt.join(this.provider.tryLock(LockRequest.all(keys, LEASE)));
+			assertThat(attempt).as("attempt %d", i).isInstanceOf(LockAttempt.AcquiredAll.class);
+			((LockAttempt.AcquiredAll) attempt).handles().forEach(LockHandle::release);
+		}
 	}
 
 	private List<Integer> versions(List<String> parents) {
