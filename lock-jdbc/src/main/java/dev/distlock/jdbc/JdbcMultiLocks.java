@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 
 import dev.distlock.spi.LockAttempt;
@@ -78,9 +79,11 @@ final class JdbcMultiLocks {
 		Outcome outcome = this.calls.call(keys.get(0), "acquire the locks " + keys, (connection) -> {
 			for (int attempt = 1;; attempt++) {
 				try {
-					return sql.inTransaction(connection,
-							(tx) -> sql.postgres ? takePostgres(tx, sql, keys, owners, leaseMicros, waiting)
+					Outcome taken = sql.inTransaction(connection,
+							(tx) -> sql.postgres ? takePostgres(tx, sql, keys, owners, leaseMicros)
 									: takeLocked(tx, sql, keys, owners, leaseMicros, waiting));
+					return (taken.fences() == null && sql.postgres)
+							? busyPostgres(connection, sql, Objects.requireNonNull(taken.busyKey()), waiting) : taken;
 				}
 				catch (SQLException ex) {
 					// Another caller created one of the rows first: it is there now.
@@ -108,10 +111,11 @@ final class JdbcMultiLocks {
 	}
 
 	/**
-	 * One statement writes every free key, in key order; all or the transaction undone.
+	 * One statement writes every free key, in key order; all or the transaction undone,
+	 * answering the first key not taken.
 	 */
 	private static Outcome takePostgres(Connection connection, FamilySql sql, List<String> keys, List<String> owners,
-			long leaseMicros, boolean waiting) throws SQLException {
+			long leaseMicros) throws SQLException {
 		Map<String, Long> taken = new HashMap<>();
 		try (PreparedStatement statement = connection.prepareStatement("INSERT INTO " + sql.table
 				+ " AS l (name, owner, fence, expires_at) SELECT v.name, v.owner, " + sql.nowMicros + ", "
@@ -140,10 +144,25 @@ final class JdbcMultiLocks {
 		connection.rollback();
 		for (String key : keys) {
 			if (!taken.containsKey(key)) {
-				return busy(connection, sql, key, waiting);
+				return new Outcome(null, 0, key);
 			}
 		}
 		throw new IllegalStateException("unreachable");
+	}
+
+	/**
+	 * The remaining lease of busy {@code key}, marked as waited on if {@code waiting}:
+	 * one statement, on its own after the attempt's transaction. A holder that released
+	 * the key since the attempt shows no lease left, and the waiter looks again at once.
+	 */
+	private static Outcome busyPostgres(Connection connection, FamilySql sql, String key, boolean waiting)
+			throws SQLException {
+		Long remaining = FamilySql.queryLong(connection,
+				waiting ? "UPDATE " + sql.table + " SET waited = TRUE WHERE name = ? RETURNING "
+						+ sql.microsUntil("expires_at")
+						: "SELECT " + sql.microsUntil("expires_at") + " FROM " + sql.table + " WHERE name = ?",
+				key);
+		return new Outcome(null, (remaining != null) ? remaining : 1, key);
 	}
 
 	/**
