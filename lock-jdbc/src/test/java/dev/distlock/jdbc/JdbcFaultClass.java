@@ -35,7 +35,7 @@ enum JdbcFaultClass {
 	/**
 	 * {@code kill -9} of the server, then a restart on the same data directory: committed
 	 * rows (and so every fence) survive crash recovery (PostgreSQL's WAL; InnoDB's redo
-	 * log, flushed at every commit by default).
+	 * log, written to the operating system at every commit).
 	 */
 	SERVER_KILL(true) {
 		@Override

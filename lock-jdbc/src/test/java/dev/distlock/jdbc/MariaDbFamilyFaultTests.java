@@ -7,7 +7,8 @@ import dev.distlock.harness.jdbc.MariaDbServer;
 
 /**
  * Multi-key and read-write locks under faults on a MariaDB server of their own, which the
- * faults kill and start again on its data (InnoDB's redo log, flushed at every commit).
+ * faults kill and start again on its data (InnoDB's redo log, written out at every
+ * commit).
  */
 class MariaDbFamilyFaultTests extends AbstractJdbcFamilyFaultTests {
 

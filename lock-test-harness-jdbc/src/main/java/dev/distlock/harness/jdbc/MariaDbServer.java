@@ -24,8 +24,11 @@ import java.util.Map;
  * each server copies it, so a start takes about 0.6 s of CPU (1 to 2 s on a quiet
  * machine; 5 to 8 s on a loaded 2-core one). Statements are counted by the Performance
  * Schema ({@code events_statements_summary_by_digest}), which is turned on; TLS is off
- * (MariaDB 11.4 would make an RSA key at every start, seconds of CPU); every other
- * setting is MariaDB's default.
+ * (MariaDB 11.4 would make an RSA key at every start, seconds of CPU); a commit writes
+ * InnoDB's redo log to the operating system but does not flush it to disk
+ * ({@code innodb_flush_log_at_trx_commit=2}: a killed server loses nothing committed,
+ * only a crashed machine would, as with {@link PostgresServer}'s {@code fsync=off});
+ * every other setting is MariaDB's default.
  * <p>
  * MySQL proper cannot run here (no MySQL server package or artifact runs on this
  * machine); SQL meant for MySQL 8 is run against MariaDB.
@@ -117,7 +120,10 @@ public final class MariaDbServer extends AbstractDatabaseServer {
 				"--performance-schema=ON", "--init-file=" + this.template.resolve("init.sql"),
 				// MariaDB 11.4 otherwise makes an RSA key for TLS at every start: seconds
 				// of CPU
-				"--skip-ssl"));
+				"--skip-ssl",
+				// Each commit writes the redo log to the operating system without a flush to
+				// disk: a killed server loses nothing committed, as with PostgreSQL's fsync=off
+				"--innodb-flush-log-at-trx-commit=2"));
 		Path messages = this.binaries.home().resolve("share");
 		if (Files.isDirectory(messages.resolve("english"))) {
 			command.add("--lc-messages-dir=" + messages);
