@@ -121,8 +121,8 @@ public final class MariaDbServer extends AbstractDatabaseServer {
 				// MariaDB 11.4 otherwise makes an RSA key for TLS at every start: seconds
 				// of CPU
 				"--skip-ssl",
-				// Each commit writes the redo log to the operating system without a flush to
-				// disk: a killed server loses nothing committed, as with PostgreSQL's fsync=off
+				// A commit reaches the operating system, not the disk: a killed
+				// server loses nothing committed, as with PostgreSQL's fsync=off
 				"--innodb-flush-log-at-trx-commit=2"));
 		Path messages = this.binaries.home().resolve("share");
 		if (Files.isDirectory(messages.resolve("english"))) {
