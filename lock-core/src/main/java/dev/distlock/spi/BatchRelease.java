@@ -15,4 +15,16 @@ public interface BatchRelease extends LockProvider {
 	 */
 	List<Boolean> releaseAll(List<LockHandle> handles);
 
+	/**
+	 * Whether a holder's release of a multi-key lease is sent here as one call, rather
+	 * than as one release per key (false: only locks an acquisition gives back are).
+	 * Where true, {@link #releaseAll} answers for each handle exactly as the handle's own
+	 * {@link LockHandle#release()} would: a {@link TokenBlock} learns whether its release
+	 * reached waiters, and a call run again after a lost reply finds the keys the first
+	 * run freed released, not lost.
+	 */
+	default boolean releasesHoldsTogether() {
+		return false;
+	}
+
 }

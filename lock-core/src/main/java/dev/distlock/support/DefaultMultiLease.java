@@ -12,6 +12,8 @@ import dev.distlock.Lease;
 import dev.distlock.LeaseLostException;
 import dev.distlock.MultiLease;
 import dev.distlock.OnLeaseLost;
+import dev.distlock.spi.BatchRelease;
+import dev.distlock.spi.LockProvider;
 import dev.distlock.spi.ScopedLease;
 import org.jspecify.annotations.Nullable;
 
@@ -101,17 +103,24 @@ final class DefaultMultiLease implements MultiLease, ScopedLease {
 		// Every part's release is sent before any answer is awaited: a store that
 		// releases asynchronously answers all of them in about one round trip. Releases
 		// that can only block run here, one after another, as they are asked for.
+		// A store that releases holds together gets those needing no more than its
+		// release in one call.
 		List<Lease> parts = reversed(this.parts);
 		Deferred blocking = new Deferred();
+		BatchRelease store = storeReleasingTogether(parts);
+		List<LeaseEnd.Together> together = (store != null) ? new ArrayList<>() : null;
 		List<CompletableFuture<Void>> answers = new ArrayList<>(parts.size());
 		for (Lease part : parts) {
 			try {
-				answers.add((part instanceof ManagedLease managed) ? LeaseEnd.releaseAsync(managed, blocking)
+				answers.add((part instanceof ManagedLease managed) ? LeaseEnd.releaseAsync(managed, blocking, together)
 						: LeaseEnd.onWorker(blocking, part::release));
 			}
 			catch (RuntimeException ex) {
 				answers.add(CompletableFuture.failedFuture(ex));
 			}
+		}
+		if (store != null) {
+			LeaseEnd.releaseTogether(together, store, blocking);
 		}
 		blocking.runUntil(answers);
 		RuntimeException lost = null;
@@ -141,11 +150,33 @@ final class DefaultMultiLease implements MultiLease, ScopedLease {
 		}
 	}
 
+	/**
+	 * The store of every part taken by this lease's acquire, if it releases holds
+	 * together and more than one part is such a hold.
+	 */
+	private static @Nullable BatchRelease storeReleasingTogether(List<Lease> parts) {
+		LockProvider store = null;
+		int held = 0;
+		for (Lease part : parts) {
+			if (part instanceof ManagedLease managed) {
+				if (store != null && store != managed.provider()) {
+					return null;
+				}
+				store = managed.provider();
+				held++;
+			}
+		}
+		return (held > 1 && store instanceof BatchRelease batch && batch.releasesHoldsTogether()) ? batch : null;
+	}
+
 	private static RuntimeException merge(@Nullable RuntimeException first, RuntimeException next) {
 		if (first == null) {
 			return next;
 		}
-		first.addSuppressed(next);
+		// Parts released in one store call share that call's failure.
+		if (first != next) {
+			first.addSuppressed(next);
+		}
 		return first;
 	}
 

@@ -1,12 +1,15 @@
 package dev.distlock.support;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 
 import dev.distlock.LeaseLostException;
 import dev.distlock.LockBackendException;
+import dev.distlock.spi.BatchRelease;
 import dev.distlock.spi.Interrupts;
 import dev.distlock.spi.LockHandle;
 import dev.distlock.spi.TokenBlock;
@@ -44,6 +47,16 @@ final class LeaseEnd {
 	 * {@code workers}.
 	 */
 	static CompletableFuture<Void> releaseAsync(ManagedLease lease, Executor workers) {
+		return releaseAsync(lease, workers, null);
+	}
+
+	/**
+	 * {@link #releaseAsync(ManagedLease, Executor)}, where a release that needs no more
+	 * than the store's is added to {@code together}, if given, to be sent with others by
+	 * {@link #releaseTogether}, rather than sent now.
+	 */
+	static CompletableFuture<Void> releaseAsync(ManagedLease lease, Executor workers,
+			@Nullable List<Together> together) {
 		ManagedLease.State previous = lease.stopHoldingIfQuiet();
 		if (previous == null) {
 			return onWorker(workers, lease::release);
@@ -59,25 +72,90 @@ final class LeaseEnd {
 		if (lease.run() != null || lease.revoked() || minHoldLeftNanos(lease) >= 1_000_000) {
 			return onWorker(workers, () -> told(lease, () -> endInStoreAndSignal(lease, wasLost, releasedNanos)));
 		}
-		CompletableFuture<Void> released = new CompletableFuture<>();
-		lease.handle().releaseAsync(workers).whenComplete((deleted, failure) -> {
+		Together release = new Together(lease, wasLost, releasedNanos, new CompletableFuture<>());
+		if (together != null) {
+			together.add(release);
+			return release.answer;
+		}
+		lease.handle()
+			.releaseAsync(workers)
+			.whenComplete((deleted, failure) -> release.answered(deleted,
+					(failure != null) ? Observations.unwrapped(failure) : null));
+		return release.answer;
+	}
+
+	/**
+	 * Sends the releases collected by {@link #releaseAsync(ManagedLease, Executor, List)}
+	 * to {@code store} in one call, run on {@code workers}. A call that an interrupt cut
+	 * short is asked again; a key the second call finds no longer held while its lease
+	 * surely still ran was freed by the first.
+	 */
+	static void releaseTogether(List<Together> together, BatchRelease store, Executor workers) {
+		if (together.isEmpty()) {
+			return;
+		}
+		List<LockHandle> handles = together.stream().map((release) -> release.lease.handle()).toList();
+		workers.execute(() -> {
+			List<Boolean> deleted;
 			try {
-				told(lease, () -> {
-					try {
-						signal(lease, wasLost, releasedNanos, deleted,
-								(failure != null) ? Observations.unwrapped(failure) : null);
+				deleted = Interrupts.setAsideAndRetry((attempt) -> {
+					List<Boolean> answers = new ArrayList<>(store.releaseAll(handles));
+					for (int i = 0; attempt > 1 && i < answers.size(); i++) {
+						if (!answers.get(i) && System.nanoTime() - together.get(i).lease.deadlineNanos() < 0) {
+							answers.set(i, true);
+						}
 					}
-					finally {
-						lease.events().ended(lease);
-					}
+					return answers;
 				});
-				released.complete(null);
 			}
 			catch (RuntimeException ex) {
-				released.completeExceptionally(ex);
+				together.forEach((release) -> release.answered(null, ex));
+				return;
+			}
+			for (int i = 0; i < together.size(); i++) {
+				together.get(i).answered(deleted.get(i), null);
 			}
 		});
-		return released;
+	}
+
+	/**
+	 * A release that needs no more than the store's, and its answer: completed once the
+	 * holder and this JVM's waiters are told how the hold ended.
+	 */
+	static final class Together {
+
+		private final ManagedLease lease;
+
+		private final boolean wasLost;
+
+		private final long releasedNanos;
+
+		private final CompletableFuture<Void> answer;
+
+		private Together(ManagedLease lease, boolean wasLost, long releasedNanos, CompletableFuture<Void> answer) {
+			this.lease = lease;
+			this.wasLost = wasLost;
+			this.releasedNanos = releasedNanos;
+			this.answer = answer;
+		}
+
+		private void answered(@Nullable Boolean deleted, @Nullable RuntimeException failure) {
+			try {
+				told(this.lease, () -> {
+					try {
+						signal(this.lease, this.wasLost, this.releasedNanos, deleted, failure);
+					}
+					finally {
+						this.lease.events().ended(this.lease);
+					}
+				});
+				this.answer.complete(null);
+			}
+			catch (RuntimeException ex) {
+				this.answer.completeExceptionally(ex);
+			}
+		}
+
 	}
 
 	/**

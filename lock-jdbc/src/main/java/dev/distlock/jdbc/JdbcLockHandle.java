@@ -71,7 +71,11 @@ final class JdbcLockHandle implements TokenBlock {
 	 */
 	@Override
 	public boolean release() {
-		JdbcLockDialect.Release release = this.mutexes.release(this);
+		return released(this.mutexes.release(this));
+	}
+
+	/** Records what this acquisition's release found, here or in a release of many. */
+	boolean released(JdbcLockDialect.Release release) {
 		this.releasedToWaiters = (release == JdbcLockDialect.Release.RELEASED_TO_WAITERS);
 		return release.released();
 	}

@@ -12,7 +12,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
+import dev.distlock.jdbc.dialect.JdbcLockDialect;
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockHandle;
 import org.jspecify.annotations.Nullable;
@@ -309,89 +311,103 @@ final class JdbcMultiLocks {
 	/**
 	 * Releases the handles of one multi-key acquisition, owner- and fence-checked per
 	 * key: one statement on PostgreSQL (signalling the keys waited on), one transaction
-	 * of two on MariaDB and MySQL.
+	 * of two on MariaDB and MySQL. Each handle learns, as from its own release, whether a
+	 * waiter had marked its row. A run again after a lost reply counts a key found free
+	 * with its fence still the handle's as released by the earlier run, as a single
+	 * release does.
 	 */
 	List<Boolean> releaseAll(List<LockHandle> handles) {
 		FamilySql sql = sql();
-		List<Object> rows = new ArrayList<>();
-		for (LockHandle handle : handles) {
-			JdbcLockHandle jdbc = (JdbcLockHandle) handle;
-			rows.add(jdbc.key());
-			rows.add(jdbc.owner);
-			rows.add(jdbc.fence);
-		}
+		List<JdbcLockHandle> jdbc = new ArrayList<>(handles.size());
+		handles.forEach((handle) -> jdbc.add((JdbcLockHandle) handle));
 		String first = handles.get(0).key();
-		java.util.Set<String> released = this.calls.call(first,
-				"release " + handles.size() + " locks incl. '" + first + "'",
-				(connection) -> sql.postgres ? releasePostgres(connection, sql, rows)
-						: sql.inTransaction(connection, (tx) -> releaseLocked(tx, sql, rows)),
-				null);
+		AtomicInteger runs = new AtomicInteger();
+		Map<String, Boolean> released = this.calls.call(first,
+				"release " + handles.size() + " locks incl. '" + first + "'", (connection) -> {
+					boolean rerun = runs.getAndIncrement() > 0;
+					Map<String, Boolean> freed = sql.postgres ? releasePostgres(connection, sql, jdbc)
+							: sql.inTransaction(connection, (tx) -> releaseLocked(tx, sql, jdbc));
+					if (rerun) {
+						for (JdbcLockHandle handle : jdbc) {
+							if (!freed.containsKey(handle.key())) {
+								JdbcLockDialect.Release earlier = this.provider.dialect()
+									.releasedAt(connection, this.provider.tableName(), handle.key(), handle.fence);
+								if (earlier.released()) {
+									freed.put(handle.key(), earlier == JdbcLockDialect.Release.RELEASED_TO_WAITERS);
+								}
+							}
+						}
+					}
+					return freed;
+				}, null);
 		List<Boolean> answers = new ArrayList<>(handles.size());
-		for (LockHandle handle : handles) {
-			answers.add(released.contains(handle.key()));
+		for (JdbcLockHandle handle : jdbc) {
+			Boolean waited = released.get(handle.key());
+			handle.released((waited == null) ? JdbcLockDialect.Release.NOT_HELD
+					: waited ? JdbcLockDialect.Release.RELEASED_TO_WAITERS : JdbcLockDialect.Release.RELEASED);
+			answers.add(waited != null);
 		}
 		return answers;
 	}
 
-	private static java.util.Set<String> releasePostgres(Connection connection, FamilySql sql, List<Object> rows)
-			throws SQLException {
-		int size = rows.size() / 3;
+	/** The keys freed, each with whether a waiter had marked its row. */
+	private static Map<String, Boolean> releasePostgres(Connection connection, FamilySql sql,
+			List<JdbcLockHandle> handles) throws SQLException {
+		int size = handles.size();
 		Object[] names = new Object[size];
 		Object[] owners = new Object[size];
 		Object[] fences = new Object[size];
 		for (int i = 0; i < size; i++) {
-			names[i] = rows.get(3 * i);
-			owners[i] = rows.get(3 * i + 1);
-			fences[i] = rows.get(3 * i + 2);
+			names[i] = handles.get(i).key();
+			owners[i] = handles.get(i).owner;
+			fences[i] = handles.get(i).fence;
 		}
-		java.util.Set<String> released = new java.util.HashSet<>();
+		Map<String, Boolean> released = new HashMap<>();
 		// Rows locked in key order, as an acquisition locks them.
 		try (PreparedStatement statement = connection.prepareStatement("UPDATE " + sql.table + " l SET owner = NULL,"
 				+ " expires_at = clock_timestamp() FROM (SELECT t.name FROM " + sql.table + " t JOIN unnest(?::text[],"
 				+ " ?::text[], ?::bigint[]) AS v(name, owner, fence) ON t.name = v.name AND t.owner = v.owner"
 				+ " AND t.fence = v.fence WHERE t.expires_at > clock_timestamp() ORDER BY t.name FOR UPDATE OF t) s"
-				+ " WHERE l.name = s.name RETURNING l.name, CASE WHEN l.waited THEN pg_notify(?, l.name) END IS NULL")) {
+				+ " WHERE l.name = s.name RETURNING l.name, l.waited,"
+				+ " CASE WHEN l.waited THEN pg_notify(?, l.name) END IS NULL")) {
 			statement.setArray(1, connection.createArrayOf("text", names));
 			statement.setArray(2, connection.createArrayOf("text", owners));
 			statement.setArray(3, connection.createArrayOf("bigint", fences));
 			statement.setString(4, sql.channel);
 			try (ResultSet result = statement.executeQuery()) {
 				while (result.next()) {
-					released.add(result.getString(1));
+					released.put(result.getString(1), result.getBoolean(2));
 				}
 			}
 		}
 		return released;
 	}
 
-	private static java.util.Set<String> releaseLocked(Connection connection, FamilySql sql, List<Object> rows)
-			throws SQLException {
-		java.util.Set<String> held = new java.util.HashSet<>();
-		Map<String, Integer> at = new HashMap<>();
-		List<Object> names = new ArrayList<>();
-		for (int i = 0; i < rows.size() / 3; i++) {
-			at.put((String) rows.get(3 * i), i);
-			names.add(rows.get(3 * i));
-		}
+	/** As {@link #releasePostgres}, in a transaction of two statements. */
+	private static Map<String, Boolean> releaseLocked(Connection connection, FamilySql sql,
+			List<JdbcLockHandle> handles) throws SQLException {
+		Map<String, Boolean> held = new HashMap<>();
+		Map<String, JdbcLockHandle> byKey = new HashMap<>();
+		handles.forEach((handle) -> byKey.put(handle.key(), handle));
 		// The rows locked by key in key order, as an acquisition locks them; the owner
 		// and fence checked here.
 		try (PreparedStatement statement = connection
-			.prepareStatement("SELECT name, owner, fence FROM " + sql.table + " WHERE name IN ("
-					+ placeholders(names.size()) + ") AND expires_at > " + sql.now + " ORDER BY name FOR UPDATE")) {
-			FamilySql.bind(statement, names.toArray());
+			.prepareStatement("SELECT name, owner, fence, waited FROM " + sql.table + " WHERE name IN ("
+					+ placeholders(byKey.size()) + ") AND expires_at > " + sql.now + " ORDER BY name FOR UPDATE")) {
+			FamilySql.bind(statement, byKey.keySet().toArray());
 			try (ResultSet result = statement.executeQuery()) {
 				while (result.next()) {
-					Integer i = at.get(result.getString(1));
-					if (i != null && rows.get(3 * i + 1).equals(result.getString(2))
-							&& ((Long) rows.get(3 * i + 2)) == result.getLong(3)) {
-						held.add(result.getString(1));
+					JdbcLockHandle handle = byKey.get(result.getString(1));
+					if (handle != null && handle.owner.equals(result.getString(2))
+							&& handle.fence == result.getLong(3)) {
+						held.put(handle.key(), result.getBoolean(4));
 					}
 				}
 			}
 		}
 		if (!held.isEmpty()) {
 			FamilySql.update(connection, "UPDATE " + sql.table + " SET owner = NULL, expires_at = " + sql.now
-					+ " WHERE name IN (" + placeholders(held.size()) + ")", held.toArray());
+					+ " WHERE name IN (" + placeholders(held.size()) + ")", held.keySet().toArray());
 		}
 		return held;
 	}

@@ -8,6 +8,8 @@ import java.util.concurrent.TimeUnit;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.distlock.LockBackendException;
+import dev.distlock.LockOptions;
+import dev.distlock.MultiLease;
 import dev.distlock.contract.Conditions;
 import dev.distlock.harness.jdbc.DatabaseServer;
 import dev.distlock.spi.BatchRenewal;
@@ -15,6 +17,8 @@ import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockHandle;
 import dev.distlock.spi.LockRequest;
 import dev.distlock.spi.TokenBlock;
+import dev.distlock.support.DefaultLockTemplate;
+import dev.distlock.support.RenewalScheduler;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -56,6 +60,11 @@ abstract class AbstractJdbcServerTests {
 
 	abstract DatabaseServer startServer();
 
+	/** The statements of one multi-key lease's release. */
+	long multiKeyReleaseStatements(int keys) {
+		return 1;
+	}
+
 	@BeforeEach
 	void start() {
 		if (this.server == null) {
@@ -85,6 +94,34 @@ abstract class AbstractJdbcServerTests {
 
 	static String key() {
 		return "server-" + UUID.randomUUID();
+	}
+
+	/**
+	 * A multi-key lease held through the template frees all its keys with one statement
+	 * on PostgreSQL, however many keys it has (one per key elsewhere), and every key is
+	 * free for another provider afterwards.
+	 */
+	@Test
+	void aMultiKeyLeaseIsReleasedInAsFewStatementsAsTheDatabaseAllows() {
+		List<String> keys = List.of(key(), key(), key(), key(), key());
+		try (RenewalScheduler scheduler = new RenewalScheduler();
+				DefaultLockTemplate template = new DefaultLockTemplate(this.provider, scheduler,
+						LockOptions.builder()
+							.waitTime(Duration.ofSeconds(10))
+							.leaseTime(LONG)
+							.autoRenew(true)
+							.retryInterval(Duration.ofMillis(100))
+							.build())) {
+			MultiLease lease = template.acquireAll(keys, LockOptions.defaults());
+			this.server.resetStatements();
+			lease.release();
+			assertThat(this.server.statementCount(TABLE)).as("release statements")
+				.isEqualTo(multiKeyReleaseStatements(keys.size()));
+		}
+		for (String key : keys) {
+			assertThat(acquired(LockAttempt.join(this.other.tryLock(LockRequest.exclusive(key, LONG)))).release())
+				.isTrue();
+		}
 	}
 
 	/**

@@ -25,11 +25,11 @@ import static dev.distlock.jdbc.TestDatabases.acquired;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Releases of read holds and permits whose reply was lost after the server committed them
- * (a {@link LostReplyDataSource} over a real pool), on PostgreSQL and MariaDB: run again,
- * they find the hold gone, and while its lease surely still ran that is the earlier run's
- * release, not a loss; the key and the permit are free at once. A release run again after
- * the lease may have run out still reports the loss.
+ * Releases of read holds, permits and multi-key locks whose reply was lost after the
+ * server committed them (a {@link LostReplyDataSource} over a real pool), on PostgreSQL
+ * and MariaDB: run again, they find the hold gone, and while its lease surely still ran
+ * that is the earlier run's release, not a loss; the key and the permit are free at once.
+ * A release run again after the lease may have run out still reports the loss.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 @Tag("server")
@@ -116,6 +116,24 @@ class JdbcFamilyLostReplyTests {
 		LockHandle next = acquired(LockAttempt.join(this.other.tryLock(LockRequest.permit(key, 1, LONG))));
 		assertThat(next.fencingToken()).isGreaterThan(permit.fencingToken());
 		assertThat(next.release()).isTrue();
+	}
+
+	@ParameterizedTest(name = "{0}")
+	@MethodSource("databases")
+	void aMultiKeyReleaseWhoseReplyWasLostIsNotALoss(String database) {
+		open(database);
+		List<String> keys = List.of(key(), key(), key()).stream().sorted().toList();
+		LockAttempt attempt = LockAttempt.join(this.provider.tryLock(LockRequest.all(keys, LONG)));
+		List<LockHandle> held = ((LockAttempt.AcquiredAll) attempt).handles();
+		this.faulty
+			.loseNextCommitReply("UPDATE " + TABLE + (database.equals("postgresql") ? " l" : "") + " SET owner = NULL");
+		assertThat(this.provider.releaseAll(held)).as("released").containsExactly(true, true, true);
+		assertThat(this.faulty.repliesLost()).isOne();
+		for (int i = 0; i < keys.size(); i++) {
+			LockHandle next = acquired(LockAttempt.join(this.other.tryLock(LockRequest.exclusive(keys.get(i), LONG))));
+			assertThat(next.fencingToken()).isGreaterThan(held.get(i).fencingToken());
+			assertThat(next.release()).isTrue();
+		}
 	}
 
 	/**
