@@ -102,7 +102,12 @@ final class CallInFlight {
 		}
 		Connection running = this.connection;
 		if (running != null && STATE.compareAndSet(this, RUNNING, ABORTED)) {
-			abort(running);
+			// A driver may block in abort (MariaDB's connects to the server to kill the
+			// statement, then waits for the blocked read): not on the watchdog's thread,
+			// which keeps the other calls' deadlines.
+			Thread aborter = new Thread(() -> abort(running), "distlock-jdbc-abort");
+			aborter.setDaemon(true);
+			aborter.start();
 		}
 	}
 

@@ -59,13 +59,15 @@ import org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy;
  * an interrupt; the interrupt is cleared again, and an interrupt the caller had is kept),
  * and a connection still running a statement is aborted ({@link Connection#abort}), which
  * fails the statement at once even when the server does not answer, and drops the
- * connection from the pool. The watchdog scans the calls in flight at a short tick and
- * acts a tick before the deadline; a call costs it no wake-up. An acquisition whose
- * outcome is unknown (an attempt may have run its statement but the call ended without
- * its result: aborted mid-statement, a reply lost and the retries failed, or its caller
- * gave up on the worker) is undone by its unique owner in the background, tried again
- * until it succeeds or the lease it may have taken would have ended, so it blocks nobody
- * for a whole lease.
+ * connection from the pool. Where a driver's abort waits for the read it should end
+ * (MariaDB's does), the connection's network timeout, set for the call to just past its
+ * deadline and restored after it, ends the read instead. The watchdog scans the calls in
+ * flight at a short tick and acts a tick before the deadline; a call costs it no wake-up.
+ * An acquisition whose outcome is unknown (an attempt may have run its statement but the
+ * call ended without its result: aborted mid-statement, a reply lost and the retries
+ * failed, or its caller gave up on the worker) is undone by its unique owner in the
+ * background, tried again until it succeeds or the lease it may have taken would have
+ * ended, so it blocks nobody for a whole lease.
  *
  * <p>
  * A failure's message names its root cause where the driver or the pool gives one:
@@ -420,6 +422,11 @@ final class JdbcCalls implements AutoCloseable {
 				// The pool resets it when the connection goes back.
 				connection.setAutoCommit(true);
 			}
+			int networkTimeout = connection.getNetworkTimeout();
+			// A driver whose abort cannot end a read already blocked on the socket
+			// (MariaDB's waits for that read to end) still gives up at the socket's
+			// timeout, just after the watchdog has tried.
+			connection.setNetworkTimeout(Runnable::run, socketTimeoutMillis(flight));
 			// A result that came just as the watchdog aborted the connection is still the
 			// statement's committed outcome.
 			try {
@@ -434,9 +441,34 @@ final class JdbcCalls implements AutoCloseable {
 				flight.mayHaveRun |= retryable(ex) || flight.state == CallInFlight.ABORTED;
 				throw ex;
 			}
+			finally {
+				restoreNetworkTimeout(connection, networkTimeout);
+			}
 		}
 		finally {
 			flight.ran();
+		}
+	}
+
+	/** The call's time left, and two ticks more: never below a millisecond. */
+	private int socketTimeoutMillis(CallInFlight flight) {
+		long nanos = flight.deadline - System.nanoTime() + 2 * this.tickNanos;
+		return (int) Math.min(Integer.MAX_VALUE, Math.max(1, TimeUnit.NANOSECONDS.toMillis(nanos)));
+	}
+
+	/**
+	 * Gives the connection back its own network timeout: a pool shared with the
+	 * application must not hand out a connection with the store's.
+	 */
+	private static void restoreNetworkTimeout(Connection connection, int millis) {
+		try {
+			if (!connection.isClosed()) {
+				connection.setNetworkTimeout(Runnable::run, millis);
+			}
+		}
+		catch (SQLException ex) {
+			// A broken connection, which the pool drops anyway.
+			logger.debug("Could not restore a JDBC connection's network timeout", ex);
 		}
 	}
 

@@ -17,9 +17,9 @@ import org.junit.jupiter.api.Timeout;
 /**
  * A short MariaDB smoke, in the default build, of what {@link MariaDbServerTests} and
  * {@link MariaDbCrossJvmTests} run in full with {@code -Psoak}: on one MariaDB server of
- * its own, a held lock survives a restart of the server, and the cross-JVM fuzz test
- * (threads plus a worker JVM doing read-pause-write, local hand-over on) loses no
- * increment. About 20 s.
+ * its own, a held lock survives a restart of the server, calls to the server paused fail
+ * within the store timeout, and the cross-JVM fuzz test (threads plus a worker JVM doing
+ * read-pause-write, local hand-over on) loses no increment. About 30 s.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
@@ -46,6 +46,18 @@ class MariaDbSmokeTests {
 				JdbcLockProvider other = new JdbcLockProvider(otherDataSource, AbstractJdbcServerTests.TABLE)) {
 			provider.createTableIfMissing();
 			AbstractJdbcServerTests.assertLocksSurviveARestart(this.server, provider, other);
+		}
+	}
+
+	@Test
+	void aHungServerFailsCallsWithinTheStoreTimeout() {
+		try (HikariDataSource dataSource = this.server.newDataSource();
+				HikariDataSource otherDataSource = this.server.newDataSource();
+				JdbcLockProvider provider = new JdbcLockProvider(dataSource, AbstractJdbcServerTests.TABLE);
+				JdbcLockProvider other = new JdbcLockProvider(otherDataSource, AbstractJdbcServerTests.TABLE)) {
+			provider.createTableIfMissing();
+			AbstractJdbcServerTests.assertAHungServerFailsCallsWithinTheStoreTimeout(this.server, provider, other,
+					otherDataSource);
 		}
 	}
 
