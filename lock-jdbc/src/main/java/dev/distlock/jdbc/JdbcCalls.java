@@ -422,27 +422,24 @@ final class JdbcCalls implements AutoCloseable {
 				// The pool resets it when the connection goes back.
 				connection.setAutoCommit(true);
 			}
-			int networkTimeout = connection.getNetworkTimeout();
 			// A driver whose abort cannot end a read already blocked on the socket
-			// (MariaDB's waits for that read to end) still gives up at the socket's
-			// timeout, just after the watchdog has tried.
-			connection.setNetworkTimeout(Runnable::run, socketTimeoutMillis(flight));
+			// (MariaDB's waits for that read) still gives up at the socket's timeout,
+			// just after the watchdog has tried.
+			NetworkTimeout bounded = NetworkTimeout.set(connection, socketTimeoutMillis(flight));
 			// A result that came just as the watchdog aborted the connection is still the
 			// statement's committed outcome.
 			try {
 				return work.run(connection);
 			}
 			catch (SQLException | RuntimeException ex) {
-				// A connection that broke, or was aborted, after the statement went out:
-				// the
-				// server may have run and committed it. (An error the server answered
-				// with
-				// means the statement, alone in its transaction, changed nothing.)
+				// The connection broke, or was aborted, after the statement went out: the
+				// server may have run and committed it. An error the server answered
+				// with means the statement, alone in its transaction, changed nothing.
 				flight.mayHaveRun |= retryable(ex) || flight.state == CallInFlight.ABORTED;
 				throw ex;
 			}
 			finally {
-				restoreNetworkTimeout(connection, networkTimeout);
+				bounded.close();
 			}
 		}
 		finally {
@@ -450,26 +447,9 @@ final class JdbcCalls implements AutoCloseable {
 		}
 	}
 
-	/** The call's time left, and two ticks more: never below a millisecond. */
-	private int socketTimeoutMillis(CallInFlight flight) {
-		long nanos = flight.deadline - System.nanoTime() + 2 * this.tickNanos;
-		return (int) Math.min(Integer.MAX_VALUE, Math.max(1, TimeUnit.NANOSECONDS.toMillis(nanos)));
-	}
-
-	/**
-	 * Gives the connection back its own network timeout: a pool shared with the
-	 * application must not hand out a connection with the store's.
-	 */
-	private static void restoreNetworkTimeout(Connection connection, int millis) {
-		try {
-			if (!connection.isClosed()) {
-				connection.setNetworkTimeout(Runnable::run, millis);
-			}
-		}
-		catch (SQLException ex) {
-			// A broken connection, which the pool drops anyway.
-			logger.debug("Could not restore a JDBC connection's network timeout", ex);
-		}
+	/** The call's time left, and two ticks more. */
+	private long socketTimeoutMillis(CallInFlight flight) {
+		return TimeUnit.NANOSECONDS.toMillis(flight.deadline - System.nanoTime() + 2 * this.tickNanos);
 	}
 
 	/**

@@ -7,6 +7,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.OptionalLong;
+import java.util.concurrent.TimeUnit;
 
 import javax.sql.DataSource;
 
@@ -33,7 +34,8 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
  * UPDATE}). Either way the database frees the lock when the transaction ends and at no
  * other time, and a wait is bounded in the database ({@code lock_timeout},
  * {@code innodb_lock_wait_timeout}), set for the one waiting statement and set back after
- * it.
+ * it. A server that stops answering fails the call too: the connection's network timeout
+ * is set past those bounds while the call runs.
  *
  * <p>
  * The fencing token is the key's fence in the table {@value #DEFAULT_TABLE_NAME} (DDL
@@ -128,7 +130,7 @@ public final class JdbcTransactionLocks implements TransactionLocks {
 				return OptionalLong.of(token);
 			}
 			known = dialect(connection);
-			OptionalLong taken = statements(known).lock(connection, key, waitTime);
+			OptionalLong taken = lockBounded(connection, statements(known), key, waitTime);
 			if (taken.isPresent()) {
 				held.put(key, taken.getAsLong());
 			}
@@ -145,6 +147,26 @@ public final class JdbcTransactionLocks implements TransactionLocks {
 		finally {
 			DataSourceUtils.releaseConnection(connection, this.dataSource);
 		}
+	}
+
+	/**
+	 * Locks with the connection's network timeout set past the longest a statement may
+	 * take ({@link NetworkTimeout}). A read that times out breaks the connection, and
+	 * with it the transaction, which then commits nothing.
+	 */
+	private OptionalLong lockBounded(Connection connection, TransactionLockStatements statements, String key,
+			Duration waitTime) throws SQLException, InterruptedException {
+		try (NetworkTimeout bounded = NetworkTimeout.set(connection, boundMillis(waitTime))) {
+			return statements.lock(connection, key, waitTime);
+		}
+	}
+
+	/**
+	 * Past the statements' own guards, which end a wait that outlives its lock timeout,
+	 * and any statement that does not wait.
+	 */
+	private long boundMillis(Duration waitTime) {
+		return waitTime.toMillis() + TimeUnit.SECONDS.toMillis(2 * (this.timeoutSeconds + 1L));
 	}
 
 	/**

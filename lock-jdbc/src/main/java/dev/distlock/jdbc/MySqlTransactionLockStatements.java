@@ -179,7 +179,9 @@ final class MySqlTransactionLockStatements extends TransactionLockStatements {
 	 * holder's transaction.
 	 */
 	private void insertRow(String key) throws SQLException {
-		try (Connection own = this.dataSource.getConnection()) {
+		try (Connection own = this.dataSource.getConnection();
+				NetworkTimeout bounded = NetworkTimeout.set(own,
+						TimeUnit.SECONDS.toMillis(2 * (this.timeoutSeconds + 1L)))) {
 			if (!own.getAutoCommit()) {
 				own.setAutoCommit(true);
 			}

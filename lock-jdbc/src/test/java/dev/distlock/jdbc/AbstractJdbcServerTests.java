@@ -4,11 +4,13 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 import javax.sql.DataSource;
 
@@ -33,9 +35,14 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
 
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.support.JdbcTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
 import static dev.distlock.jdbc.TestDatabases.acquired;
 import static dev.distlock.jdbc.TestDatabases.whileStoreFails;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -228,6 +235,72 @@ abstract class AbstractJdbcServerTests {
 		assertThat(LockAttempt.join(other.tryLock(LockRequest.exclusive(key, LONG))))
 			.isInstanceOf(LockAttempt.Busy.class);
 		assertThat(held.release()).isTrue();
+	}
+
+	/**
+	 * A transaction lock asked of a server that stopped answering fails within the wait
+	 * time plus twice the statement timeout (9 s here), with the driver's and the pool's
+	 * default settings, and the transaction with it.
+	 */
+	@Test
+	void aTransactionLockOnAHungServerFailsWithinItsBound() {
+		assertATransactionLockOnAHungServerFails(this.server, this.otherDataSource);
+	}
+
+	static void assertATransactionLockOnAHungServerFails(DatabaseServer server, DataSource dataSource) {
+		JdbcTransactionLocks locks = new JdbcTransactionLocks(dataSource);
+		locks.createTableIfMissing();
+		TransactionTemplate transactions = new TransactionTemplate(new JdbcTransactionManager(dataSource));
+		String key = key();
+		// The key's row exists: the wait is on the transaction's own connection.
+		transactions.executeWithoutResult((status) -> locks.lock(key));
+		CountDownLatch begun = new CountDownLatch(1);
+		CountDownLatch paused = new CountDownLatch(1);
+		AtomicReference<RuntimeException> failure = new AtomicReference<>();
+		ExecutorService callers = Executors.newSingleThreadExecutor((task) -> {
+			Thread thread = new Thread(task, "hung-server-transaction");
+			thread.setDaemon(true);
+			return thread;
+		});
+		Future<?> call = callers.submit(() -> {
+			try {
+				transactions.executeWithoutResult((status) -> {
+					new JdbcTemplate(dataSource).queryForObject("SELECT 1", Integer.class);
+					begun.countDown();
+					Conditions.await("the server paused", Duration.ofSeconds(30), () -> paused.getCount() == 0);
+					try {
+						locks.tryLock(key, Duration.ofSeconds(1));
+					}
+					catch (RuntimeException ex) {
+						failure.set(ex);
+						throw ex;
+					}
+				});
+			}
+			catch (RuntimeException ex) {
+				// The rollback on the broken connection may fail too.
+			}
+		});
+		try {
+			Conditions.await("the transaction began", Duration.ofSeconds(30), () -> begun.getCount() == 0);
+			server.pause();
+			paused.countDown();
+			assertThatCode(() -> call.get(20, TimeUnit.SECONDS)).as("the call's end").doesNotThrowAnyException();
+			assertThat(failure.get()).isInstanceOf(LockBackendException.class);
+		}
+		finally {
+			server.resume();
+			callers.shutdown();
+		}
+		Conditions.await("the server answers again", Duration.ofSeconds(30), () -> {
+			try {
+				transactions.executeWithoutResult((status) -> locks.lock(key));
+				return true;
+			}
+			catch (RuntimeException ex) {
+				return false;
+			}
+		});
 	}
 
 	/**

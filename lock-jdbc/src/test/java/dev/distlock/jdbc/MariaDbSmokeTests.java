@@ -18,8 +18,9 @@ import org.junit.jupiter.api.Timeout;
  * A short MariaDB smoke, in the default build, of what {@link MariaDbServerTests} and
  * {@link MariaDbCrossJvmTests} run in full with {@code -Psoak}: on one MariaDB server of
  * its own, a held lock survives a restart of the server, calls to the server paused fail
- * within the store timeout, and the cross-JVM fuzz test (threads plus a worker JVM doing
- * read-pause-write, local hand-over on) loses no increment. About 30 s.
+ * within their bounds (leased and transaction locks), and the cross-JVM fuzz test
+ * (threads plus a worker JVM doing read-pause-write, local hand-over on) loses no
+ * increment. About 45 s.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
@@ -58,6 +59,13 @@ class MariaDbSmokeTests {
 			provider.createTableIfMissing();
 			AbstractJdbcServerTests.assertAHungServerFailsCallsWithinTheStoreTimeout(this.server, provider, other,
 					otherDataSource);
+		}
+	}
+
+	@Test
+	void aTransactionLockOnAHungServerFailsWithinItsBound() {
+		try (HikariDataSource dataSource = this.server.newDataSource()) {
+			AbstractJdbcServerTests.assertATransactionLockOnAHungServerFails(this.server, dataSource);
 		}
 	}
 
