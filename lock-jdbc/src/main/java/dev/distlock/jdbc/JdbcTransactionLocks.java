@@ -7,7 +7,6 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.OptionalLong;
-import java.util.concurrent.TimeUnit;
 
 import javax.sql.DataSource;
 
@@ -156,17 +155,9 @@ public final class JdbcTransactionLocks implements TransactionLocks {
 	 */
 	private OptionalLong lockBounded(Connection connection, TransactionLockStatements statements, String key,
 			Duration waitTime) throws SQLException, InterruptedException {
-		try (NetworkTimeout bounded = NetworkTimeout.set(connection, boundMillis(waitTime))) {
+		try (NetworkTimeout bounded = NetworkTimeout.set(connection, statements.networkTimeoutMillis(waitTime))) {
 			return statements.lock(connection, key, waitTime);
 		}
-	}
-
-	/**
-	 * Past the statements' own guards, which end a wait that outlives its lock timeout,
-	 * and any statement that does not wait.
-	 */
-	private long boundMillis(Duration waitTime) {
-		return waitTime.toMillis() + TimeUnit.SECONDS.toMillis(2 * (this.timeoutSeconds + 1L));
 	}
 
 	/**

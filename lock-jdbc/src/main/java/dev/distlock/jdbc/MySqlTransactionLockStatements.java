@@ -180,8 +180,7 @@ final class MySqlTransactionLockStatements extends TransactionLockStatements {
 	 */
 	private void insertRow(String key) throws SQLException {
 		try (Connection own = this.dataSource.getConnection();
-				NetworkTimeout bounded = NetworkTimeout.set(own,
-						TimeUnit.SECONDS.toMillis(2 * (this.timeoutSeconds + 1L)))) {
+				NetworkTimeout bounded = NetworkTimeout.set(own, networkTimeoutMillis(Duration.ZERO))) {
 			if (!own.getAutoCommit()) {
 				own.setAutoCommit(true);
 			}

@@ -7,6 +7,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.OptionalLong;
+import java.util.concurrent.TimeUnit;
 
 import dev.distlock.jdbc.dialect.JdbcLockDialect;
 
@@ -32,6 +33,15 @@ abstract sealed class TransactionLockStatements
 	TransactionLockStatements(String table, int timeoutSeconds) {
 		this.table = table;
 		this.timeoutSeconds = timeoutSeconds;
+	}
+
+	/**
+	 * A connection's network timeout while a lock is asked for with {@code waitTime}:
+	 * past the statements' own guards, which end a wait that outlives its lock timeout,
+	 * and any statement that does not wait.
+	 */
+	long networkTimeoutMillis(Duration waitTime) {
+		return waitTime.toMillis() + TimeUnit.SECONDS.toMillis(2 * (this.timeoutSeconds + 1L));
 	}
 
 	static TransactionLockStatements of(JdbcLockDialect dialect, String table, int timeoutSeconds,

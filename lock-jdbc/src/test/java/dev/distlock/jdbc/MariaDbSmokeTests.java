@@ -2,6 +2,8 @@ package dev.distlock.jdbc;
 
 import java.util.concurrent.TimeUnit;
 
+import javax.sql.DataSource;
+
 import com.zaxxer.hikari.HikariDataSource;
 import dev.distlock.harness.StoreFixture;
 import dev.distlock.harness.fuzz.AbstractCrossJvmFuzzTests;
@@ -41,25 +43,32 @@ class MariaDbSmokeTests {
 
 	@Test
 	void locksSurviveADatabaseRestart() {
-		try (HikariDataSource dataSource = this.server.newDataSource();
-				HikariDataSource otherDataSource = this.server.newDataSource();
-				JdbcLockProvider provider = new JdbcLockProvider(dataSource, AbstractJdbcServerTests.TABLE);
-				JdbcLockProvider other = new JdbcLockProvider(otherDataSource, AbstractJdbcServerTests.TABLE)) {
-			provider.createTableIfMissing();
-			AbstractJdbcServerTests.assertLocksSurviveARestart(this.server, provider, other);
-		}
+		withTwoProviders((provider, other, otherDataSource) -> AbstractJdbcServerTests
+			.assertLocksSurviveARestart(this.server, provider, other));
 	}
 
 	@Test
 	void aHungServerFailsCallsWithinTheStoreTimeout() {
+		withTwoProviders((provider, other, otherDataSource) -> AbstractJdbcServerTests
+			.assertAHungServerFailsCallsWithinTheStoreTimeout(this.server, provider, other, otherDataSource));
+	}
+
+	/** Two providers on pools of their own, the table created. */
+	private void withTwoProviders(TwoProviders test) {
 		try (HikariDataSource dataSource = this.server.newDataSource();
 				HikariDataSource otherDataSource = this.server.newDataSource();
 				JdbcLockProvider provider = new JdbcLockProvider(dataSource, AbstractJdbcServerTests.TABLE);
 				JdbcLockProvider other = new JdbcLockProvider(otherDataSource, AbstractJdbcServerTests.TABLE)) {
 			provider.createTableIfMissing();
-			AbstractJdbcServerTests.assertAHungServerFailsCallsWithinTheStoreTimeout(this.server, provider, other,
-					otherDataSource);
+			test.run(provider, other, otherDataSource);
 		}
+	}
+
+	@FunctionalInterface
+	private interface TwoProviders {
+
+		void run(JdbcLockProvider provider, JdbcLockProvider other, DataSource otherDataSource);
+
 	}
 
 	@Test
