@@ -8,9 +8,15 @@ import java.sql.SQLTimeoutException;
 import java.time.Duration;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import javax.sql.DataSource;
 
@@ -52,6 +58,15 @@ final class MySqlTransactionLockStatements extends TransactionLockStatements {
 	private static final int KNOWN_ROWS = 10_000;
 
 	private static final long MAX_POLL_MILLIS = 50;
+
+	/**
+	 * Borrow connections for the rows of new keys, so that the caller can stop waiting.
+	 */
+	private static final ExecutorService BORROWERS = Executors.newCachedThreadPool((task) -> {
+		Thread thread = new Thread(task, "distlock-transaction-lock-row");
+		thread.setDaemon(true);
+		return thread;
+	});
 
 	private final DataSource dataSource;
 
@@ -178,8 +193,8 @@ final class MySqlTransactionLockStatements extends TransactionLockStatements {
 	 * read first: an insert that finds the row locked by a holder would wait for the
 	 * holder's transaction.
 	 */
-	private void insertRow(String key) throws SQLException {
-		try (Connection own = this.dataSource.getConnection();
+	private void insertRow(String key) throws SQLException, InterruptedException {
+		try (Connection own = borrow(key);
 				NetworkTimeout bounded = NetworkTimeout.set(own, networkTimeoutMillis(Duration.ZERO))) {
 			if (!own.getAutoCommit()) {
 				own.setAutoCommit(true);
@@ -211,6 +226,53 @@ final class MySqlTransactionLockStatements extends TransactionLockStatements {
 			this.knownRows.clear();
 		}
 		this.knownRows.add(key);
+	}
+
+	/**
+	 * A connection of the pool within the store timeout: a pool with none free (each one
+	 * in a transaction, the caller's among them) or a server that does not answer would
+	 * hold the caller for the pool's own timeout. A connection that comes later goes back
+	 * to the pool.
+	 */
+	private Connection borrow(String key) throws SQLException, InterruptedException {
+		CompletableFuture<Connection> borrowed = CompletableFuture.supplyAsync(() -> {
+			try {
+				return this.dataSource.getConnection();
+			}
+			catch (SQLException ex) {
+				throw new CompletionException(ex);
+			}
+		}, BORROWERS);
+		try {
+			return borrowed.get(this.timeoutSeconds, TimeUnit.SECONDS);
+		}
+		catch (TimeoutException ex) {
+			borrowed.thenAccept(MySqlTransactionLockStatements::giveBack);
+			throw new SQLTimeoutException("No connection of the pool came within " + this.timeoutSeconds
+					+ "s to create the row of transaction lock '" + key + "' in " + this.table + ". On MariaDB and"
+					+ " MySQL, the first lock on a key in a JVM borrows a second connection for a moment, outside"
+					+ " the caller's transaction: size the pool for it");
+		}
+		catch (InterruptedException ex) {
+			borrowed.thenAccept(MySqlTransactionLockStatements::giveBack);
+			throw ex;
+		}
+		catch (ExecutionException ex) {
+			if (ex.getCause() instanceof SQLException failure) {
+				throw failure;
+			}
+			throw new SQLException("Could not borrow a connection to create the row of transaction lock '" + key + "': "
+					+ ex.getCause(), ex.getCause());
+		}
+	}
+
+	private static void giveBack(Connection late) {
+		try {
+			late.close();
+		}
+		catch (SQLException ex) {
+			// A broken connection, which the pool drops anyway.
+		}
 	}
 
 	/** The key's fence and the database clock, as the locking read found them. */

@@ -1,8 +1,24 @@
 package dev.distlock.jdbc;
 
+import java.time.Duration;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+
+import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.distlock.LockBackendException;
+import dev.distlock.contract.Conditions;
+import dev.distlock.harness.jdbc.MariaDbServer;
+import org.junit.jupiter.api.Test;
 
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.support.JdbcTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /** Locks held by the caller's transaction on MariaDB: row locks on the key's row. */
 class MariaDbTransactionLockTests extends AbstractJdbcTransactionLockTests {
@@ -10,6 +26,42 @@ class MariaDbTransactionLockTests extends AbstractJdbcTransactionLockTests {
 	@Override
 	HikariDataSource newDataSource() {
 		return TestDatabases.mariadb();
+	}
+
+	/**
+	 * The first lock on a key borrows a second connection to create the key's row: from a
+	 * pool whose only connection is the caller's, the call fails within the statement
+	 * timeout, saying why, and the transaction is left to roll back.
+	 */
+	@Test
+	void aNewKeyFailsWithinTheStatementTimeoutWhenThePoolHasNoConnectionFree() throws Exception {
+		MariaDbServer server = MariaDbServer.shared();
+		HikariConfig config = new HikariConfig();
+		config.setJdbcUrl(server.jdbcUrl());
+		config.setUsername(server.username());
+		config.setPassword(server.password());
+		config.setMaximumPoolSize(1);
+		ExecutorService caller = Executors.newSingleThreadExecutor();
+		try (HikariDataSource single = new HikariDataSource(config)) {
+			JdbcTransactionLocks locks = JdbcTransactionLocks.builder(single).timeout(Duration.ofSeconds(2)).build();
+			locks.createTableIfMissing();
+			TransactionTemplate transactions = new TransactionTemplate(new JdbcTransactionManager(single));
+			String key = "tx-new-" + UUID.randomUUID();
+			CompletableFuture<Void> call = CompletableFuture
+				.runAsync(() -> transactions.executeWithoutResult((status) -> locks.lock(key)), caller);
+			// Well before the pool's own 30 seconds.
+			assertThatExceptionOfType(java.util.concurrent.ExecutionException.class)
+				.isThrownBy(() -> call.get(20, TimeUnit.SECONDS))
+				.havingCause()
+				.isInstanceOf(LockBackendException.class)
+				.withMessageContaining("No connection of the pool came within 2s")
+				.withMessageContaining(key);
+			Conditions.await("the late connection given back", Duration.ofSeconds(40),
+					() -> single.getHikariPoolMXBean().getActiveConnections() == 0);
+		}
+		finally {
+			caller.shutdownNow();
+		}
 	}
 
 	@Override
