@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Function;
 
 import dev.distlock.Lease;
@@ -49,6 +50,14 @@ final class MultiKeyAcquirer {
 	private final Function<String, @Nullable ManagedLease> reentrant;
 
 	private final KeyWaiters localReleases;
+
+	/**
+	 * The keys of the multi-key attempts of this JVM on the wire, each with the wait that
+	 * sent it; guarded by {@link #claimsLock}.
+	 */
+	private final Map<String, Object> claims = new HashMap<>();
+
+	private final ReentrantLock claimsLock = new ReentrantLock();
 
 	MultiKeyAcquirer(LockProvider provider, Map<String, ManagedLease> held, WaitLoop.Holder holder,
 			WaitLoop.Background background, Function<String, @Nullable ManagedLease> reentrant,
@@ -198,6 +207,54 @@ final class MultiKeyAcquirer {
 		}
 		else {
 			handles.forEach(LockHandle::release);
+		}
+	}
+
+	/**
+	 * Marks {@code keys} as asked for by {@code claimant}, unless another wait of this
+	 * JVM has an attempt on one of them on the wire: two threads of one JVM asking for
+	 * overlapping keys at once would make one of them fail in the store, at the cost of a
+	 * transaction there, and then both would wait for the same release.
+	 * @return whether the claimant may ask the store now
+	 */
+	boolean claim(List<String> keys, Object claimant) {
+		this.claimsLock.lock();
+		try {
+			for (String key : keys) {
+				Object current = this.claims.get(key);
+				if (current != null && current != claimant) {
+					return false;
+				}
+			}
+			keys.forEach((key) -> this.claims.put(key, claimant));
+			return true;
+		}
+		finally {
+			this.claimsLock.unlock();
+		}
+	}
+
+	/**
+	 * Ends the claim of {@code claimant} on {@code keys} once its attempt is answered.
+	 * @param taken whether the attempt took the keys: this JVM's multi-key waits for them
+	 * are woken to wait for the new holder's release instead. After a busy answer they
+	 * are not: the key is held elsewhere, and each would wake the other in turn
+	 */
+	void unclaim(List<String> keys, Object claimant, boolean taken) {
+		List<String> freed = new ArrayList<>(keys.size());
+		this.claimsLock.lock();
+		try {
+			for (String key : keys) {
+				if (this.claims.remove(key, claimant)) {
+					freed.add(key);
+				}
+			}
+		}
+		finally {
+			this.claimsLock.unlock();
+		}
+		if (taken) {
+			freed.forEach(this.localReleases::freed);
 		}
 	}
 

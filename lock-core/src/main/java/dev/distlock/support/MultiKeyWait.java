@@ -49,6 +49,9 @@ final class MultiKeyWait extends PausingWait {
 
 	private final AtomicBoolean ended = new AtomicBoolean();
 
+	/** Whether the wait may pause; a try with no wait time claims no keys. */
+	private final boolean waiting;
+
 	/**
 	 * @param keys all keys, sorted
 	 * @param parts the leases of the keys re-entered
@@ -63,6 +66,7 @@ final class MultiKeyWait extends PausingWait {
 		this.settings = settings;
 		this.deadline = System.nanoTime() + settings.waitTime().toNanos();
 		boolean waiting = !settings.waitTime().isZero();
+		this.waiting = waiting;
 		this.request = LockRequest.all(rest, settings.leaseTime()).withWaiting(waiting);
 		this.signals = waiting ? acquirer.signals() : ReleaseSignals.NONE;
 		this.backoff = new Backoff(settings.retryInterval().toNanos());
@@ -82,18 +86,19 @@ final class MultiKeyWait extends PausingWait {
 			}
 			this.signalled = false;
 			ManagedLease localHolder = this.acquirer.heldHere(this.request.keys());
-			if (localHolder == null) {
+			if (localHolder == null && (!this.waiting || this.acquirer.claim(this.request.keys(), this))) {
 				attempt();
 				return;
 			}
-			// Another caller of this JVM holds a key: its release wakes this wait.
+			// Another caller of this JVM holds a key, or asks the store for one: its
+			// release, or the answer, wakes this wait.
 			long remainingWait = this.deadline - System.nanoTime();
 			if (remainingWait <= 0) {
 				end(null, null);
 				return;
 			}
-			pause(Math.max(0, Math.min(Math.min(this.settings.retryInterval().toNanos(), remainingWait),
-					localHolder.nanosToDeadline())));
+			long pause = Math.min(this.settings.retryInterval().toNanos(), remainingWait);
+			pause(Math.max(0, (localHolder != null) ? Math.min(pause, localHolder.nanosToDeadline()) : pause));
 		}
 		catch (RuntimeException ex) {
 			end(null, ex);
@@ -128,6 +133,7 @@ final class MultiKeyWait extends PausingWait {
 				throw this.driver.interrupted() ? MultiKeyAcquirer.interrupted(this.keys, this.settings, ex) : ex;
 			}
 			if (this.result.isDone()) {
+				unclaim(false);
 				this.acquirer.giveBack(attempt, this.keys);
 				end(null, null);
 				return;
@@ -136,14 +142,29 @@ final class MultiKeyWait extends PausingWait {
 				List<ManagedLease> leases = this.acquirer.held(acquired, this.settings, sent, this.keys,
 						this.driver.thread());
 				if (leases != null) {
-					end(leases, null);
+					// Held before the claim ends, so that a local wait it wakes finds
+					// the keys held here rather than asking the store for them.
+					try {
+						end(leases, null);
+					}
+					finally {
+						unclaim(true);
+					}
 					return;
 				}
 			}
+			unclaim(false);
 			afterBusy(attempt);
 		}
 		catch (RuntimeException ex) {
+			unclaim(false);
 			end(null, ex);
+		}
+	}
+
+	private void unclaim(boolean taken) {
+		if (this.waiting) {
+			this.acquirer.unclaim(this.request.keys(), this, taken);
 		}
 	}
 

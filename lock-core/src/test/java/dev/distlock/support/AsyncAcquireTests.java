@@ -24,6 +24,8 @@ import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockKind;
 import dev.distlock.spi.LockProvider;
 import dev.distlock.spi.LockRequest;
+import dev.distlock.spi.ReleaseSignalling;
+import dev.distlock.spi.ReleaseSignals;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -39,6 +41,12 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @Timeout(value = 30, unit = TimeUnit.SECONDS)
 class AsyncAcquireTests {
+
+	/** A wait that polls only once a minute: what wakes it is a signal. */
+	private static final LockOptions PATIENT = LockOptions.builder()
+		.waitTime(Duration.ofMinutes(1))
+		.retryInterval(Duration.ofMinutes(1))
+		.build();
 
 	private final InMemoryLockProvider store = new InMemoryLockProvider();
 
@@ -134,6 +142,52 @@ class AsyncAcquireTests {
 	}
 
 	/**
+	 * Two multi-key waits of one JVM on overlapping keys ask the store one at a time:
+	 * while the first one's attempt is on the wire, the second waits for its answer
+	 * instead of failing in the store, then for the first one's release.
+	 */
+	@Test
+	void overlappingMultiKeyWaitsOfOneJvmAskTheStoreOneAtATime() throws Exception {
+		HeldBackProvider heldBack = new HeldBackProvider(this.store);
+		DefaultLockTemplate template = template(heldBack);
+		String key = key();
+		CompletableFuture<Optional<MultiLease>> first = template.acquireAllAsync(List.of(key + "-a", key + "-b"),
+				PATIENT);
+		CompletableFuture<Optional<MultiLease>> second = template.acquireAllAsync(List.of(key + "-b", key + "-c"),
+				PATIENT);
+		assertThat(heldBack.attempts).hasValue(1);
+		heldBack.answer();
+		MultiLease firstLease = first.get(10, TimeUnit.SECONDS).orElseThrow();
+		assertThat(second).isNotDone();
+		firstLease.release();
+		second.get(10, TimeUnit.SECONDS).orElseThrow().release();
+		assertThat(heldBack.attempts).hasValue(2);
+		assertThat(heldBack.busy).hasValue(0);
+		assertThat(this.store.storedKeys()).isZero();
+	}
+
+	/**
+	 * A multi-key wait for a key held elsewhere asks the store, subscribes to the key's
+	 * releases and asks once more, then waits for the release: a busy answer wakes no
+	 * wait of this JVM, its own included.
+	 */
+	@Test
+	void aBusyMultiKeyWaitAsksTheStoreAgainOnlyOnTheRelease() throws Exception {
+		HeldBackProvider counting = new HeldBackProvider(this.store);
+		counting.answer();
+		DefaultLockTemplate template = template(counting);
+		String key = key();
+		Lease held = this.other.acquire(key + "-b", LockOptions.defaults());
+		CompletableFuture<Optional<MultiLease>> all = template.acquireAllAsync(List.of(key + "-a", key + "-b"),
+				PATIENT);
+		assertThat(counting.attempts).hasValue(2);
+		held.release();
+		all.get(10, TimeUnit.SECONDS).orElseThrow().release();
+		assertThat(counting.attempts).hasValue(3);
+		assertThat(counting.busy).hasValue(2);
+	}
+
+	/**
 	 * A store without release signals: the waiter polls, each pause timed by the
 	 * scheduler, and each attempt after the first runs on a worker of the template.
 	 */
@@ -190,6 +244,52 @@ class AsyncAcquireTests {
 			.havingCause()
 			.isInstanceOf(LockBackendException.class)
 			.withMessageContaining("store has been closed");
+	}
+
+	/**
+	 * The in-memory store with its release signals, counting attempts, and holding back
+	 * its answer to the first multi-key attempt until told, as a slow network would.
+	 */
+	private static final class HeldBackProvider implements ReleaseSignalling {
+
+		private final InMemoryLockProvider store;
+
+		final AtomicInteger attempts = new AtomicInteger();
+
+		final AtomicInteger busy = new AtomicInteger();
+
+		private final CompletableFuture<Void> released = new CompletableFuture<>();
+
+		HeldBackProvider(InMemoryLockProvider store) {
+			this.store = store;
+		}
+
+		/** Lets the first multi-key attempt reach the store. */
+		void answer() {
+			this.released.complete(null);
+		}
+
+		@Override
+		public ReleaseSignals releaseSignals() {
+			return this.store.releaseSignals();
+		}
+
+		@Override
+		public Set<LockKind> kinds() {
+			return this.store.kinds();
+		}
+
+		@Override
+		public CompletionStage<LockAttempt> tryLock(LockRequest request) {
+			boolean first = request.kind() == LockKind.MULTI && this.attempts.incrementAndGet() == 1;
+			CompletionStage<Void> go = first ? this.released : CompletableFuture.completedFuture(null);
+			return go.thenCompose((ignored) -> this.store.tryLock(request)).whenComplete((attempt, failure) -> {
+				if (attempt instanceof LockAttempt.Busy) {
+					this.busy.incrementAndGet();
+				}
+			});
+		}
+
 	}
 
 	/** The in-memory store through the bare SPI, noting the thread of every attempt. */
