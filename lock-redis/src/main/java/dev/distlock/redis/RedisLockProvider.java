@@ -387,6 +387,14 @@ public final class RedisLockProvider
 		return this.keys;
 	}
 
+	/**
+	 * Whether the release subscription's first start is over, with its wake of every
+	 * waiter that polled until then; for tests that count wakes.
+	 */
+	boolean signalsStartFinished() {
+		return this.signals.startFinished();
+	}
+
 	/** Keys that a waiter of this JVM listens for; 0 when nobody waits. */
 	public int subscribedKeys() {
 		return this.signals.subscribedKeys();

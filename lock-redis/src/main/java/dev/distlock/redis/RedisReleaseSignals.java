@@ -87,6 +87,12 @@ final class RedisReleaseSignals implements ReleaseSignals, AutoCloseable {
 
 	private volatile boolean started;
 
+	/**
+	 * The first start is over: subscribed, with the waiters that polled until then woken,
+	 * or given up.
+	 */
+	private volatile boolean startFinished;
+
 	private volatile boolean closed;
 
 	/** Turns a message into the lock key to wake, or null (grants to other providers). */
@@ -222,6 +228,14 @@ final class RedisReleaseSignals implements ReleaseSignals, AutoCloseable {
 		return this.listeners.size();
 	}
 
+	/**
+	 * Whether the first start is over; its wake of every waiter, if it subscribed, came
+	 * before.
+	 */
+	boolean startFinished() {
+		return this.startFinished;
+	}
+
 	/** Slots with a sharded subscription; a finished wait leaves none behind. */
 	int subscribedSlots() {
 		return (this.sharded != null) ? this.sharded.subscribedSlots() : 0;
@@ -276,6 +290,15 @@ final class RedisReleaseSignals implements ReleaseSignals, AutoCloseable {
 	 * while the server cannot be reached, with waiters polling meanwhile.
 	 */
 	private void start() {
+		try {
+			startUntilClosed();
+		}
+		finally {
+			this.startFinished = true;
+		}
+	}
+
+	private void startUntilClosed() {
 		long pause = RETRY_START_NANOS;
 		while (!this.closed) {
 			try {

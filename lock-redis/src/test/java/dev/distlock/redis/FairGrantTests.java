@@ -300,6 +300,9 @@ class FairGrantTests {
 		AtomicInteger count = new AtomicInteger();
 		this.subscriptions.add(provider.releaseSignals().subscribe(key, count::incrementAndGet));
 		Conditions.await("the release subscription is up", WAIT, () -> provider.releaseSignals().isListening(key));
+		// The start wakes every waiter once it has subscribed, in case a release went
+		// unheard: that wake is not a grant's.
+		Conditions.await("the subscription's start is over", WAIT, provider::signalsStartFinished);
 		return new Wakes(count, count.get());
 	}
 
