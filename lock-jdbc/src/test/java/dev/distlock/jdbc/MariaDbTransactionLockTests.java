@@ -3,6 +3,7 @@ package dev.distlock.jdbc;
 import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -30,8 +31,8 @@ class MariaDbTransactionLockTests extends AbstractJdbcTransactionLockTests {
 
 	/**
 	 * The first lock on a key borrows a second connection to create the key's row: from a
-	 * pool whose only connection is the caller's, the call fails within the statement
-	 * timeout, saying why, and the transaction is left to roll back.
+	 * pool whose only connection is the caller's, the call fails within the default
+	 * statement timeout, saying why, and the transaction is left to roll back.
 	 */
 	@Test
 	void aNewKeyFailsWithinTheStatementTimeoutWhenThePoolHasNoConnectionFree() throws Exception {
@@ -43,18 +44,18 @@ class MariaDbTransactionLockTests extends AbstractJdbcTransactionLockTests {
 		config.setMaximumPoolSize(1);
 		ExecutorService caller = Executors.newSingleThreadExecutor();
 		try (HikariDataSource single = new HikariDataSource(config)) {
-			JdbcTransactionLocks locks = JdbcTransactionLocks.builder(single).timeout(Duration.ofSeconds(2)).build();
+			JdbcTransactionLocks locks = new JdbcTransactionLocks(single);
 			locks.createTableIfMissing();
 			TransactionTemplate transactions = new TransactionTemplate(new JdbcTransactionManager(single));
 			String key = "tx-new-" + UUID.randomUUID();
 			CompletableFuture<Void> call = CompletableFuture
 				.runAsync(() -> transactions.executeWithoutResult((status) -> locks.lock(key)), caller);
 			// Well before the pool's own 30 seconds.
-			assertThatExceptionOfType(java.util.concurrent.ExecutionException.class)
-				.isThrownBy(() -> call.get(20, TimeUnit.SECONDS))
+			assertThatExceptionOfType(ExecutionException.class).isThrownBy(() -> call.get(20, TimeUnit.SECONDS))
 				.havingCause()
 				.isInstanceOf(LockBackendException.class)
-				.withMessageContaining("No connection of the pool came within 2s")
+				.withMessageContaining("No connection of the pool came within "
+						+ JdbcLockProvider.DEFAULT_STORE_TIMEOUT.toSeconds() + "s")
 				.withMessageContaining(key);
 			Conditions.await("the late connection given back", Duration.ofSeconds(40),
 					() -> single.getHikariPoolMXBean().getActiveConnections() == 0);
