@@ -49,9 +49,6 @@ final class MultiKeyWait extends PausingWait {
 
 	private final AtomicBoolean ended = new AtomicBoolean();
 
-	/** Whether the wait may pause; a try with no wait time claims no keys. */
-	private final boolean waiting;
-
 	/**
 	 * @param keys all keys, sorted
 	 * @param parts the leases of the keys re-entered
@@ -66,7 +63,6 @@ final class MultiKeyWait extends PausingWait {
 		this.settings = settings;
 		this.deadline = System.nanoTime() + settings.waitTime().toNanos();
 		boolean waiting = !settings.waitTime().isZero();
-		this.waiting = waiting;
 		this.request = LockRequest.all(rest, settings.leaseTime()).withWaiting(waiting);
 		this.signals = waiting ? acquirer.signals() : ReleaseSignals.NONE;
 		this.backoff = new Backoff(settings.retryInterval().toNanos());
@@ -86,7 +82,7 @@ final class MultiKeyWait extends PausingWait {
 			}
 			this.signalled = false;
 			ManagedLease localHolder = this.acquirer.heldHere(this.request.keys());
-			if (localHolder == null && (!this.waiting || this.acquirer.claim(this.request.keys(), this))) {
+			if (localHolder == null && (!this.request.waiting() || this.acquirer.claim(this.request.keys(), this))) {
 				attempt();
 				return;
 			}
@@ -162,8 +158,9 @@ final class MultiKeyWait extends PausingWait {
 		}
 	}
 
+	/** A try with no wait time claims no keys, so it has none to give up. */
 	private void unclaim(boolean taken) {
-		if (this.waiting) {
+		if (this.request.waiting()) {
 			this.acquirer.unclaim(this.request.keys(), this, taken);
 		}
 	}
