@@ -43,20 +43,21 @@ final class PostgresReadHolds {
 	PostgresReadHolds(FamilySql sql) {
 		this.sql = sql;
 		String live = "t.owner = ? AND t.expires_at > " + sql.now;
-		String lockRow = "SELECT owner, " + sql.microsUntil("expires_at") + ", (SELECT MAX("
-				+ sql.microsUntil("i.expires_at") + ") FROM " + sql.intents + " i WHERE i.name = ? AND i.expires_at > "
-				+ sql.now + ") FROM " + sql.table + " WHERE name = ? FOR UPDATE";
+		String lockRow = PostgresLockedRow.lock("owner, " + sql.microsUntil("expires_at")
+				+ " AS remaining, (SELECT MAX(" + sql.microsUntil("i.expires_at") + ") FROM " + sql.intents
+				+ " i WHERE i.name = ? AND i.expires_at > " + sql.now + ") AS intent", sql.table);
 		String insertHold = "INSERT INTO " + sql.readers + " (name, owner, fence, expires_at) SELECT name, ?,"
 				+ " GREATEST(fence + 1, " + sql.nowMicros + "), " + sql.after("?") + " FROM " + sql.table
-				+ " WHERE name = ? AND (owner IS NULL OR owner = ? OR expires_at <= " + sql.now + ")"
+				+ " WHERE name = ? AND " + PostgresLockedRow.locked("name")
+				+ " AND (owner IS NULL OR owner = ? OR expires_at <= " + sql.now + ")"
 				+ " AND NOT EXISTS (SELECT 1 FROM " + sql.intents + " i WHERE i.name = " + sql.table
 				+ ".name AND i.expires_at > " + sql.now + ") ON CONFLICT (name, owner) DO UPDATE"
 				+ " SET fence = EXCLUDED.fence, expires_at = EXCLUDED.expires_at RETURNING fence";
 		// The read row first: the lock row's lease, set after it, is never shorter.
 		String markReaders = "UPDATE " + sql.table + " t SET owner = ?, fence = r.fence, expires_at = CASE WHEN " + live
 				+ " THEN GREATEST(t.expires_at, r.expires_at) ELSE r.expires_at END, waited = CASE WHEN " + live
-				+ " THEN t.waited ELSE FALSE END FROM " + sql.readers
-				+ " r WHERE t.name = ? AND r.name = t.name AND r.owner = ?";
+				+ " THEN t.waited ELSE FALSE END FROM " + sql.readers + " r WHERE t.name = ? AND "
+				+ PostgresLockedRow.locked("t.name") + " AND r.name = t.name AND r.owner = ?";
 		String markWaited = "UPDATE " + sql.table + " SET waited = TRUE WHERE name = ? AND NOT EXISTS (SELECT 1 FROM "
 				+ sql.readers + " WHERE name = ? AND owner = ?)";
 		this.take = lockRow + "; " + insertHold + "; " + markReaders;
@@ -75,8 +76,9 @@ final class PostgresReadHolds {
 				? ", CASE WHEN t.owner IS NULL AND t.waited THEN pg_notify(?, t.name) END IS NULL" : "";
 		// The other holds are read in the statement's snapshot, which still shows the
 		// dropped one: it is left out by its owner.
-		return "SELECT 1 FROM " + sql.table + " WHERE name = ? FOR UPDATE; WITH d AS (DELETE FROM " + sql.readers
-				+ " WHERE name = ? AND owner = ?" + (checkFence ? " AND fence = ? AND expires_at > " + sql.now : "")
+		return PostgresLockedRow.lock("1 AS one", sql.table) + "; WITH d AS (DELETE FROM " + sql.readers
+				+ " WHERE name = ? AND " + PostgresLockedRow.locked("name") + " AND owner = ?"
+				+ (checkFence ? " AND fence = ? AND expires_at > " + sql.now : "")
 				+ " RETURNING 1), live AS (SELECT MAX(expires_at) AS m FROM " + sql.readers
 				+ " WHERE name = ? AND owner <> ? AND expires_at > " + sql.now + "), u AS (UPDATE " + sql.table
 				+ " t SET owner = CASE WHEN live.m IS NULL THEN NULL ELSE t.owner END, expires_at = COALESCE(live.m, "

@@ -130,10 +130,11 @@ final class SemaphoreStatements {
 			// At READ COMMITTED each statement reads what was committed before it
 			// began, so the count, made after the row lock is granted, sees every
 			// permit committed by the takers before this one.
-			this.takeTogether = this.lockRow + "; WITH l AS (SELECT COUNT(*) AS live, COALESCE(MIN("
-					+ clock.microsUntil("expires_at") + "), 0) AS first FROM " + permits + " WHERE name = ?"
-					+ " AND expires_at > " + clock.now + "), f AS (UPDATE " + semaphores + " s SET permits = ?,"
-					+ " fence = GREATEST(s.fence + 1, " + clock.nowMicros + ") FROM l WHERE s.name = ?"
+			this.takeTogether = PostgresLockedRow.lock("permits", semaphores)
+					+ "; WITH l AS (SELECT COUNT(*) AS live, COALESCE(MIN(" + clock.microsUntil("expires_at")
+					+ "), 0) AS first FROM " + permits + " WHERE name = ?" + " AND expires_at > " + clock.now
+					+ "), f AS (UPDATE " + semaphores + " s SET permits = ?," + " fence = GREATEST(s.fence + 1, "
+					+ clock.nowMicros + ") FROM l WHERE s.name = ? AND " + PostgresLockedRow.locked("s.name")
 					+ " AND l.live < ? AND (l.live = 0 OR s.permits = ?) RETURNING s.fence), p AS (INSERT INTO "
 					+ permits + " (name, owner, fence, expires_at) SELECT ?, ?, f.fence, " + clock.plusMicros()
 					+ " FROM f ON CONFLICT DO NOTHING RETURNING fence) SELECT (SELECT fence FROM p),"

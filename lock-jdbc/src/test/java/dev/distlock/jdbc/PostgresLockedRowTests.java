@@ -1,0 +1,159 @@
+package dev.distlock.jdbc;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import dev.distlock.contract.Conditions;
+import dev.distlock.contract.TestThreads;
+import dev.distlock.jdbc.dialect.JdbcLockDialect;
+import dev.distlock.spi.LockAttempt;
+import dev.distlock.spi.LockHandle;
+import dev.distlock.spi.LockRequest;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.Timeout;
+
+import static dev.distlock.jdbc.TestDatabases.acquired;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * On PostgreSQL, a take that locks its key's row in a first statement and acts in later
+ * ones of the same round trip, on a real server: when the first finds no row because the
+ * row was deleted while it waited for its lock, and the row is created again before the
+ * later statements run, they act on nothing they did not lock.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Tag("server")
+@Timeout(value = 1, unit = TimeUnit.MINUTES)
+class PostgresLockedRowTests {
+
+	private static final Duration LONG_LEASE = Duration.ofSeconds(30);
+
+	private JdbcPair pair;
+
+	@BeforeAll
+	void start() {
+		this.pair = JdbcPair.postgres();
+	}
+
+	@AfterAll
+	void stop() {
+		this.pair.close();
+	}
+
+	@Test
+	void aPermitTakerWhoseRowIsCreatedAgainMeanwhileTakesOnePermitUnderTheNewRowsLock() throws Exception {
+		String key = "locked-row-" + UUID.randomUUID();
+		acquired(LockAttempt.join(this.pair.provider.tryLock(LockRequest.permit(key, 1, LONG_LEASE)))).release();
+		String semaphores = JdbcPair.TABLE + "_semaphore";
+		LockAttempt attempt = whileCreatedAgain(key, semaphores,
+				"INSERT INTO " + semaphores + " (name, permits, fence, waited) VALUES (?, 1, 0, FALSE)",
+				() -> LockAttempt.join(this.pair.provider.tryLock(LockRequest.permit(key, 1, LONG_LEASE))));
+		LockHandle handle = acquired(attempt);
+		assertThat(count("SELECT COUNT(*) FROM " + JdbcPair.TABLE + "_permit WHERE name = ?", key))
+			.as("permits of the semaphore")
+			.isEqualTo(1);
+		assertThat(handle.release()).isTrue();
+	}
+
+	@Test
+	void aReadTakeThatFoundNoRowToLockWritesNothing() throws Exception {
+		String key = "locked-row-" + UUID.randomUUID();
+		acquired(LockAttempt.join(this.pair.provider.tryLock(LockRequest.shared(key, LONG_LEASE)))).release();
+		FamilySql sql = new FamilySql(JdbcLockDialect.POSTGRESQL, JdbcPair.TABLE);
+		PostgresReadHolds holds = new PostgresReadHolds(sql);
+		JdbcReadWriteLocks.Taken taken = whileCreatedAgain(key, JdbcPair.TABLE, "INSERT INTO " + JdbcPair.TABLE
+				+ " (name, owner, fence, expires_at) VALUES (?, NULL, 0, " + sql.now + ")", () -> {
+					try (Connection connection = this.pair.dataSource.getConnection()) {
+						return holds.take(connection, key, "reader-" + UUID.randomUUID(), 30_000_000, false, -1);
+					}
+				});
+		assertThat(taken.acquired()).as("taken by a take that found no row").isFalse();
+		assertThat(count("SELECT COUNT(*) FROM " + sql.readers + " WHERE name = ?", key)).as("read holds").isZero();
+		assertThat(count("SELECT COUNT(*) FROM " + JdbcPair.TABLE + " WHERE name = ? AND owner IS NULL", key))
+			.as("the row created again, still free")
+			.isEqualTo(1);
+		LockHandle writer = acquired(LockAttempt.join(this.pair.other.tryLock(LockRequest.exclusive(key, LONG_LEASE))));
+		assertThat(writer.release()).isTrue();
+	}
+
+	/**
+	 * Runs {@code take} while another transaction deletes the key's row from
+	 * {@code table}: once the take waits for that transaction's lock, the transaction
+	 * inserts the row again with {@code insert} and commits, so that the take's lock
+	 * finds no row and its later statements see the new one.
+	 */
+	private <T> T whileCreatedAgain(String key, String table, String insert, Call<T> take) throws Exception {
+		try (Connection recreator = this.pair.otherDataSource.getConnection()) {
+			recreator.setAutoCommit(false);
+			long pid = count("SELECT pg_backend_pid()", null, recreator);
+			update(recreator, "DELETE FROM " + table + " WHERE name = ?", key);
+			CompletableFuture<T> taking = CompletableFuture.supplyAsync(() -> {
+				try {
+					return take.call();
+				}
+				catch (Exception ex) {
+					throw new IllegalStateException(ex);
+				}
+			}, TestThreads.EACH);
+			Conditions.await("the take waits for the deleted row's lock", Duration.ofSeconds(20),
+					() -> blockedBy(pid) || taking.isDone());
+			assertThat(taking).as("the take, before the row is created again").isNotDone();
+			update(recreator, insert, key);
+			recreator.commit();
+			return taking.get(30, TimeUnit.SECONDS);
+		}
+	}
+
+	private boolean blockedBy(long pid) {
+		try (Connection connection = this.pair.otherDataSource.getConnection()) {
+			return count("SELECT COUNT(*) FROM pg_stat_activity WHERE ?::int = ANY(pg_blocking_pids(pid))", pid,
+					connection) > 0;
+		}
+		catch (SQLException ex) {
+			throw new IllegalStateException(ex);
+		}
+	}
+
+	private long count(String query, String key) throws SQLException {
+		try (Connection connection = this.pair.otherDataSource.getConnection()) {
+			return count(query, key, connection);
+		}
+	}
+
+	private static long count(String query, Object parameter, Connection connection) throws SQLException {
+		try (PreparedStatement statement = connection.prepareStatement(query)) {
+			if (parameter != null) {
+				statement.setObject(1, parameter);
+			}
+			try (ResultSet result = statement.executeQuery()) {
+				result.next();
+				return result.getLong(1);
+			}
+		}
+	}
+
+	private static void update(Connection connection, String sql, String key) throws SQLException {
+		try (PreparedStatement statement = connection.prepareStatement(sql)) {
+			statement.setString(1, key);
+			statement.executeUpdate();
+		}
+	}
+
+	@FunctionalInterface
+	private interface Call<T> {
+
+		T call() throws Exception;
+
+	}
+
+}
