@@ -5,7 +5,9 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -393,22 +395,29 @@ class RedLockFaultTests {
 	 * what the masters answered.
 	 */
 	private static LockHandle awaitAcquired(RedLockProvider provider, String key) {
-		long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-		Object last = "no attempt";
+		long start = System.nanoTime();
+		long deadline = start + Duration.ofSeconds(30).toNanos();
+		// Each distinct answer with when it first came, so that a failure tells how the
+		// wait went, not only how it ended.
+		Map<String, Long> answers = new LinkedHashMap<>();
 		while (System.nanoTime() - deadline < 0) {
+			Object answer;
 			try {
 				LockAttempt attempt = LockAttempt.join(provider.tryLock(LockRequest.exclusive(key, LEASE)));
 				if (attempt instanceof LockAttempt.Acquired acquired) {
 					return acquired.handle();
 				}
-				last = attempt;
+				answer = (attempt instanceof LockAttempt.Busy busy)
+						? "busy, " + busy.remaining().toSeconds() + " s left" : attempt;
 			}
 			catch (LockBackendException ex) {
-				last = ex;
+				answer = ex.getMessage();
 			}
+			answers.putIfAbsent(String.valueOf(answer), (System.nanoTime() - start) / 1_000_000);
 			LockSupport.parkNanos(Duration.ofMillis(100).toNanos());
 		}
-		return fail("lock '" + key + "' was not acquired within 30s; the last attempt answered " + last);
+		return fail("lock '" + key + "' was not acquired within 30s; the answers, each with the millisecond it"
+				+ " first came: " + answers + "; the masters: " + provider);
 	}
 
 	private static LockHandle acquired(LockAttempt attempt) {
