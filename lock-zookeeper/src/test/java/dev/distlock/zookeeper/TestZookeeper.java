@@ -78,6 +78,11 @@ final class TestZookeeper {
 
 	/** A started ensemble of {@code size} servers. */
 	static TestingCluster cluster(int size) {
+		// A server that finds no leader backs off between election rounds, doubling
+		// up to this bound (60 s unless set): one unlucky round would then outlast a
+		// test's wait for the survivors' leader. The ensemble runs in this JVM, and the
+		// bound is read when its election first runs.
+		System.setProperty("zookeeper.fastleader.maxNotificationInterval", "2000");
 		List<InstanceSpec> specs = new ArrayList<>();
 		for (int id = 1; id <= size; id++) {
 			specs.add(spec(id));
