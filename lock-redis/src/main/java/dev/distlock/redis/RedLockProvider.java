@@ -56,7 +56,9 @@ import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactor
  * it reports the lease lost, and when too few masters answer it fails, so that the lease
  * is declared lost at its deadline. Loss is never silent.</li>
  * <li><b>Release</b> deletes the lock on every master (owner-checked) and succeeds when a
- * quorum deleted it.</li>
+ * quorum deleted it. A master that had not answered the acquire yet (down, or its client
+ * reconnecting) may still run it later, so it is sent the release again once it
+ * answers.</li>
  * <li>A majority of masters down or unreachable makes every call fail with
  * {@link LockBackendException} naming them; a minority down or paused changes
  * nothing.</li>
@@ -259,7 +261,7 @@ public final class RedLockProvider implements LockProvider, AutoCloseable {
 				RedLockReplies.Tally fenced = fence(key, lockKey, owner, token, taken, deadline).await(deadline);
 				long elapsed = System.nanoTime() - start;
 				if (fenced.reached() && elapsed < validity) {
-					return new LockAttempt.Acquired(new RedLockHandle(key, lockKey, owner, token));
+					return new LockAttempt.Acquired(new RedLockHandle(key, lockKey, owner, token, acquire));
 				}
 				releaseEverywhere(key, lockKey, owner, acquire);
 				throw new LockBackendException(key,
@@ -369,6 +371,15 @@ public final class RedLockProvider implements LockProvider, AutoCloseable {
 	private void releaseEverywhere(String key, String lockKey, String owner, RedLockReplies acquire) {
 		boolean[] answered = acquire.answeredNow();
 		releaseEverywhere(key, lockKey, owner);
+		releaseAfterLateAnswers(key, lockKey, owner, acquire, answered);
+	}
+
+	/**
+	 * Deletes this owner's lock again on each master that had not answered
+	 * {@code acquire} when {@code answered} was read, once it has (or failed).
+	 */
+	private void releaseAfterLateAnswers(String key, String lockKey, String owner, RedLockReplies acquire,
+			boolean[] answered) {
 		acquire.afterEachAnswer(answered,
 				(index) -> this.masters.get(index)
 					.send(key, "clean up", RedLockScripts.RELEASE, System.nanoTime() + this.storeTimeout.toNanos(),
@@ -415,11 +426,15 @@ public final class RedLockProvider implements LockProvider, AutoCloseable {
 
 		private final long fencingToken;
 
-		RedLockHandle(String key, String lockKey, String owner, long fencingToken) {
+		/** The acquire's replies: a master that has not answered may still run it. */
+		private final RedLockReplies acquire;
+
+		RedLockHandle(String key, String lockKey, String owner, long fencingToken, RedLockReplies acquire) {
 			this.key = key;
 			this.lockKey = lockKey;
 			this.owner = owner;
 			this.fencingToken = fencingToken;
+			this.acquire = acquire;
 		}
 
 		@Override
@@ -467,13 +482,18 @@ public final class RedLockProvider implements LockProvider, AutoCloseable {
 		 * True when a quorum deleted the lock; false when a quorum says it was not this
 		 * owner's (expired, taken over, or released before); otherwise
 		 * {@link LockBackendException}. The masters that did not answer delete it when
-		 * the command reaches them, or let it expire.
+		 * the command reaches them, or let it expire. A master that had not answered the
+		 * acquire yet is sent the release again once it has, as after a failed acquire:
+		 * the acquire can still run there after the release.
 		 */
 		@Override
 		public boolean release() {
 			long deadline = System.nanoTime() + RedLockProvider.this.storeTimeout.toNanos();
-			RedLockReplies.Tally released = await("release", deadline, send((value) -> value == 1, (master) -> master
-				.send(this.key, "release", RedLockScripts.RELEASE, deadline, keys(this.lockKey), this.owner)));
+			boolean[] answered = this.acquire.answeredNow();
+			RedLockReplies replies = send((value) -> value == 1, (master) -> master.send(this.key, "release",
+					RedLockScripts.RELEASE, deadline, keys(this.lockKey), this.owner));
+			releaseAfterLateAnswers(this.key, this.lockKey, this.owner, this.acquire, answered);
+			RedLockReplies.Tally released = await("release", deadline, replies);
 			if (released.reached()) {
 				return true;
 			}

@@ -16,6 +16,7 @@ import java.util.function.Consumer;
 import java.util.function.Function;
 
 import dev.distlock.LockBackendException;
+import io.lettuce.core.RedisChannelHandler;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.async.RedisAsyncCommands;
@@ -348,13 +349,16 @@ final class RedisCalls implements AutoCloseable {
 
 	/**
 	 * The connection, established or on its way, connecting first if need be; a
-	 * connection that closed (the factory was reset) is replaced. Never waits.
+	 * connection closed for good (the factory was reset) is replaced. One that is
+	 * reconnecting is kept: Lettuce holds its commands and sends them in order once it is
+	 * back, so that an undo sent behind a command still runs after it, where a command on
+	 * a replacement could overtake it, or never be sent at all. Never waits.
 	 */
 	private CompletableFuture<Native> connection(String key, String operation) {
 		CompletableFuture<Native> current = this.connection.get();
 		if (current != null && current.isDone() && !current.isCompletedExceptionally()) {
 			Native established = current.join();
-			if (established.isOpen()) {
+			if (!established.isClosed()) {
 				return current;
 			}
 			this.connection.compareAndSet(current, null);
@@ -466,14 +470,22 @@ final class RedisCalls implements AutoCloseable {
 	 */
 	private record Native(LettuceConnection connection, RedisClusterAsyncCommands<byte[], byte[]> commands) {
 
-		boolean isOpen() {
+		/**
+		 * Whether the connection was closed for good; not while Lettuce reconnects it
+		 * ({@code isOpen()} is false then).
+		 */
+		boolean isClosed() {
+			Object stateful = null;
 			if (this.commands instanceof RedisAsyncCommands<byte[], byte[]> standalone) {
-				return standalone.getStatefulConnection().isOpen();
+				stateful = standalone.getStatefulConnection();
 			}
-			if (this.commands instanceof RedisAdvancedClusterAsyncCommands<byte[], byte[]> cluster) {
-				return cluster.getStatefulConnection().isOpen();
+			else if (this.commands instanceof RedisAdvancedClusterAsyncCommands<byte[], byte[]> cluster) {
+				stateful = cluster.getStatefulConnection();
 			}
-			return !this.connection.isClosed();
+			if (stateful instanceof RedisChannelHandler<?, ?> handler) {
+				return handler.isClosed();
+			}
+			return this.connection.isClosed();
 		}
 
 		void close() {

@@ -1,5 +1,7 @@
 package dev.distlock.redis;
 
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,6 +28,7 @@ import dev.distlock.spi.LockRequest;
 import dev.distlock.support.DefaultLockTemplate;
 import dev.distlock.support.RenewalScheduler;
 import io.lettuce.core.RedisCommandTimeoutException;
+import io.lettuce.core.api.async.RedisAsyncCommands;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -35,6 +38,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import org.springframework.dao.DataAccessException;
+import org.springframework.data.redis.connection.RedisConnection;
 import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceClientConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
@@ -435,6 +439,40 @@ class LostReplyTests {
 		this.proxy.heal();
 		lease.release();
 		assertThat(redis.hasKey("lock:" + key)).isFalse();
+	}
+
+	/**
+	 * A release made while the client is cut off from Redis and reconnecting: the caller
+	 * is told it failed, after the store timeout, and the client holds the command and
+	 * sends it once it is back, so the lock is freed then rather than at the end of its
+	 * lease. Fails if the release is dropped while the client reconnects (the lock then
+	 * stays for its whole 30 s lease).
+	 */
+	@Test
+	void aReleaseMadeWhileRedisIsOutOfReachRunsOnceItIsBack() throws Exception {
+		LettuceConnectionFactory factory = throughProxy(DEFAULT_COMMAND_TIMEOUT);
+		RedisLockProvider provider = new RedisLockProvider(factory, "lock:", false);
+		warmUp(provider);
+		String key = key();
+		LockHandle handle = acquired(LockAttempt.join(provider.tryLock(LockRequest.exclusive(key, LONG_LEASE))));
+		try (ServerSocket unused = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+			this.proxy.retarget(server.host(), unused.getLocalPort());
+		}
+		this.proxy.disconnectAll();
+		await("the client sees its connection drop", Duration.ofSeconds(10), () -> !isOpen(factory));
+		assertThatExceptionOfType(LockBackendException.class).isThrownBy(handle::release)
+			.withMessageContaining("did not answer");
+		assertThat(redis.hasKey("lock:" + key)).as("the lock while Redis is out of reach").isTrue();
+		this.proxy.retarget(server.host(), server.port());
+		await("the release, sent once the client is back, frees the lock", Duration.ofSeconds(20),
+				() -> !redis.hasKey("lock:" + key));
+	}
+
+	/** Whether the factory's shared connection is connected (not reconnecting). */
+	private static boolean isOpen(LettuceConnectionFactory factory) {
+		try (RedisConnection connection = factory.getConnection()) {
+			return ((RedisAsyncCommands<?, ?>) connection.getNativeConnection()).getStatefulConnection().isOpen();
+		}
 	}
 
 	/**

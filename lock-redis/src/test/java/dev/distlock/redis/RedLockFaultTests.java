@@ -2,6 +2,8 @@ package dev.distlock.redis;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -262,16 +264,7 @@ class RedLockFaultTests {
 			RedLockProvider holder = masters.provider();
 			RedLockProvider other = masters.provider();
 			String key = key();
-			int port = masters.server(0).port();
-			// A paused master reads commands but runs none of them.
-			masters.server(0).command("CLIENT", "PAUSE", "60000", "ALL");
-			long readBefore = bytesReadBy(port);
-			LockHandle held = acquired(LockAttempt.join(holder.tryLock(LockRequest.exclusive(key, LEASE))));
-			// The acquire returned on the other two masters' answers. Killed with the
-			// acquire still unread, the master would reset the connection, and the client
-			// would fail the acquire rather than send it again.
-			Conditions.await("the paused master reads the acquire", Duration.ofSeconds(10),
-					() -> bytesReadBy(port) > readBefore);
+			LockHandle held = acquiredWhileAMasterReadsButDoesNotRun(masters, 0, holder, key);
 			masters.kill(0);
 			masters.kill(1);
 			masters.restart(0);
@@ -288,33 +281,21 @@ class RedLockFaultTests {
 		}
 	}
 
-	/**
-	 * Bytes the server listening on {@code port} has read from its open connections: what
-	 * they received less what waits unread.
-	 */
-	private static long bytesReadBy(int port) {
+	/** Connections to {@code port} that this machine's clients have not closed. */
+	private static long openConnectionsTo(int port) {
+		return ss("state", "established", "state", "close-wait", "( dport = :" + port + " )").lines()
+			.filter((line) -> !line.isBlank())
+			.count();
+	}
+
+	private static String ss(String... filter) {
+		List<String> command = new ArrayList<>(List.of("ss", "-Htn"));
+		command.addAll(List.of(filter));
 		try {
-			Process ss = new ProcessBuilder("ss", "-Htni", "state", "established", "( sport = :" + port + " )")
-				.redirectErrorStream(true)
-				.start();
+			Process ss = new ProcessBuilder(command).redirectErrorStream(true).start();
 			String out = new String(ss.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
 			ss.waitFor();
-			long read = 0;
-			for (String line : out.split("\n")) {
-				if (line.isBlank()) {
-					continue;
-				}
-				if (!Character.isWhitespace(line.charAt(0))) {
-					read -= Long.parseLong(line.trim().split("\\s+")[0]);
-					continue;
-				}
-				for (String field : line.trim().split("\\s+")) {
-					if (field.startsWith("bytes_received:")) {
-						read += Long.parseLong(field.substring("bytes_received:".length()));
-					}
-				}
-			}
-			return read;
+			return out;
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException(ex);
@@ -323,6 +304,29 @@ class RedLockFaultTests {
 			Thread.currentThread().interrupt();
 			throw new IllegalStateException(ex);
 		}
+	}
+
+	/**
+	 * Bytes the server listening on {@code port} has read from its open connections: what
+	 * they received less what waits unread.
+	 */
+	private static long bytesReadBy(int port) {
+		long read = 0;
+		for (String line : ss("-i", "state", "established", "( sport = :" + port + " )").split("\n")) {
+			if (line.isBlank()) {
+				continue;
+			}
+			if (!Character.isWhitespace(line.charAt(0))) {
+				read -= Long.parseLong(line.trim().split("\\s+")[0]);
+				continue;
+			}
+			for (String field : line.trim().split("\\s+")) {
+				if (field.startsWith("bytes_received:")) {
+					read += Long.parseLong(field.substring("bytes_received:".length()));
+				}
+			}
+		}
+		return read;
 	}
 
 	/**
@@ -348,6 +352,101 @@ class RedLockFaultTests {
 			assertThat(later.fencingToken()).isGreaterThan(earlier.fencingToken());
 			assertThat(later.release()).isTrue();
 		}
+	}
+
+	/**
+	 * A master reads the holder's acquire but dies before it runs it, and the holder
+	 * releases the lock while that master is down: its client sends the acquire again
+	 * once the master is back, and the release behind it. Fails if the release is dropped
+	 * while the client reconnects: the restarted master then holds the lock for its whole
+	 * lease, and with one more master down nobody can take it.
+	 */
+	@Test
+	void aLockReleasedWhileAMasterIsDownIsNotTakenAgainThereWhenItIsBack() {
+		try (RedLockMasters masters = RedLockMasters.start(3)) {
+			RedLockProvider provider = masters.provider();
+			String key = key();
+			LockHandle held = acquiredWhileAMasterReadsButDoesNotRun(masters, 2, provider, key);
+			int port = masters.server(2).port();
+			masters.kill(2);
+			// The release goes out once the client knows the master is gone, while it
+			// reconnects, not into the dead connection.
+			Conditions.await("the client closes its connection to the killed master", Duration.ofSeconds(10),
+					() -> openConnectionsTo(port) == 0);
+			assertThat(held.release()).isTrue();
+			// The outage itself, longer than the store timeout: the release's own
+			// deadline passes while the client reconnects.
+			LockSupport.parkNanos(RedisLockProvider.DEFAULT_STORE_TIMEOUT.plusSeconds(1).toNanos());
+			masters.restart(2);
+			awaitEverythingSentRan(masters, 2, provider);
+			Conditions.await("no master holds the released lock", Duration.ofSeconds(10),
+					() -> !masters.anyMasterHas(key));
+		}
+	}
+
+	/**
+	 * As {@link #aLockReleasedWhileAMasterIsDownIsNotTakenAgainThereWhenItIsBack}, on a
+	 * master restarted with only the release script cached (another client released a
+	 * lock there first): the acquire sent again comes back {@code NOSCRIPT} and is sent
+	 * whole, behind the release, which finds nothing to delete. Fails unless the release
+	 * is sent again once the acquire has answered: the master would hold the lock for its
+	 * whole lease.
+	 */
+	@Test
+	void aLockReleasedWhileAMasterIsDownIsDeletedThereAfterItsAcquireRanLate() throws Exception {
+		try (RedLockMasters masters = RedLockMasters.start(3);
+				FaultProxy proxy = FaultProxy.start(masters.server(2).host(), masters.server(2).port())) {
+			List<String> uris = new ArrayList<>(masters.uris());
+			uris.set(2, "redis://" + proxy.host() + ":" + proxy.port());
+			RedLockProvider provider = masters.provider(uris, RedisLockProvider.DEFAULT_STORE_TIMEOUT);
+			String key = key();
+			LockHandle held = acquiredWhileAMasterReadsButDoesNotRun(masters, 2, provider, key);
+			// Nothing answers behind the proxy until the master is back with the script.
+			try (ServerSocket unused = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+				proxy.retarget(proxy.host(), unused.getLocalPort());
+			}
+			masters.kill(2);
+			assertThat(held.release()).isTrue();
+			masters.restart(2);
+			masters.server(2).command("SCRIPT", "LOAD", RedLockScripts.RELEASE.getScriptAsString());
+			proxy.retarget(masters.server(2).host(), masters.server(2).port());
+			awaitEverythingSentRan(masters, 2, provider);
+			Conditions.await("no master holds the released lock", Duration.ofSeconds(10),
+					() -> !masters.anyMasterHas(key));
+		}
+	}
+
+	/**
+	 * The lock, taken on the other masters while master {@code index}, paused, has read
+	 * the acquire without running it. Killed with the acquire still unread, the master
+	 * would reset the connection, and the client would fail the acquire rather than send
+	 * it again.
+	 */
+	private static LockHandle acquiredWhileAMasterReadsButDoesNotRun(RedLockMasters masters, int index,
+			RedLockProvider provider, String key) {
+		int port = masters.server(index).port();
+		masters.server(index).command("CLIENT", "PAUSE", "60000", "ALL");
+		long readBefore = bytesReadBy(port);
+		LockHandle held = acquired(LockAttempt.join(provider.tryLock(LockRequest.exclusive(key, LEASE))));
+		Conditions.await("the paused master reads the acquire", Duration.ofSeconds(10),
+				() -> bytesReadBy(port) > readBefore);
+		return held;
+	}
+
+	/**
+	 * Waits until a lock the provider takes now is on master {@code index}: the commands
+	 * to a master run in the order sent, so everything sent to it before has run there.
+	 */
+	private static void awaitEverythingSentRan(RedLockMasters masters, int index, RedLockProvider provider) {
+		List<String> probes = new ArrayList<>();
+		Conditions.await("a lock taken now reaches master " + index, Duration.ofSeconds(30), () -> {
+			String probe = key();
+			probes.add(probe);
+			acquired(LockAttempt.join(provider.tryLock(LockRequest.exclusive(probe, LEASE))));
+			return probes.stream()
+				.anyMatch(
+						(taken) -> masters.server(index).command("EXISTS", RedLockMasters.PREFIX + taken).equals(":1"));
+		});
 	}
 
 	/**
