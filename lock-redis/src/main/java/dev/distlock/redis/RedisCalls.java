@@ -471,8 +471,8 @@ final class RedisCalls implements AutoCloseable {
 	private record Native(LettuceConnection connection, RedisClusterAsyncCommands<byte[], byte[]> commands) {
 
 		/**
-		 * Whether the connection was closed for good; not while Lettuce reconnects it
-		 * ({@code isOpen()} is false then).
+		 * Whether the connection was closed for good, or lost with no reconnecting to
+		 * come; not while Lettuce reconnects it ({@code isOpen()} is false then).
 		 */
 		boolean isClosed() {
 			Object stateful = null;
@@ -483,7 +483,7 @@ final class RedisCalls implements AutoCloseable {
 				stateful = cluster.getStatefulConnection();
 			}
 			if (stateful instanceof RedisChannelHandler<?, ?> handler) {
-				return handler.isClosed();
+				return handler.isClosed() || (!handler.isOpen() && !handler.getOptions().isAutoReconnect());
 			}
 			return this.connection.isClosed();
 		}

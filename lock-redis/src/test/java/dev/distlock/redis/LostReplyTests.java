@@ -27,6 +27,7 @@ import dev.distlock.spi.LockHandle;
 import dev.distlock.spi.LockRequest;
 import dev.distlock.support.DefaultLockTemplate;
 import dev.distlock.support.RenewalScheduler;
+import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.api.async.RedisAsyncCommands;
 import org.junit.jupiter.api.AfterAll;
@@ -466,6 +467,37 @@ class LostReplyTests {
 		this.proxy.retarget(server.host(), server.port());
 		await("the release, sent once the client is back, frees the lock", Duration.ofSeconds(20),
 				() -> !redis.hasKey("lock:" + key));
+	}
+
+	/**
+	 * A client that does not reconnect by itself (auto-reconnect off, a connection of its
+	 * own rather than the factory's shared one) has its connection cut: the store takes a
+	 * new one from the factory, so its calls work again. Fails if the lost connection is
+	 * kept: every later call fails.
+	 */
+	@Test
+	void aConnectionThatWillNotReconnectIsReplaced() {
+		LettuceConnectionFactory factory = new LettuceConnectionFactory(
+				new RedisStandaloneConfiguration(this.proxy.host(), this.proxy.port()),
+				LettuceClientConfiguration.builder()
+					.clientOptions(ClientOptions.builder().autoReconnect(false).build())
+					.build());
+		factory.setShareNativeConnection(false);
+		factory.afterPropertiesSet();
+		factory.start();
+		this.proxiedFactories.add(factory);
+		RedisLockProvider provider = new RedisLockProvider(factory, "lock:", false);
+		warmUp(provider);
+		this.proxy.disconnectAll();
+		await("a lock taken again after the cut", Duration.ofSeconds(20), () -> {
+			try {
+				LockAttempt attempt = LockAttempt.join(provider.tryLock(LockRequest.exclusive(key(), LONG_LEASE)));
+				return attempt instanceof LockAttempt.Acquired acquired && acquired.handle().release();
+			}
+			catch (LockBackendException ex) {
+				return false;
+			}
+		});
 	}
 
 	/** Whether the factory's shared connection is connected (not reconnecting). */
