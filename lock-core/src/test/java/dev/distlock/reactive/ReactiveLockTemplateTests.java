@@ -1,7 +1,6 @@
 package dev.distlock.reactive;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -20,13 +19,14 @@ import dev.distlock.LockOptions;
 import dev.distlock.OnLeaseLost;
 import dev.distlock.inmemory.InMemoryLockProvider;
 import dev.distlock.support.Await;
+import dev.distlock.support.Closing;
 import dev.distlock.support.DefaultLockTemplate;
 import dev.distlock.support.HandoverSettings;
 import dev.distlock.support.LeaseLossListener;
 import dev.distlock.support.LockObserver;
 import dev.distlock.support.RenewalScheduler;
 import org.jspecify.annotations.Nullable;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import reactor.core.Disposable;
@@ -50,7 +50,8 @@ class ReactiveLockTemplateTests {
 
 	private final InMemoryLockProvider store = new InMemoryLockProvider();
 
-	private final List<AutoCloseable> closeables = new ArrayList<>();
+	@AutoClose
+	private final Closing closing = new Closing();
 
 	private final HoldOutcomes outcomes = new HoldOutcomes();
 
@@ -62,7 +63,7 @@ class ReactiveLockTemplateTests {
 	private final DefaultLockTemplate other = template(Duration.ofSeconds(30), LockObserver.NONE);
 
 	private DefaultLockTemplate template(Duration leaseTime, LockObserver observer) {
-		RenewalScheduler scheduler = new RenewalScheduler();
+		RenewalScheduler scheduler = this.closing.scheduler();
 		DefaultLockTemplate template = new DefaultLockTemplate(this.store, scheduler,
 				LockOptions.builder()
 					.waitTime(Duration.ofSeconds(10))
@@ -71,16 +72,8 @@ class ReactiveLockTemplateTests {
 					.retryInterval(Duration.ofMillis(100))
 					.build(),
 				LeaseLossListener.NONE, true, observer, HandoverSettings.DEFAULTS);
-		this.closeables.add(template);
-		this.closeables.add(scheduler);
+		this.closing.add(template);
 		return template;
-	}
-
-	@AfterEach
-	void close() throws Exception {
-		for (AutoCloseable closeable : this.closeables) {
-			closeable.close();
-		}
 	}
 
 	private static String key() {

@@ -1,7 +1,6 @@
 package dev.distlock.support;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -27,7 +26,7 @@ import dev.distlock.spi.LockRequest;
 import dev.distlock.spi.ReleaseSignalling;
 import dev.distlock.spi.ReleaseSignals;
 import org.jspecify.annotations.Nullable;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -50,14 +49,15 @@ class AsyncAcquireTests {
 
 	private final InMemoryLockProvider store = new InMemoryLockProvider();
 
-	private final List<AutoCloseable> closeables = new ArrayList<>();
+	@AutoClose
+	private final Closing closing = new Closing();
 
 	private final DefaultLockTemplate template = template(this.store);
 
 	private final DefaultLockTemplate other = template(this.store);
 
 	private DefaultLockTemplate template(LockProvider provider) {
-		RenewalScheduler scheduler = new RenewalScheduler();
+		RenewalScheduler scheduler = this.closing.scheduler();
 		DefaultLockTemplate template = new DefaultLockTemplate(provider, scheduler,
 				LockOptions.builder()
 					.waitTime(Duration.ofSeconds(5))
@@ -65,16 +65,8 @@ class AsyncAcquireTests {
 					.autoRenew(true)
 					.retryInterval(Duration.ofMillis(100))
 					.build());
-		this.closeables.add(template);
-		this.closeables.add(scheduler);
+		this.closing.add(template);
 		return template;
-	}
-
-	@AfterEach
-	void close() throws Exception {
-		for (AutoCloseable closeable : this.closeables) {
-			closeable.close();
-		}
 	}
 
 	private static String key() {

@@ -26,6 +26,7 @@ import dev.distlock.MultiLease;
 import dev.distlock.inmemory.InMemoryLockProvider;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -44,7 +45,8 @@ class AsyncLockTemplateTests {
 
 	private final InMemoryLockProvider store = new InMemoryLockProvider();
 
-	private final List<AutoCloseable> closeables = new ArrayList<>();
+	@AutoClose
+	private final Closing closing = new Closing();
 
 	private final ReleaseCounter releases = new ReleaseCounter();
 
@@ -58,7 +60,7 @@ class AsyncLockTemplateTests {
 	private final ExecutorService worker = Executors.newSingleThreadExecutor();
 
 	private DefaultLockTemplate template(LockObserver observer) {
-		RenewalScheduler scheduler = new RenewalScheduler();
+		RenewalScheduler scheduler = this.closing.scheduler();
 		DefaultLockTemplate template = new DefaultLockTemplate(this.store, scheduler,
 				LockOptions.builder()
 					.waitTime(Duration.ofSeconds(5))
@@ -67,17 +69,13 @@ class AsyncLockTemplateTests {
 					.retryInterval(Duration.ofMillis(100))
 					.build(),
 				LeaseLossListener.NONE, true, observer);
-		this.closeables.add(template);
-		this.closeables.add(scheduler);
+		this.closing.add(template);
 		return template;
 	}
 
 	@AfterEach
 	void close() throws Exception {
 		this.worker.shutdownNow();
-		for (AutoCloseable closeable : this.closeables) {
-			closeable.close();
-		}
 	}
 
 	private static String key() {

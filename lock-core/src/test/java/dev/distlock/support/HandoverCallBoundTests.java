@@ -12,7 +12,7 @@ import dev.distlock.Lease;
 import dev.distlock.LockBackendException;
 import dev.distlock.LockOptions;
 import org.jspecify.annotations.Nullable;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -35,18 +35,11 @@ class HandoverCallBoundTests {
 	/** Room for thread hand-offs on a busy machine; far below a second store call. */
 	private static final Duration SLACK = Duration.ofMillis(400);
 
-	private final List<AutoCloseable> closeables = new ArrayList<>();
-
-	@AfterEach
-	void close() throws Exception {
-		for (AutoCloseable closeable : this.closeables) {
-			closeable.close();
-		}
-	}
+	@AutoClose
+	private final Closing closing = new Closing();
 
 	private DefaultLockTemplate template(FaultyStore store) {
-		RenewalScheduler scheduler = new RenewalScheduler();
-		this.closeables.add(scheduler);
+		RenewalScheduler scheduler = this.closing.scheduler();
 		DefaultLockTemplate template = new DefaultLockTemplate(store, scheduler,
 				LockOptions.builder()
 					.waitTime(Duration.ofSeconds(30))
@@ -55,7 +48,7 @@ class HandoverCallBoundTests {
 					.retryInterval(Duration.ofMillis(100))
 					.build(),
 				LeaseLossListener.NONE, false, LockObserver.NONE, PATIENT);
-		this.closeables.add(template);
+		this.closing.add(template);
 		return template;
 	}
 

@@ -15,6 +15,7 @@ import dev.distlock.LeaderListener;
 import dev.distlock.LeaderSettings;
 import dev.distlock.LockOptions;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -34,7 +35,8 @@ class InMemoryLeaderElectionTests {
 
 	private final FaultyStore store = new FaultyStore(Duration.ofSeconds(10));
 
-	private final List<AutoCloseable> closeables = new ArrayList<>();
+	@AutoClose
+	private final Closing closing = new Closing();
 
 	/** The candidate leading now as its listeners were told; null between terms. */
 	private final AtomicReference<String> leading = new AtomicReference<>();
@@ -57,9 +59,6 @@ class InMemoryLeaderElectionTests {
 		this.store.latency = Duration.ZERO;
 		if (this.sampler != null) {
 			this.sampler.join(5000);
-		}
-		for (int i = this.closeables.size() - 1; i >= 0; i--) {
-			this.closeables.get(i).close();
 		}
 	}
 
@@ -117,8 +116,7 @@ class InMemoryLeaderElectionTests {
 	}
 
 	private LeaderElection candidate(String id) {
-		RenewalScheduler scheduler = new RenewalScheduler();
-		this.closeables.add(scheduler);
+		RenewalScheduler scheduler = this.closing.scheduler();
 		DefaultLockTemplate template = new DefaultLockTemplate(this.store, scheduler,
 				LockOptions.builder()
 					.waitTime(Duration.ofSeconds(5))
@@ -126,9 +124,9 @@ class InMemoryLeaderElectionTests {
 					.autoRenew(true)
 					.retryInterval(Duration.ofMillis(50))
 					.build());
-		this.closeables.add(template);
+		this.closing.add(template);
 		LeaderElections elections = new LeaderElections(template, id);
-		this.closeables.add(elections);
+		this.closing.add(elections);
 		LeaderElection election = elections.add("jobs", FAST, new LeaderListener() {
 
 			@Override

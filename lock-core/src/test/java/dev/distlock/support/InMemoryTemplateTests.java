@@ -2,7 +2,9 @@ package dev.distlock.support;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -21,7 +23,7 @@ import dev.distlock.LockOptions;
 import dev.distlock.OnLeaseLost;
 import dev.distlock.inmemory.InMemoryLockProvider;
 import dev.distlock.spi.LockProvider;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -44,7 +46,11 @@ class InMemoryTemplateTests {
 
 	private final InMemoryLockProvider store = new InMemoryLockProvider();
 
-	private final List<AutoCloseable> closeables = new ArrayList<>();
+	@AutoClose
+	private final Closing closing = new Closing();
+
+	/** Each template's renewal scheduler. */
+	private final Map<DefaultLockTemplate, RenewalScheduler> schedulers = new IdentityHashMap<>();
 
 	/** Losses the templates' listener heard of: key, holder thread, reason. */
 	private final List<String> losses = new CopyOnWriteArrayList<>();
@@ -56,9 +62,8 @@ class InMemoryTemplateTests {
 	private final DefaultLockTemplate other = template(this.store);
 
 	private DefaultLockTemplate template(LockProvider provider) {
-		RenewalScheduler scheduler = new RenewalScheduler();
-		this.closeables.add(scheduler);
-		return new DefaultLockTemplate(provider, scheduler,
+		RenewalScheduler scheduler = this.closing.scheduler();
+		DefaultLockTemplate template = new DefaultLockTemplate(provider, scheduler,
 				LockOptions.builder()
 					.waitTime(Duration.ofSeconds(5))
 					.leaseTime(Duration.ofSeconds(30))
@@ -68,17 +73,12 @@ class InMemoryTemplateTests {
 				(lease, reason, holder) -> this.losses
 					.add(lease.key() + " held by " + ((holder != null) ? holder.getName() : "none") + ": " + reason),
 				false);
+		this.schedulers.put(template, scheduler);
+		return template;
 	}
 
 	private RenewalScheduler scheduler(DefaultLockTemplate template) {
-		return (RenewalScheduler) this.closeables.get((template == this.template) ? 0 : 1);
-	}
-
-	@AfterEach
-	void close() throws Exception {
-		for (AutoCloseable closeable : this.closeables) {
-			closeable.close();
-		}
+		return this.schedulers.get(template);
 	}
 
 	private static String key() {
@@ -170,7 +170,7 @@ class InMemoryTemplateTests {
 	void noRenewalIsScheduledOrSentAfterRelease() {
 		ObservedProvider observed = new ObservedProvider();
 		DefaultLockTemplate template = template(observed);
-		RenewalScheduler scheduler = (RenewalScheduler) this.closeables.get(this.closeables.size() - 1);
+		RenewalScheduler scheduler = scheduler(template);
 		Duration leaseTime = Duration.ofMillis(90);
 		List<Lease> leases = new ArrayList<>();
 		for (int i = 0; i < 20; i++) {

@@ -25,7 +25,7 @@ import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockKind;
 import dev.distlock.spi.LockProvider;
 import dev.distlock.spi.LockRequest;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -49,7 +49,8 @@ class InMemoryWaitingTests {
 
 	private final InMemoryLockProvider store = new InMemoryLockProvider();
 
-	private final List<AutoCloseable> closeables = new ArrayList<>();
+	@AutoClose
+	private final Closing closing = new Closing();
 
 	private final List<DefaultLockTemplate> jvms = List.of(template(RETRY), template(RETRY), template(RETRY));
 
@@ -62,8 +63,7 @@ class InMemoryWaitingTests {
 	}
 
 	private DefaultLockTemplate template(LockProvider provider, Duration retryInterval) {
-		RenewalScheduler scheduler = new RenewalScheduler();
-		this.closeables.add(scheduler);
+		RenewalScheduler scheduler = this.closing.scheduler();
 		return new DefaultLockTemplate(provider, scheduler,
 				LockOptions.builder()
 					.waitTime(Duration.ofSeconds(20))
@@ -71,13 +71,6 @@ class InMemoryWaitingTests {
 					.autoRenew(true)
 					.retryInterval(retryInterval)
 					.build());
-	}
-
-	@AfterEach
-	void close() throws Exception {
-		for (AutoCloseable closeable : this.closeables) {
-			closeable.close();
-		}
 	}
 
 	private static String key() {

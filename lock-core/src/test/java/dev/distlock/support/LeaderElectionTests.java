@@ -15,6 +15,7 @@ import dev.distlock.LeaderListener;
 import dev.distlock.LeaderSettings;
 import dev.distlock.LockOptions;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
@@ -32,19 +33,16 @@ class LeaderElectionTests {
 
 	private final FaultyStore store = new FaultyStore(Duration.ofSeconds(10));
 
-	private final List<AutoCloseable> closeables = new ArrayList<>();
+	@AutoClose
+	private final Closing closing = new Closing();
 
 	@AfterEach
 	void close() throws Exception {
 		this.store.latency = Duration.ZERO;
-		for (int i = this.closeables.size() - 1; i >= 0; i--) {
-			this.closeables.get(i).close();
-		}
 	}
 
 	private Candidate candidate(String id, LeaderSettings settings) {
-		RenewalScheduler scheduler = new RenewalScheduler();
-		this.closeables.add(scheduler);
+		RenewalScheduler scheduler = this.closing.scheduler();
 		DefaultLockTemplate template = new DefaultLockTemplate(this.store, scheduler,
 				LockOptions.builder()
 					.waitTime(Duration.ofSeconds(5))
@@ -52,9 +50,9 @@ class LeaderElectionTests {
 					.autoRenew(true)
 					.retryInterval(Duration.ofMillis(50))
 					.build());
-		this.closeables.add(template);
+		this.closing.add(template);
 		LeaderElections elections = new LeaderElections(template, id);
-		this.closeables.add(elections);
+		this.closing.add(elections);
 		Candidate candidate = new Candidate(elections);
 		candidate.election = elections.add("jobs", settings, candidate);
 		return candidate;

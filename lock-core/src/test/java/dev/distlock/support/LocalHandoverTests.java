@@ -22,6 +22,7 @@ import dev.distlock.spi.LockRequest;
 import dev.distlock.spi.TokenBlock;
 import dev.distlock.support.handover.TakeOverGate;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -43,13 +44,13 @@ class LocalHandoverTests {
 
 	private final InMemoryLockProvider store = new InMemoryLockProvider();
 
-	private final List<AutoCloseable> closeables = new ArrayList<>();
+	@AutoClose
+	private final Closing closing = new Closing();
 
 	private final ExecutorService threads = Executors.newCachedThreadPool();
 
 	private DefaultLockTemplate template(HandoverSettings handover, Duration leaseTime, boolean autoRenew) {
-		RenewalScheduler scheduler = new RenewalScheduler();
-		this.closeables.add(scheduler);
+		RenewalScheduler scheduler = this.closing.scheduler();
 		return template(handover, leaseTime, autoRenew, scheduler);
 	}
 
@@ -68,7 +69,7 @@ class LocalHandoverTests {
 					.retryInterval(Duration.ofMillis(100))
 					.build(),
 				LeaseLossListener.NONE, false, LockObserver.NONE, handover, gate);
-		this.closeables.add(template);
+		this.closing.add(template);
 		return template;
 	}
 
@@ -79,9 +80,6 @@ class LocalHandoverTests {
 	@AfterEach
 	void close() throws Exception {
 		this.threads.shutdownNow();
-		for (AutoCloseable closeable : this.closeables) {
-			closeable.close();
-		}
 	}
 
 	/** Another thread of {@code jvm} waits for {@code key}, parked between attempts. */
@@ -294,8 +292,7 @@ class LocalHandoverTests {
 	@Test
 	void renewalCarriesOver() throws Exception {
 		String key = key();
-		RenewalScheduler scheduler = new RenewalScheduler();
-		this.closeables.add(scheduler);
+		RenewalScheduler scheduler = this.closing.scheduler();
 		DefaultLockTemplate jvm = template(PATIENT, Duration.ofMillis(300), true, scheduler);
 		Lease first = jvm.acquire(key, LockOptions.defaults());
 		CompletableFuture<Lease> second = waiting(jvm, key, LockOptions.defaults());
@@ -385,8 +382,7 @@ class LocalHandoverTests {
 		String key = key();
 		AtomicInteger takeOvers = new AtomicInteger();
 		CountDownLatch lossFound = new CountDownLatch(1);
-		RenewalScheduler scheduler = new RenewalScheduler();
-		this.closeables.add(scheduler);
+		RenewalScheduler scheduler = this.closing.scheduler();
 		DefaultLockTemplate jvm = template(PATIENT, Duration.ofMinutes(1), true, scheduler, (taken) -> {
 			if (taken.equals(key) && takeOvers.incrementAndGet() == 2) {
 				// Untimed, so that the thread held here is told from one parked between

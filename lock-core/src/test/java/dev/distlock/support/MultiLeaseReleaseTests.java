@@ -1,7 +1,6 @@
 package dev.distlock.support;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
@@ -23,7 +22,7 @@ import dev.distlock.spi.LockRequest;
 import dev.distlock.spi.ReleaseSignalling;
 import dev.distlock.spi.ReleaseSignals;
 import org.jspecify.annotations.Nullable;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -42,12 +41,13 @@ class MultiLeaseReleaseTests {
 
 	private final TogetherProvider store = new TogetherProvider(this.memory);
 
-	private final List<AutoCloseable> closeables = new ArrayList<>();
+	@AutoClose
+	private final Closing closing = new Closing();
 
 	private final DefaultLockTemplate template = template();
 
 	private DefaultLockTemplate template() {
-		RenewalScheduler scheduler = new RenewalScheduler();
+		RenewalScheduler scheduler = this.closing.scheduler();
 		DefaultLockTemplate template = new DefaultLockTemplate(this.store, scheduler,
 				LockOptions.builder()
 					.waitTime(Duration.ofSeconds(10))
@@ -55,16 +55,8 @@ class MultiLeaseReleaseTests {
 					.autoRenew(true)
 					.retryInterval(Duration.ofMillis(100))
 					.build());
-		this.closeables.add(template);
-		this.closeables.add(scheduler);
+		this.closing.add(template);
 		return template;
-	}
-
-	@AfterEach
-	void close() throws Exception {
-		for (AutoCloseable closeable : this.closeables) {
-			closeable.close();
-		}
 	}
 
 	private static List<String> keys() {

@@ -1,8 +1,6 @@
 package dev.distlock.support;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
@@ -12,7 +10,7 @@ import dev.distlock.Lease;
 import dev.distlock.LockAcquisitionException;
 import dev.distlock.LockBackendException;
 import dev.distlock.LockOptions;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -35,21 +33,14 @@ class PendingReleaseTests {
 
 	private final AtomicInteger losses = new AtomicInteger();
 
-	private final List<AutoCloseable> closeables = new ArrayList<>();
-
-	@AfterEach
-	void close() throws Exception {
-		for (AutoCloseable closeable : this.closeables) {
-			closeable.close();
-		}
-	}
+	@AutoClose
+	private final Closing closing = new Closing();
 
 	private DefaultLockTemplate template(LockOptions defaults) {
-		RenewalScheduler scheduler = new RenewalScheduler();
-		this.closeables.add(scheduler);
+		RenewalScheduler scheduler = this.closing.scheduler();
 		DefaultLockTemplate template = new DefaultLockTemplate(this.store, scheduler, defaults,
 				(lease, reason, holder) -> this.losses.incrementAndGet(), false);
-		this.closeables.add(template);
+		this.closing.add(template);
 		return template;
 	}
 
