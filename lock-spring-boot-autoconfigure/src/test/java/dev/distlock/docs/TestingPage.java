@@ -8,6 +8,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.testcontainers.containers.GenericContainer;
+import org.testcontainers.postgresql.PostgreSQLContainer;
 import org.testcontainers.utility.DockerImageName;
 
 import org.springframework.beans.factory.annotation.Autowired;
@@ -129,17 +130,5 @@ class TestingPage {
 
 	}
 	// @formatter:on
-
-	/**
-	 * Stands in for {@code org.testcontainers.postgresql.PostgreSQLContainer}, which is
-	 * not on this build's class path, with the constructor the page uses.
-	 */
-	static class PostgreSQLContainer extends GenericContainer<PostgreSQLContainer> {
-
-		PostgreSQLContainer(DockerImageName image) {
-			super(image);
-		}
-
-	}
 
 }
