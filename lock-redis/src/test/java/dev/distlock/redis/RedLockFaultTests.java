@@ -358,8 +358,9 @@ class RedLockFaultTests {
 	 * A master reads the holder's acquire but dies before it runs it, and the holder
 	 * releases the lock while that master is down: its client sends the acquire again
 	 * once the master is back, and the release behind it. Fails if the release is dropped
-	 * while the client reconnects: the restarted master then holds the lock for its whole
-	 * lease, and with one more master down nobody can take it.
+	 * while the client reconnects and is not sent again after the acquire's late answer:
+	 * the restarted master then holds the lock for its whole lease, and with one more
+	 * master down nobody can take it.
 	 */
 	@Test
 	void aLockReleasedWhileAMasterIsDownIsNotTakenAgainThereWhenItIsBack() {
