@@ -3,8 +3,10 @@ package dev.distlock.support;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.ReentrantLock;
@@ -55,9 +57,15 @@ final class MultiKeyAcquirer {
 	 * The keys of the multi-key attempts of this JVM on the wire, each with the wait that
 	 * sent it; guarded by {@link #claimsLock}.
 	 */
-	private final Map<String, Object> claims = new HashMap<>();
+	private final Map<String, MultiKeyWait> claims = new HashMap<>();
 
 	private final ReentrantLock claimsLock = new ReentrantLock();
+
+	/**
+	 * The waits each claim turned away, told the key its attempt found busy so that they
+	 * wait for that key's release too; guarded by {@link #claimsLock}.
+	 */
+	private final Map<MultiKeyWait, Set<MultiKeyWait>> refused = new HashMap<>();
 
 	MultiKeyAcquirer(LockProvider provider, Map<String, ManagedLease> held, WaitLoop.Holder holder,
 			WaitLoop.Background background, Function<String, @Nullable ManagedLease> reentrant,
@@ -189,7 +197,7 @@ final class MultiKeyAcquirer {
 			Map<String, ReleaseSignals.Subscription> subscriptions, Runnable wakeup, LockSettings settings) {
 		String busyKey = (busy.key() != null) ? busy.key() : firstKey;
 		if (signals != ReleaseSignals.NONE && !subscriptions.containsKey(busyKey)) {
-			subscriptions.put(busyKey, signals.subscribe(busyKey, wakeup));
+			subscriptions.computeIfAbsent(busyKey, (key) -> signals.subscribe(key, wakeup));
 			return -1;
 		}
 		long next = (signals != ReleaseSignals.NONE && signals.isListening(busyKey))
@@ -217,12 +225,13 @@ final class MultiKeyAcquirer {
 	 * transaction there, and then both would wait for the same release.
 	 * @return whether the claimant may ask the store now
 	 */
-	boolean claim(List<String> keys, Object claimant) {
+	boolean claim(List<String> keys, MultiKeyWait claimant) {
 		this.claimsLock.lock();
 		try {
 			for (String key : keys) {
-				Object current = this.claims.get(key);
+				MultiKeyWait current = this.claims.get(key);
 				if (current != null && current != claimant) {
+					this.refused.computeIfAbsent(current, (claim) -> new LinkedHashSet<>()).add(claimant);
 					return false;
 				}
 			}
@@ -239,9 +248,13 @@ final class MultiKeyAcquirer {
 	 * @param taken whether the attempt took the keys: this JVM's multi-key waits for them
 	 * are woken to wait for the new holder's release instead. After a busy answer they
 	 * are not: the key is held elsewhere, and each would wake the other in turn
+	 * @param busyKey the key a busy answer named, which the waits this claim turned away
+	 * and that need it then wait for as well (the others ask the store at once); null for
+	 * no such answer
 	 */
-	void unclaim(List<String> keys, Object claimant, boolean taken) {
+	void unclaim(List<String> keys, MultiKeyWait claimant, boolean taken, @Nullable String busyKey) {
 		List<String> freed = new ArrayList<>(keys.size());
+		Set<MultiKeyWait> turnedAway;
 		this.claimsLock.lock();
 		try {
 			for (String key : keys) {
@@ -249,12 +262,16 @@ final class MultiKeyAcquirer {
 					freed.add(key);
 				}
 			}
+			turnedAway = this.refused.remove(claimant);
 		}
 		finally {
 			this.claimsLock.unlock();
 		}
 		if (taken) {
 			freed.forEach(this.localReleases::freed);
+		}
+		else if (busyKey != null && turnedAway != null) {
+			turnedAway.forEach((wait) -> wait.turnedAwayBy(busyKey));
 		}
 	}
 

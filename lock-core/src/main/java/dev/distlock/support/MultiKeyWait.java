@@ -129,7 +129,7 @@ final class MultiKeyWait extends PausingWait {
 				throw this.driver.interrupted() ? MultiKeyAcquirer.interrupted(this.keys, this.settings, ex) : ex;
 			}
 			if (this.result.isDone()) {
-				unclaim(false);
+				unclaim(false, null);
 				this.acquirer.giveBack(attempt, this.keys);
 				end(null, null);
 				return;
@@ -144,24 +144,52 @@ final class MultiKeyWait extends PausingWait {
 						end(leases, null);
 					}
 					finally {
-						unclaim(true);
+						unclaim(true, null);
 					}
 					return;
 				}
 			}
-			unclaim(false);
+			unclaim(false, (attempt instanceof LockAttempt.Busy busy)
+					? ((busy.key() != null) ? busy.key() : this.request.key()) : null);
 			afterBusy(attempt);
 		}
 		catch (RuntimeException ex) {
-			unclaim(false);
+			unclaim(false, null);
 			end(null, ex);
 		}
 	}
 
 	/** A try with no wait time claims no keys, so it has none to give up. */
-	private void unclaim(boolean taken) {
+	private void unclaim(boolean taken, @Nullable String busyKey) {
 		if (this.request.waiting()) {
-			this.acquirer.unclaim(this.request.keys(), this, taken);
+			this.acquirer.unclaim(this.request.keys(), this, taken, busyKey);
+		}
+	}
+
+	/**
+	 * After another wait of this JVM, whose claim kept this one from asking the store,
+	 * found {@code busyKey} busy: waits for that key's release as well when this wait
+	 * needs it, else asks the store now. Without it this wait would sleep through the
+	 * key's release until its retry interval.
+	 */
+	void turnedAwayBy(String busyKey) {
+		if (!this.request.keys().contains(busyKey)) {
+			signal();
+			return;
+		}
+		if (this.signals == ReleaseSignals.NONE || this.ended.get()) {
+			return;
+		}
+		this.subscriptions.computeIfAbsent(busyKey, (key) -> this.signals.subscribe(key, this::signal));
+		if (this.ended.get()) {
+			close(busyKey);
+		}
+	}
+
+	private void close(String key) {
+		ReleaseSignals.Subscription subscription = this.subscriptions.remove(key);
+		if (subscription != null) {
+			subscription.close();
 		}
 	}
 
@@ -212,7 +240,8 @@ final class MultiKeyWait extends PausingWait {
 		if (!this.ended.compareAndSet(false, true)) {
 			return;
 		}
-		this.subscriptions.values().forEach(ReleaseSignals.Subscription::close);
+		// Removed as closed: a watch racing with this end closes what it added.
+		new ArrayList<>(this.subscriptions.keySet()).forEach(this::close);
 		this.local.forEach(KeyWaiters.Registration::close);
 		DefaultMultiLease lease = null;
 		if (taken != null) {
