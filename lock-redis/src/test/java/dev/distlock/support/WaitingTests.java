@@ -15,6 +15,7 @@ import dev.distlock.Lease;
 import dev.distlock.LockOptions;
 import dev.distlock.contract.Conditions;
 import dev.distlock.contract.TestThreads;
+import dev.distlock.harness.FaultProxy;
 import dev.distlock.harness.redis.RedisServer;
 import dev.distlock.redis.RedisLockProvider;
 import dev.distlock.redis.TestRedis;
@@ -219,6 +220,50 @@ class WaitingTests {
 	 * The subscription starts with the first wait of a JVM; until it is up, waiters poll.
 	 * One wait brings it up.
 	 */
+	/**
+	 * A release made after a waiter found the lock busy, but before its JVM's
+	 * subscription reached Redis, is published to nobody; the waiter must take the lock
+	 * all the same, although its retry interval, its wait time and the holder's lease are
+	 * far longer than the test waits. Two things catch it: until the subscription is
+	 * confirmed the waiter polls with a backoff that starts at a few milliseconds, and
+	 * the confirmation wakes every waiter. Each alone keeps this test green.
+	 */
+	@Test
+	void aReleaseBeforeTheSubscriptionTookEffectIsCaughtAtItsConfirmation() throws Exception {
+		try (FaultProxy proxy = FaultProxy.start(server.host(), server.port())) {
+			LettuceConnectionFactory proxied = TestRedis.connectionFactory(proxy.host(), proxy.port(),
+					Duration.ofSeconds(10));
+			this.closeables.add(proxied::destroy);
+			RedisLockProvider fresh = new RedisLockProvider(proxied, "lock:", false);
+			this.closeables.add(fresh);
+			RenewalScheduler scheduler = new RenewalScheduler();
+			this.closeables.add(scheduler);
+			LockOptions patient = LockOptions.builder()
+				.waitTime(Duration.ofMinutes(2))
+				.leaseTime(Duration.ofSeconds(30))
+				.autoRenew(true)
+				.retryInterval(Duration.ofMinutes(5))
+				.build();
+			DefaultLockTemplate waiting = new DefaultLockTemplate(fresh, scheduler, patient);
+			// Opens the waiting JVM's command connection, which stays passable.
+			waiting.tryAcquire(key(), LockOptions.builder().waitTime(Duration.ZERO).build()).orElseThrow().release();
+			String key = key();
+			// A lease far longer than the test, so that its end wakes nobody in time.
+			Lease held = this.template.acquire(key, LockOptions.builder().leaseTime(Duration.ofMinutes(10)).build());
+			proxy.holdNewConnections();
+			int connections = proxy.openConnections();
+			long before = TestRedis.scriptCalls(redis);
+			CompletableFuture<Void> waiter = CompletableFuture.runAsync(() -> waiting.acquire(key, patient).release(),
+					TestThreads.EACH);
+			await("the waiter's busy attempt and its held subscription connection",
+					() -> TestRedis.scriptCalls(redis) > before && proxy.openConnections() > connections);
+			assertThat(fresh.isListening()).as("the waiting JVM's subscription").isFalse();
+			held.release();
+			proxy.heal();
+			waiter.get(20, TimeUnit.SECONDS);
+		}
+	}
+
 	private static void awaitSubscription(DefaultLockTemplate holder, DefaultLockTemplate waiting,
 			RedisLockProvider waitingProvider) throws Exception {
 		String key = key();

@@ -63,11 +63,15 @@ public final class FaultProxy implements AutoCloseable {
 	private final AtomicInteger linkIds = new AtomicInteger();
 
 	/**
-	 * Guards {@link #blackholed} and {@link #closed}; pumps wait on it while blackholed.
+	 * Guards {@link #blackholed}, {@link #holdingNew}, each link's {@code held} and
+	 * {@link #closed}; pumps wait on it while they may not pass bytes.
 	 */
 	private final Object gate = new Object();
 
 	private boolean blackholed;
+
+	/** Whether connections accepted from now on pass nothing until {@link #heal()}. */
+	private boolean holdingNew;
 
 	private volatile boolean closed;
 
@@ -162,6 +166,18 @@ public final class FaultProxy implements AutoCloseable {
 	}
 
 	/**
+	 * Lets the connections already open pass bytes as before, while each connection
+	 * accepted from now on passes nothing, either way, until {@link #heal()}: a client's
+	 * new connection (a subscription's, a reconnection) stuck on a bad route while its
+	 * others work. As with {@link #blackhole()}, held bytes are passed on at the heal.
+	 */
+	public void holdNewConnections() {
+		synchronized (this.gate) {
+			this.holdingNew = true;
+		}
+	}
+
+	/**
 	 * Arms a one-shot lost reply: the next request any client sends through the proxy
 	 * reaches the server and is applied, but its reply is discarded. The client waits in
 	 * vain and times out, not knowing its write took effect: the case an acquire must
@@ -222,6 +238,8 @@ public final class FaultProxy implements AutoCloseable {
 		this.resetOnDrop = false;
 		synchronized (this.gate) {
 			this.blackholed = false;
+			this.holdingNew = false;
+			this.links.forEach((link) -> link.held = false);
 			this.gate.notifyAll();
 		}
 	}
@@ -314,6 +332,9 @@ public final class FaultProxy implements AutoCloseable {
 				continue;
 			}
 			Link link = new Link(this.linkIds.incrementAndGet(), client, server);
+			synchronized (this.gate) {
+				link.held = this.holdingNew;
+			}
 			this.links.add(link);
 			if (this.closed) {
 				link.close();
@@ -323,10 +344,13 @@ public final class FaultProxy implements AutoCloseable {
 		}
 	}
 
-	/** Waits while blackholed; false once the proxy is closed. */
-	private boolean awaitPassable() {
+	/**
+	 * Waits while blackholed or while {@code link} is held; false once the proxy is
+	 * closed.
+	 */
+	private boolean awaitPassable(Link link) {
 		synchronized (this.gate) {
-			while (this.blackholed && !this.closed) {
+			while ((this.blackholed || link.held) && !this.closed) {
 				try {
 					this.gate.wait();
 				}
@@ -378,6 +402,9 @@ public final class FaultProxy implements AutoCloseable {
 
 		private final AtomicBoolean closed = new AtomicBoolean();
 
+		/** Accepted while new connections were held; guarded by the proxy's gate. */
+		boolean held;
+
 		Link(int id, Socket client, Socket server) {
 			this.client = client;
 			this.server = server;
@@ -417,7 +444,7 @@ public final class FaultProxy implements AutoCloseable {
 			try (InputStream in = this.client.getInputStream(); OutputStream out = this.server.getOutputStream()) {
 				int read;
 				while ((read = in.read(buffer)) != -1) {
-					if (!awaitPassable()) {
+					if (!awaitPassable(this)) {
 						break;
 					}
 					if (FaultProxy.this.dropArmed.compareAndSet(true, false)) {
@@ -509,7 +536,7 @@ public final class FaultProxy implements AutoCloseable {
 							return;
 						}
 					}
-					if (!awaitPassable()) {
+					if (!awaitPassable(this)) {
 						break;
 					}
 					out.write(chunk.bytes());

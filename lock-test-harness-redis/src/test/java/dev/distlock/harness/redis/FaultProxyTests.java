@@ -144,6 +144,23 @@ class FaultProxyTests {
 	}
 
 	@Test
+	void holdNewConnectionsHoldsOnlyConnectionsOpenedAfterItUntilHeal() throws IOException {
+		try (RawClient open = connect()) {
+			open.call("PING");
+			this.proxy.holdNewConnections();
+			try (RawClient late = connect()) {
+				late.send("SET", "held", "v");
+				late.assertNoReplyWithin(SILENCE);
+				assertThat(open.call("GET", "held")).as("the open connection passes; the new one's request is held")
+					.isEqualTo("$-1");
+				this.proxy.heal();
+				assertThat(late.reply()).as("held request applied and answered on heal").isEqualTo("+OK");
+				assertThat(late.call("GET", "held")).isEqualTo("v");
+			}
+		}
+	}
+
+	@Test
 	void dropNextReplyAppliesTheRequestButLosesItsReplyAndOnlyThatOne() throws IOException {
 		try (RawClient client = connect()) {
 			client.call("PING");
