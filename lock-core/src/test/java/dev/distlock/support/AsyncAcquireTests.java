@@ -23,8 +23,6 @@ import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockKind;
 import dev.distlock.spi.LockProvider;
 import dev.distlock.spi.LockRequest;
-import dev.distlock.spi.ReleaseSignalling;
-import dev.distlock.spi.ReleaseSignals;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
@@ -242,9 +240,7 @@ class AsyncAcquireTests {
 	 * The in-memory store with its release signals, counting attempts, and holding back
 	 * its answer to the first multi-key attempt until told, as a slow network would.
 	 */
-	private static final class HeldBackProvider implements ReleaseSignalling {
-
-		private final InMemoryLockProvider store;
+	private static final class HeldBackProvider extends SignallingMemory {
 
 		final AtomicInteger attempts = new AtomicInteger();
 
@@ -253,22 +249,12 @@ class AsyncAcquireTests {
 		private final CompletableFuture<Void> released = new CompletableFuture<>();
 
 		HeldBackProvider(InMemoryLockProvider store) {
-			this.store = store;
+			super(store);
 		}
 
 		/** Lets the first multi-key attempt reach the store. */
 		void answer() {
 			this.released.complete(null);
-		}
-
-		@Override
-		public ReleaseSignals releaseSignals() {
-			return this.store.releaseSignals();
-		}
-
-		@Override
-		public Set<LockKind> kinds() {
-			return this.store.kinds();
 		}
 
 		@Override

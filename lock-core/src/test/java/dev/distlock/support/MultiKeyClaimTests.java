@@ -2,7 +2,6 @@ package dev.distlock.support;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
@@ -17,8 +16,6 @@ import dev.distlock.inmemory.InMemoryLockProvider;
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockKind;
 import dev.distlock.spi.LockRequest;
-import dev.distlock.spi.ReleaseSignalling;
-import dev.distlock.spi.ReleaseSignals;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
@@ -137,9 +134,7 @@ class MultiKeyClaimTests {
 	}
 
 	/** The in-memory store, holding back the answer to one multi-key attempt. */
-	private static final class HeldProvider implements ReleaseSignalling {
-
-		private final InMemoryLockProvider store;
+	private static final class HeldProvider extends SignallingMemory {
 
 		/** The next multi-key attempt whose keys include this one is held back. */
 		volatile @Nullable String holdBack;
@@ -153,12 +148,7 @@ class MultiKeyClaimTests {
 		final List<List<String>> asked = new CopyOnWriteArrayList<>();
 
 		HeldProvider(InMemoryLockProvider store) {
-			this.store = store;
-		}
-
-		@Override
-		public Set<LockKind> kinds() {
-			return this.store.kinds();
+			super(store);
 		}
 
 		@Override
@@ -176,16 +166,6 @@ class MultiKeyClaimTests {
 				return answer;
 			}
 			return this.store.tryLock(request);
-		}
-
-		@Override
-		public void withdraw(LockRequest request) {
-			this.store.withdraw(request);
-		}
-
-		@Override
-		public ReleaseSignals releaseSignals() {
-			return this.store.releaseSignals();
 		}
 
 	}

@@ -2,9 +2,7 @@ package dev.distlock.support;
 
 import java.time.Duration;
 import java.util.List;
-import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
@@ -15,12 +13,7 @@ import dev.distlock.MultiLease;
 import dev.distlock.inmemory.InMemoryLockProvider;
 import dev.distlock.spi.BatchRelease;
 import dev.distlock.spi.LocalHandover;
-import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockHandle;
-import dev.distlock.spi.LockKind;
-import dev.distlock.spi.LockRequest;
-import dev.distlock.spi.ReleaseSignalling;
-import dev.distlock.spi.ReleaseSignals;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AutoClose;
 import org.junit.jupiter.api.Test;
@@ -98,9 +91,7 @@ class MultiLeaseReleaseTests {
 	/**
 	 * The in-memory store, releasing a multi-key lease's holds in one call it records.
 	 */
-	private static final class TogetherProvider implements BatchRelease, ReleaseSignalling, LocalHandover {
-
-		private final InMemoryLockProvider store;
+	private static final class TogetherProvider extends SignallingMemory implements BatchRelease, LocalHandover {
 
 		/** The keys of each call, in order. */
 		final List<List<String>> releases = new CopyOnWriteArrayList<>();
@@ -109,27 +100,7 @@ class MultiLeaseReleaseTests {
 		volatile @Nullable RuntimeException failNext;
 
 		TogetherProvider(InMemoryLockProvider store) {
-			this.store = store;
-		}
-
-		@Override
-		public Set<LockKind> kinds() {
-			return this.store.kinds();
-		}
-
-		@Override
-		public CompletionStage<LockAttempt> tryLock(LockRequest request) {
-			return this.store.tryLock(request);
-		}
-
-		@Override
-		public void withdraw(LockRequest request) {
-			this.store.withdraw(request);
-		}
-
-		@Override
-		public ReleaseSignals releaseSignals() {
-			return this.store.releaseSignals();
+			super(store);
 		}
 
 		@Override
