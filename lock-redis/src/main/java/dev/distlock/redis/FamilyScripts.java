@@ -75,7 +75,11 @@ final class FamilyScripts {
 	 * KEYS lock keys of one cluster slot; ARGV[1] owner, ARGV[2] release channel, ARGV[3]
 	 * {@code 1} to publish sharded. Deletes every key that is still this owner's and
 	 * signals those a waiter marked, as {@link LockScripts#RELEASE} does per key.
-	 * Returns, per key, 1 if deleted and 0 if not ours.
+	 * Returns, per key, what {@link LockScripts#RELEASE} returns when asked to tell a
+	 * marked lock: 1 if deleted, 0 if not ours, {@value LockScripts#RELEASED_UNSIGNALLED}
+	 * if deleted but the signal could not be published,
+	 * {@value LockScripts#RELEASED_TO_WAITERS} if deleted and signalled to a waiter that
+	 * had marked it.
 	 */
 	@SuppressWarnings("rawtypes")
 	static final RedisScript<List> RELEASE_ALL = RedisScript.of(LockScripts.MUTEX_FUNCTIONS + """
@@ -84,10 +88,11 @@ final class FamilyScripts {
 			  local held = redis.pcall('get', key)
 			  if owns(held, ARGV[1]) then
 			    redis.call('del', key)
-			    if waited(held) then
-			      redis.pcall((ARGV[3] == '1') and 'spublish' or 'publish', ARGV[2], key)
-			    end
 			    released[i] = 1
+			    if waited(held) then
+			      local sent = redis.pcall((ARGV[3] == '1') and 'spublish' or 'publish', ARGV[2], key)
+			      released[i] = (type(sent) == 'table' and sent.err) and 2 or 3
+			    end
 			  else
 			    released[i] = 0
 			  end

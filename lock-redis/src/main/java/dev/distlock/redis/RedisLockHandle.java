@@ -119,8 +119,11 @@ final class RedisLockHandle implements TokenBlock, SlotBatchRenewal.Renewable {
 		return new String[] { publish[0], publish[1], publish[2], "1" };
 	}
 
-	/** What a release script's reply says: whether the lock was still ours. */
-	private boolean released(long result) {
+	/**
+	 * What a release script's reply says, this handle's or a release of several keys':
+	 * whether the lock was still ours.
+	 */
+	boolean released(long result) {
 		if (result == LockScripts.RELEASED_UNSIGNALLED) {
 			this.mutexes.signalRefused(this.key, this.lockKey);
 		}

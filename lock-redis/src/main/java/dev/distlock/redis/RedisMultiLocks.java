@@ -213,7 +213,8 @@ final class RedisMultiLocks {
 			try {
 				List<Object> reply = release(String.join(",", groupKeys), groupKeys, owner);
 				for (int j = 0; j < group.size(); j++) {
-					released.set(group.get(j), ((Number) reply.get(j)).longValue() == 1);
+					RedisLockHandle handle = (RedisLockHandle) handles.get(group.get(j));
+					released.set(group.get(j), handle.released(((Number) reply.get(j)).longValue()));
 				}
 			}
 			catch (RuntimeException ex) {
