@@ -195,7 +195,7 @@ final class MultiKeyAcquirer {
 	 */
 	long busyPause(LockAttempt.Busy busy, long pause, String firstKey, ReleaseSignals signals,
 			Map<String, ReleaseSignals.Subscription> subscriptions, Runnable wakeup, LockSettings settings) {
-		String busyKey = (busy.key() != null) ? busy.key() : firstKey;
+		String busyKey = busyKey(busy, firstKey);
 		if (signals != ReleaseSignals.NONE && !subscriptions.containsKey(busyKey)) {
 			subscriptions.computeIfAbsent(busyKey, (key) -> signals.subscribe(key, wakeup));
 			return -1;
@@ -203,6 +203,14 @@ final class MultiKeyAcquirer {
 		long next = (signals != ReleaseSignals.NONE && signals.isListening(busyKey))
 				? settings.retryInterval().toNanos() : pause;
 		return busy.remaining().isZero() ? next : Math.min(next, busy.remaining().toNanos());
+	}
+
+	/**
+	 * The key a busy answer names, or the request's first key for a store that names
+	 * none.
+	 */
+	static String busyKey(LockAttempt.Busy busy, String firstKey) {
+		return (busy.key() != null) ? busy.key() : firstKey;
 	}
 
 	/**

@@ -150,7 +150,7 @@ final class MultiKeyWait extends PausingWait {
 				}
 			}
 			unclaim(false, (attempt instanceof LockAttempt.Busy busy)
-					? ((busy.key() != null) ? busy.key() : this.request.key()) : null);
+					? MultiKeyAcquirer.busyKey(busy, this.request.key()) : null);
 			afterBusy(attempt);
 		}
 		catch (RuntimeException ex) {

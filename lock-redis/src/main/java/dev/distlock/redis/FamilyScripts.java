@@ -82,23 +82,23 @@ final class FamilyScripts {
 	 * had marked it.
 	 */
 	@SuppressWarnings("rawtypes")
-	static final RedisScript<List> RELEASE_ALL = RedisScript.of(LockScripts.MUTEX_FUNCTIONS + """
-			local released = {}
-			for i, key in ipairs(KEYS) do
-			  local held = redis.pcall('get', key)
-			  if owns(held, ARGV[1]) then
-			    redis.call('del', key)
-			    released[i] = 1
-			    if waited(held) then
-			      local sent = redis.pcall((ARGV[3] == '1') and 'spublish' or 'publish', ARGV[2], key)
-			      released[i] = (type(sent) == 'table' and sent.err) and 2 or 3
-			    end
-			  else
-			    released[i] = 0
-			  end
-			end
-			return released
-			""", List.class);
+	static final RedisScript<List> RELEASE_ALL = RedisScript
+		.of(LockScripts.MUTEX_FUNCTIONS + LockScripts.SIGNAL_FUNCTION + """
+				local released = {}
+				for i, key in ipairs(KEYS) do
+				  local held = redis.pcall('get', key)
+				  if owns(held, ARGV[1]) then
+				    redis.call('del', key)
+				    released[i] = 1
+				    if waited(held) then
+				      released[i] = (signal(ARGV[2], ARGV[3], key) == 2) and 2 or 3
+				    end
+				  else
+				    released[i] = 0
+				  end
+				end
+				return released
+				""", List.class);
 
 	/**
 	 * The fields of a latch, as {@link #LATCH_STATE} and the other latch scripts reply.

@@ -316,9 +316,24 @@ final class LockScripts {
 			Long.class);
 
 	/**
-	 * Lua functions for scripts that end a fair lock: {@code signal(channel, sharded,
+	 * A Lua function for scripts that signal a release: {@code signal(channel, sharded,
 	 * message)} publishes (protected: returns {@value #RELEASED_UNSIGNALLED} if refused,
-	 * else 1), and {@code grant_next(lock, counter, queue, waiters, channel, sharded,
+	 * else 1).
+	 */
+	static final String SIGNAL_FUNCTION = """
+			local function signal(channel, sharded, message)
+			  local sent = redis.pcall((sharded == '1') and 'spublish' or 'publish', channel, message)
+			  if type(sent) == 'table' and sent.err then
+			    return 2
+			  end
+			  return 1
+			end
+			""";
+
+	/**
+	 * Lua functions for scripts that end a fair lock: {@code signal} (see
+	 * {@link #SIGNAL_FUNCTION}), and
+	 * {@code grant_next(lock, counter, queue, waiters, channel, sharded,
 	 * held)} hands a lock its caller holds to the first queued waiter whose place has not
 	 * expired: it takes the waiter out of the queue, writes the lock for the waiter's
 	 * owner with a new fencing token (marked when others still queue), and publishes
@@ -330,14 +345,7 @@ final class LockScripts {
 	 * waiters met on the way are dropped. With nobody to grant to, it deletes the lock
 	 * and signals as {@link #RELEASE} does.
 	 */
-	static final String GRANT_FUNCTIONS = """
-			local function signal(channel, sharded, message)
-			  local sent = redis.pcall((sharded == '1') and 'spublish' or 'publish', channel, message)
-			  if type(sent) == 'table' and sent.err then
-			    return 2
-			  end
-			  return 1
-			end
+	static final String GRANT_FUNCTIONS = SIGNAL_FUNCTION + """
 			local function grant_next(lock, counter, queue, waiters, channel, sharded, held)
 			  local now = redis.call('time')
 			  local micros = tonumber(now[1]) * 1000000 + tonumber(now[2])

@@ -27,6 +27,7 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import org.springframework.data.redis.connection.RedisStandaloneConfiguration;
 import org.springframework.data.redis.connection.lettuce.LettuceConnectionFactory;
 import org.springframework.data.redis.core.StringRedisTemplate;
 
@@ -92,16 +93,20 @@ class WaitingTests {
 	}
 
 	private DefaultLockTemplate template(RedisLockProvider provider) {
-		RenewalScheduler scheduler = new RenewalScheduler();
-		this.closeables.add(scheduler);
-		this.closeables.add(provider);
-		return new DefaultLockTemplate(provider, scheduler,
+		return template(provider,
 				LockOptions.builder()
 					.waitTime(Duration.ofSeconds(10))
 					.leaseTime(Duration.ofSeconds(30))
 					.autoRenew(true)
 					.retryInterval(RETRY)
 					.build());
+	}
+
+	private DefaultLockTemplate template(RedisLockProvider provider, LockOptions defaults) {
+		RenewalScheduler scheduler = new RenewalScheduler();
+		this.closeables.add(scheduler);
+		this.closeables.add(provider);
+		return new DefaultLockTemplate(provider, scheduler, defaults);
 	}
 
 	@AfterEach
@@ -231,20 +236,21 @@ class WaitingTests {
 	@Test
 	void aReleaseBeforeTheSubscriptionTookEffectIsCaughtAtItsConfirmation() throws Exception {
 		try (FaultProxy proxy = FaultProxy.start(server.host(), server.port())) {
-			LettuceConnectionFactory proxied = TestRedis.connectionFactory(proxy.host(), proxy.port(),
-					Duration.ofSeconds(10));
+			// The client's default settings: the bound below must not rest on a short
+			// timeout.
+			LettuceConnectionFactory proxied = new LettuceConnectionFactory(
+					new RedisStandaloneConfiguration(proxy.host(), proxy.port()));
+			proxied.afterPropertiesSet();
+			proxied.start();
 			this.closeables.add(proxied::destroy);
 			RedisLockProvider fresh = new RedisLockProvider(proxied, "lock:", false);
-			this.closeables.add(fresh);
-			RenewalScheduler scheduler = new RenewalScheduler();
-			this.closeables.add(scheduler);
 			LockOptions patient = LockOptions.builder()
 				.waitTime(Duration.ofMinutes(2))
 				.leaseTime(Duration.ofSeconds(30))
 				.autoRenew(true)
 				.retryInterval(Duration.ofMinutes(5))
 				.build();
-			DefaultLockTemplate waiting = new DefaultLockTemplate(fresh, scheduler, patient);
+			DefaultLockTemplate waiting = template(fresh, patient);
 			// Opens the waiting JVM's command connection, which stays passable.
 			waiting.tryAcquire(key(), LockOptions.builder().waitTime(Duration.ZERO).build()).orElseThrow().release();
 			String key = key();
