@@ -35,6 +35,19 @@ final class QueuedNode {
 	/** The node ahead that the watch is on, until it fires. */
 	volatile @Nullable String watched;
 
+	/**
+	 * The watched node when the last look at the queue found nothing else in the way: its
+	 * end lets this place in.
+	 */
+	volatile @Nullable String lastInTheWay;
+
+	/**
+	 * Whether {@link #lastInTheWay} was seen deleted: the next attempt holds without
+	 * reading the queue again. Nodes ahead of this one only ever go, never come, since a
+	 * node's sequence is above every node already queued.
+	 */
+	volatile boolean clear;
+
 	/** The lease the node ahead recorded, as a hint for the waiter's pause. */
 	long aheadLeaseMillis = 1;
 
@@ -54,9 +67,21 @@ final class QueuedNode {
 		this.wake = wake;
 		this.watcher = (event) -> {
 			// Deleted, changed, or the session's end: whichever, the waiters look again.
+			if (event.getType() == Watcher.Event.EventType.NodeDeleted && event.getPath() != null
+					&& event.getPath().equals(this.lastInTheWay)) {
+				this.clear = true;
+			}
 			this.watched = null;
 			wake.run();
 		};
+	}
+
+	/** The place has no node (any more): it watches nothing and is in nobody's way. */
+	void forget() {
+		this.path = null;
+		this.watched = null;
+		this.lastInTheWay = null;
+		this.clear = false;
 	}
 
 }

@@ -25,7 +25,10 @@ import org.jspecify.annotations.Nullable;
  * {@linkplain ReleaseSignals#subscribe subscribed} to the key's releases, or queues
  * fairly) keeps its node across attempts and watches the one node just ahead of it, so a
  * release wakes this provider's waiters of the key, not every client's, and clients take
- * the lock in the order they queued. A subscriber's place is one of its key's
+ * the lock in the order they queued. A waiter whose last look found nothing in its way
+ * but the node it watches holds as soon as that node's deletion is heard, without listing
+ * the queue again: a new node's sequence is above every node already queued, so nothing
+ * can have come before the waiter's node since. A subscriber's place is one of its key's
  * {@link WaitingPlaces}, not tied to a thread: a wait that holds no thread makes its
  * attempts on any worker. Closing the subscription, or {@link #leaveQueue}, deletes a
  * waiter's node.
@@ -231,8 +234,15 @@ final class ZookeeperQueueLocks {
 			// Deleted here, within this call's deadline; a failure leaves the path, so
 			// the next attempt tries again.
 			this.nodes.delete(key, node.path, node.sessionId);
-			node.path = null;
-			node.watched = null;
+			node.forget();
+		}
+		if (node != null && node.path != null && node.clear) {
+			// The last node in this one's way went since the queue was read: nothing
+			// can have come before this node since, so it holds without a new read.
+			String path = node.path;
+			long czxid = node.czxid;
+			node.forget();
+			return granted(key, path, czxid, sessionId, leaseMillis);
 		}
 		String path;
 		long czxid;
@@ -250,6 +260,7 @@ final class ZookeeperQueueLocks {
 			path = created.path();
 			czxid = created.stat().getCzxid();
 			if (node != null) {
+				node.forget();
 				node.path = path;
 				node.czxid = czxid;
 				node.sessionId = sessionId;
@@ -281,7 +292,7 @@ final class ZookeeperQueueLocks {
 		int index = queue.indexOf(name);
 		if (index < 0) {
 			if (node != null) {
-				node.path = null;
+				node.forget();
 			}
 			throw new LockBackendException(key, "Cannot acquire lock '" + key + "': its queued node " + path
 					+ " is gone (its session ended, or it was deleted)", new IllegalStateException());
@@ -290,37 +301,46 @@ final class ZookeeperQueueLocks {
 		int blocker = read ? writerBefore : index - 1;
 		if (blocker < 0) {
 			if (node != null) {
-				node.path = null;
-				node.watched = null;
+				node.forget();
 			}
-			ZookeeperLockHandle handle = new ZookeeperLockHandle(this.provider, key, path, czxid, sessionId,
-					leaseMillis);
-			handle.startLease();
-			this.provider.session().track(handle);
-			return new LockAttempt.Acquired(handle);
+			return granted(key, path, czxid, sessionId, leaseMillis);
 		}
 		if (node == null || (!behindWriters && writerBefore >= 0)) {
 			long holderLease = this.nodes.leaseOf(key, parent + "/" + queue.get(read ? blocker : 0), null, deadline);
 			this.nodes.delete(key, path, sessionId);
 			if (node != null) {
-				node.path = null;
-				node.watched = null;
+				node.forget();
 			}
 			return new LockAttempt.Busy(Duration.ofMillis(holderLease));
 		}
 		String ahead = parent + "/" + queue.get(blocker);
+		// Before the watch is set, so that its event finds it. A reader waits only for
+		// writers; a writer for every node before it.
+		boolean onlyOne = read ? lastWriterBefore(queue, blocker) < 0 : blocker == 0;
+		node.lastInTheWay = onlyOne ? ahead : null;
 		if (!ahead.equals(node.watched)) {
 			node.watched = ahead;
 			long lease = this.nodes.leaseOf(key, ahead, node.watcher, deadline);
 			if (lease == 0) {
-				// Gone before the watch was set: no event will come, so look again now.
+				// Gone before the watch was set: no event will come, so look again now
+				// (and hold, if it was the last in the way).
 				node.watched = null;
+				if (onlyOne) {
+					node.clear = true;
+				}
 				node.wake.run();
 				lease = 1;
 			}
 			node.aheadLeaseMillis = lease;
 		}
 		return new LockAttempt.Busy(Duration.ofMillis(node.aheadLeaseMillis));
+	}
+
+	private LockAttempt granted(String key, String path, long czxid, long sessionId, long leaseMillis) {
+		ZookeeperLockHandle handle = new ZookeeperLockHandle(this.provider, key, path, czxid, sessionId, leaseMillis);
+		handle.startLease();
+		this.provider.session().track(handle);
+		return new LockAttempt.Acquired(handle);
 	}
 
 	/** The index of the last writer's node before {@code index}, or -1. */
@@ -434,8 +454,7 @@ final class ZookeeperQueueLocks {
 			return CompletableFuture.completedFuture(null);
 		}
 		CompletableFuture<?> deleted = this.nodes.deleteInBackground(node.path);
-		node.path = null;
-		node.watched = null;
+		node.forget();
 		return deleted;
 	}
 
