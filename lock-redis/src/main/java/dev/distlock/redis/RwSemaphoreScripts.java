@@ -65,17 +65,6 @@ final class RwSemaphoreScripts {
 			end
 			""";
 
-	/** {@code publish(channel, sharded, message)}: 2 if Redis refused it, else 1. */
-	private static final String PUBLISH = """
-			local function publish(channel, sharded, message)
-			  local sent = redis.pcall((sharded == '1') and 'spublish' or 'publish', channel, message)
-			  if type(sent) == 'table' and sent.err then
-			    return 2
-			  end
-			  return 1
-			end
-			""";
-
 	/**
 	 * {@code record_intent(lock, intents, waiter, timeout, ms)}: writer {@code waiter}
 	 * waits behind the readers' hash at {@code lock}. Records (or refreshes) its intent
@@ -200,13 +189,13 @@ final class RwSemaphoreScripts {
 	 * {@code 1} to publish sharded. Ends a writer's intent; when it was the last one and
 	 * readers wait behind it while no writer holds the key, publishes the lock's key.
 	 */
-	static final RedisScript<Long> WITHDRAW_INTENT = RedisScript.of(PUBLISH + NOW + """
+	static final RedisScript<Long> WITHDRAW_INTENT = RedisScript.of(LockScripts.SIGNAL_FUNCTION + NOW + """
 			redis.call('zrem', KEYS[2], ARGV[1])
 			redis.call('zremrangebyscore', KEYS[2], 1, ms)
 			if redis.call('zcount', KEYS[2], 1, '+inf') == 0 and redis.call('zscore', KEYS[2], '#r') then
 			  redis.call('del', KEYS[2])
 			  if type(redis.pcall('get', KEYS[1])) ~= 'string' then
-			    return publish(ARGV[2], ARGV[3], KEYS[1])
+			    return signal(ARGV[2], ARGV[3], KEYS[1])
 			  end
 			end
 			return 1
@@ -220,7 +209,7 @@ final class RwSemaphoreScripts {
 	 * publishes the lock's key; otherwise the hash's TTL shrinks to the latest live
 	 * reader's.
 	 */
-	static final RedisScript<Long> READ_RELEASE = RedisScript.of(PRUNE_READERS + PUBLISH + NOW + """
+	static final RedisScript<Long> READ_RELEASE = RedisScript.of(PRUNE_READERS + LockScripts.SIGNAL_FUNCTION + NOW + """
 			local mine = redis.pcall('hget', KEYS[1], ARGV[1])
 			if type(mine) ~= 'string' then
 			  return 0
@@ -234,7 +223,7 @@ final class RwSemaphoreScripts {
 			if live == 0 then
 			  local marked = redis.call('hexists', KEYS[1], '#w') == 1
 			  redis.call('del', KEYS[1])
-			  if marked and publish(ARGV[2], ARGV[3], KEYS[1]) == 2 and result == 1 then
+			  if marked and signal(ARGV[2], ARGV[3], KEYS[1]) == 2 and result == 1 then
 			    return 2
 			  end
 			else
@@ -284,7 +273,7 @@ final class RwSemaphoreScripts {
 	 * freed but the signal was refused. Publishes the semaphore's key if a waiter marked
 	 * it, and clears the mark: a waiter that finds no permit marks it again.
 	 */
-	static final RedisScript<Long> PERMIT_RELEASE = RedisScript.of(PUBLISH + NOW + """
+	static final RedisScript<Long> PERMIT_RELEASE = RedisScript.of(LockScripts.SIGNAL_FUNCTION + NOW + """
 			local score = redis.call('zscore', KEYS[1], ARGV[1])
 			if not score then
 			  return 0
@@ -297,7 +286,7 @@ final class RwSemaphoreScripts {
 			elseif marked then
 			  redis.call('zrem', KEYS[1], '#w')
 			end
-			if marked and publish(ARGV[2], ARGV[3], KEYS[1]) == 2 and result == 1 then
+			if marked and signal(ARGV[2], ARGV[3], KEYS[1]) == 2 and result == 1 then
 			  return 2
 			end
 			return result
