@@ -271,8 +271,11 @@ class LocalHandoverTests {
 		String key = key();
 		DefaultLockTemplate jvm = template(PATIENT, Duration.ofMinutes(1), false);
 		Lease first = jvm.acquire(key, LockOptions.defaults());
-		long measured = System.nanoTime();
 		Duration firstRemaining = jvm.heldLockDetails().get(0).remainingLease();
+		// Read after the remaining lease, so that the wait below is a lower bound on how
+		// far
+		// the lease ran on since it was read.
+		long measured = System.nanoTime();
 		CompletableFuture<Lease> second = waiting(jvm, key, LockOptions.defaults());
 		// The lease must have run on by a measurable amount before the hand-over.
 		Duration ranOn = Duration.ofMillis(100);
