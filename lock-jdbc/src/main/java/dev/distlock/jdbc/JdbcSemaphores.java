@@ -55,7 +55,10 @@ import org.jspecify.annotations.Nullable;
  * <p>
  * <b>Signals.</b> On PostgreSQL a waiter that finds no permit marks the semaphore, and
  * the release of a permit of a marked semaphore clears the mark and notifies in the same
- * statement, waking this semaphore's waiters in every JVM; elsewhere waiters poll.
+ * round trip, waking this semaphore's waiters in every JVM; elsewhere waiters poll. The
+ * release locks the semaphore's row before it frees the permit, as a taker does before it
+ * counts, so a waiter that counted the permit while the release ran has marked the row by
+ * the time the release looks for a mark.
  *
  * <p>
  * <b>Lost replies.</b> Each operation is one call of {@link JdbcCalls}, bounded by the
@@ -423,7 +426,7 @@ final class JdbcSemaphores implements AutoCloseable {
 		/**
 		 * {@inheritDoc}
 		 * <p>
-		 * One statement; on PostgreSQL it also notifies the semaphore's waiters if one
+		 * One round trip; on PostgreSQL it also notifies the semaphore's waiters if one
 		 * marked it. A release run again after its reply was lost finds nothing to free;
 		 * while the permit's lease surely still ran ({@link LeaseFloor}) only the earlier
 		 * run can have freed it, which counts as the release rather than a loss.
@@ -445,9 +448,11 @@ final class JdbcSemaphores implements AutoCloseable {
 				return Transactions.update(connection, sql.release, this.key, this.owner, this.fence) == 1;
 			}
 			try (PreparedStatement statement = connection.prepareStatement(sql.release)) {
-				Transactions.bind(statement, this.key, this.owner, this.fence,
+				Transactions.bind(statement, this.key, this.key, this.owner, this.fence,
 						JdbcSemaphores.this.signals.channel(known));
-				try (ResultSet result = statement.executeQuery()) {
+				statement.execute();
+				statement.getMoreResults();
+				try (ResultSet result = statement.getResultSet()) {
 					return result.next() && result.getLong(1) == 1;
 				}
 			}

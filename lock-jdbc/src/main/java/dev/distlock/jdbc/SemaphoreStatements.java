@@ -52,8 +52,10 @@ final class SemaphoreStatements {
 	final String renew;
 
 	/**
-	 * Frees a live permit of an owner: name, owner, fence (and on PostgreSQL the channel,
-	 * notified when a waiter had marked the semaphore, and the mark cleared).
+	 * Frees a live permit of an owner: name, owner, fence. On PostgreSQL two statements
+	 * in one round trip: lock the semaphore's row (name), then free the permit (name,
+	 * owner, fence) and, when a waiter had marked the semaphore, clear the mark and
+	 * notify the channel.
 	 */
 	final String release;
 
@@ -116,10 +118,15 @@ final class SemaphoreStatements {
 				"?, ?, ?, " + clock.plusMicros());
 		this.heldFence = "SELECT fence FROM " + permits + " WHERE name = ? AND owner = ? AND expires_at > " + clock.now;
 		this.renew = "UPDATE " + permits + " SET expires_at = " + clock.plusMicros() + live;
-		// The semaphore's row is written (and locked) only when a waiter marked it; the
-		// notification goes out on commit.
-		this.release = clock.postgres ? "WITH freed AS (DELETE FROM " + permits + live + " RETURNING name),"
-				+ " signalled AS (UPDATE " + semaphores + " s SET waited = FALSE FROM freed WHERE s.name = freed.name"
+		// On PostgreSQL the semaphore's row is locked first, as a taker locks it: a taker
+		// that counted the permit as live and marked the row has committed by then, so
+		// the
+		// second statement, reading a later snapshot, sees its mark; a later taker counts
+		// after this release commits. The row is written only when a waiter marked it,
+		// and the notification goes out on commit.
+		this.release = clock.postgres ? "SELECT 1 FROM " + semaphores + " WHERE name = ? FOR UPDATE;"
+				+ " WITH freed AS (DELETE FROM " + permits + live + " RETURNING name)," + " signalled AS (UPDATE "
+				+ semaphores + " s SET waited = FALSE FROM freed WHERE s.name = freed.name"
 				+ " AND s.waited RETURNING pg_notify(?, s.name)) SELECT (SELECT COUNT(*) FROM freed),"
 				+ " (SELECT COUNT(*) FROM signalled)" : "DELETE FROM " + permits + live;
 		this.poll = "SELECT s.name, s.permits, COUNT(p.owner), COALESCE(MAX(p.fence), 0) FROM " + semaphores

@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import dev.distlock.contract.Conditions;
 import dev.distlock.contract.TestThreads;
@@ -15,6 +16,7 @@ import dev.distlock.jdbc.dialect.JdbcLockDialect;
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockHandle;
 import dev.distlock.spi.LockRequest;
+import dev.distlock.spi.ReleaseSignals;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
@@ -26,10 +28,12 @@ import static dev.distlock.jdbc.TestDatabases.acquired;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * On PostgreSQL, a take that locks its key's row in a first statement and acts in later
+ * On PostgreSQL, a call that locks its key's row in a first statement and acts in later
  * ones of the same round trip, on a real server: when the first finds no row because the
  * row was deleted while it waited for its lock, and the row is created again before the
- * later statements run, they act on nothing they did not lock.
+ * later statements run, they act on nothing they did not lock; and a permit's release,
+ * which locks its semaphore's row first, never misses the mark of a waiter that counted
+ * the permit while the release ran.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Tag("server")
@@ -84,6 +88,67 @@ class PostgresLockedRowTests {
 			.isEqualTo(1);
 		LockHandle writer = acquired(LockAttempt.join(this.pair.other.tryLock(LockRequest.exclusive(key, LONG_LEASE))));
 		assertThat(writer.release()).isTrue();
+	}
+
+	/**
+	 * A release held up after it began (another transaction holds the permit's row), and
+	 * a waiter's take meanwhile: the waiter either gets the permit, or its mark is seen
+	 * by the release, which signals it. Fallback polls are out of reach: the permit's
+	 * lease and the waiter's next look are minutes away.
+	 */
+	@Test
+	void aWaiterThatCountedAPermitBeingReleasedGetsItOrIsSignalled() throws Exception {
+		String key = "locked-row-" + UUID.randomUUID();
+		Duration minutes = Duration.ofMinutes(5);
+		LockHandle holder = acquired(LockAttempt.join(this.pair.provider.tryLock(LockRequest.permit(key, 1, minutes))));
+		AtomicInteger signalled = new AtomicInteger();
+		ReleaseSignals signals = this.pair.other.permitSignals();
+		try (ReleaseSignals.Subscription subscription = signals.subscribe(key, signalled::incrementAndGet)) {
+			// A listener that starts signals every subscriber once, for the releases
+			// before it.
+			Conditions.await("listening to the semaphore's releases", Duration.ofSeconds(20),
+					() -> signals.isListening(key) && signalled.get() > 0);
+			int before = signalled.get();
+			try (Connection blocker = this.pair.otherDataSource.getConnection()) {
+				blocker.setAutoCommit(false);
+				long pid = count("SELECT pg_backend_pid()", null, blocker);
+				assertThat(count("SELECT COUNT(*) FROM (SELECT 1 FROM " + JdbcPair.TABLE
+						+ "_permit WHERE name = ? FOR SHARE) AS shared", key, blocker))
+					.as("the permit's row, locked")
+					.isEqualTo(1);
+				CompletableFuture<Boolean> releasing = CompletableFuture.supplyAsync(holder::release, TestThreads.EACH);
+				Conditions.await("the release waits for the permit's row", Duration.ofSeconds(20),
+						() -> blockedBy(pid) || releasing.isDone());
+				assertThat(releasing).as("the release, before the permit's row is let go").isNotDone();
+				CompletableFuture<LockAttempt> taking = CompletableFuture.supplyAsync(
+						() -> LockAttempt
+							.join(this.pair.other.tryLock(LockRequest.permit(key, 1, LONG_LEASE).withWaiting(true))),
+						TestThreads.EACH);
+				Conditions.await("the waiter's take is answered or waits for the semaphore's row",
+						Duration.ofSeconds(20), () -> taking.isDone() || semaphoreRowWaiters() > 0);
+				blocker.commit();
+				assertThat(releasing.get(30, TimeUnit.SECONDS)).as("released").isTrue();
+				LockAttempt attempt = taking.get(30, TimeUnit.SECONDS);
+				if (attempt instanceof LockAttempt.Acquired acquired) {
+					assertThat(acquired.handle().release()).isTrue();
+				}
+				else {
+					Conditions.await("a release signal for the waiter that found the permit held",
+							Duration.ofSeconds(20), () -> signalled.get() > before);
+				}
+			}
+		}
+	}
+
+	/** Sessions waiting for a lock on a semaphore's row, taken as a taker takes it. */
+	private long semaphoreRowWaiters() {
+		try (Connection connection = this.pair.otherDataSource.getConnection()) {
+			return count("SELECT COUNT(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE ?",
+					"%FROM " + JdbcPair.TABLE + "_semaphore WHERE name = $1 FOR UPDATE%", connection);
+		}
+		catch (SQLException ex) {
+			throw new IllegalStateException(ex);
+		}
 	}
 
 	/**
