@@ -365,9 +365,10 @@ abstract class AbstractJdbcStoreTests {
 		// the pool here, as a provider built without a listener data source does).
 		assertThat(waitingMax).as("pooled connections borrowed at once by %d waiting threads", threads)
 			.isLessThanOrEqualTo(2);
-		// Hand-offs: a release, the next acquire and the listener may overlap.
+		// Hand-offs: a release, an owner check after a local hand-over, the next acquire
+		// and the listener may overlap.
 		assertThat(maxActive.get()).as("pooled connections borrowed at once while they take turns")
-			.isLessThanOrEqualTo(4);
+			.isLessThanOrEqualTo(5);
 	}
 
 	/**
