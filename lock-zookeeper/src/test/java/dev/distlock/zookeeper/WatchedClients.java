@@ -9,14 +9,17 @@ import dev.distlock.support.DefaultLockTemplate;
 import dev.distlock.support.RenewalScheduler;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.test.TestingServer;
+import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
  * A ZooKeeper test server (500 ms tick) and the clients, providers and templates a test
- * makes on it, closed with it. The templates wait up to 45 s and poll only once a minute,
+ * makes on it, closed with it after each test: register it as an instance field with
+ * {@code @RegisterExtension}. The templates wait up to 45 s and poll only once a minute,
  * so that a waiter that was not woken by a watch misses the tests' bounds (20 or 30 s):
  * neither its poll nor its last attempt at the end of its wait comes within them.
  */
-final class WatchedClients implements AutoCloseable {
+final class WatchedClients implements AfterEachCallback {
 
 	final TestingServer server = TestZookeeper.server(500);
 
@@ -49,7 +52,7 @@ final class WatchedClients implements AutoCloseable {
 	}
 
 	@Override
-	public void close() throws Exception {
+	public void afterEach(ExtensionContext context) throws Exception {
 		for (int i = this.closeables.size() - 1; i >= 0; i--) {
 			this.closeables.get(i).close();
 		}

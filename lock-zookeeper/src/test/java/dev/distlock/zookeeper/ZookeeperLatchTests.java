@@ -11,11 +11,11 @@ import dev.distlock.harness.TcpProxy;
 import dev.distlock.support.DefaultLockTemplate;
 import dev.distlock.support.RenewalScheduler;
 import org.apache.curator.framework.CuratorFramework;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -30,19 +30,14 @@ class ZookeeperLatchTests {
 
 	private static final Duration EXPIRY = Duration.ofMinutes(1);
 
-	private WatchedClients clients;
+	@RegisterExtension
+	final WatchedClients clients = new WatchedClients();
 
 	private TcpProxy proxy;
 
 	@BeforeEach
 	void start() {
-		this.clients = new WatchedClients();
 		this.proxy = this.clients.closing(TcpProxy.start(this.clients.server.getPort()));
-	}
-
-	@AfterEach
-	void stop() throws Exception {
-		this.clients.close();
 	}
 
 	private DefaultLockTemplate template(CuratorFramework client) {

@@ -13,10 +13,10 @@ import dev.distlock.spi.LockRequest;
 import dev.distlock.support.DefaultLockTemplate;
 import dev.distlock.support.RenewalScheduler;
 import org.apache.curator.framework.CuratorFramework;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -30,12 +30,8 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 @Tag("server")
 class ZookeeperManualDeleteTests {
 
-	private final WatchedClients clients = new WatchedClients();
-
-	@AfterEach
-	void stop() throws Exception {
-		this.clients.close();
-	}
+	@RegisterExtension
+	final WatchedClients clients = new WatchedClients();
 
 	@Test
 	void aNodeDeletedByAnotherClientIsALostLeaseAtRelease() throws Exception {

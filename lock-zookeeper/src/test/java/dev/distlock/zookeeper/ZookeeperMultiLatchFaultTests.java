@@ -10,9 +10,9 @@ import dev.distlock.harness.family.LatchFaultCheck;
 import dev.distlock.harness.family.MultiLockFaultCheck;
 import dev.distlock.spi.LockProvider;
 import org.apache.curator.test.TestingServer;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -33,7 +33,8 @@ class ZookeeperMultiLatchFaultTests {
 	/** Long enough that the partition (half a run) leaves the sessions alive. */
 	private static final int SESSION_MILLIS = 10_000;
 
-	private final WatchedClients clients = new WatchedClients();
+	@RegisterExtension
+	final WatchedClients clients = new WatchedClients();
 
 	private TcpProxy proxy;
 
@@ -48,11 +49,6 @@ class ZookeeperMultiLatchFaultTests {
 	private LockProvider provider() {
 		return this.clients
 			.provider(this.clients.closing(TestZookeeper.client(this.proxy.connectString(), SESSION_MILLIS)));
-	}
-
-	@AfterEach
-	void stop() throws Exception {
-		this.clients.close();
 	}
 
 	static Stream<String> faults() {

@@ -31,11 +31,11 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.data.ACL;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -51,7 +51,8 @@ class ZookeeperMultiLockTests {
 
 	private static final Duration LEASE = Duration.ofSeconds(30);
 
-	private WatchedClients clients;
+	@RegisterExtension
+	final WatchedClients clients = new WatchedClients();
 
 	private CuratorFramework client;
 
@@ -61,15 +62,9 @@ class ZookeeperMultiLockTests {
 
 	@BeforeEach
 	void start() {
-		this.clients = new WatchedClients();
 		this.client = this.clients.client();
 		this.provider = this.clients.provider(this.client);
 		this.other = this.clients.provider(this.clients.client());
-	}
-
-	@AfterEach
-	void stop() throws Exception {
-		this.clients.close();
 	}
 
 	private static List<String> keys(int count) {

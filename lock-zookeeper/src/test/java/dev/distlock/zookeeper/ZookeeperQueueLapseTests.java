@@ -10,10 +10,10 @@ import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockHandle;
 import dev.distlock.spi.LockRequest;
 import org.apache.curator.framework.CuratorFramework;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -32,12 +32,8 @@ class ZookeeperQueueLapseTests {
 	/** Attempts, each about as long after the last as the place's queue timeout. */
 	private static final int ATTEMPTS = 2000;
 
-	private final WatchedClients clients = new WatchedClients();
-
-	@AfterEach
-	void stop() throws Exception {
-		this.clients.close();
-	}
+	@RegisterExtension
+	final WatchedClients clients = new WatchedClients();
 
 	@Test
 	void aPlaceLapsingAsItsWaiterAsksAgainLeavesNoNodeBehind() throws Exception {

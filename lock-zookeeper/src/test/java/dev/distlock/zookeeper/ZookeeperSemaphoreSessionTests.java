@@ -15,11 +15,10 @@ import dev.distlock.spi.LockHandle;
 import dev.distlock.spi.LockRequest;
 import dev.distlock.support.DefaultLockTemplate;
 import org.apache.curator.framework.CuratorFramework;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -36,17 +35,8 @@ class ZookeeperSemaphoreSessionTests {
 
 	private static final Duration LEASE = Duration.ofSeconds(30);
 
-	private WatchedClients clients;
-
-	@BeforeEach
-	void start() {
-		this.clients = new WatchedClients();
-	}
-
-	@AfterEach
-	void stop() throws Exception {
-		this.clients.close();
-	}
+	@RegisterExtension
+	final WatchedClients clients = new WatchedClients();
 
 	private ZookeeperLockProvider provider(CuratorFramework client) {
 		return this.clients.provider(client);

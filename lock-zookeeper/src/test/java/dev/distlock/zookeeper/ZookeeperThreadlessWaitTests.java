@@ -23,10 +23,10 @@ import dev.distlock.spi.ReleaseSignals;
 import dev.distlock.support.DefaultLockTemplate;
 import dev.distlock.contract.Conditions;
 import org.apache.curator.framework.CuratorFramework;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -49,12 +49,8 @@ class ZookeeperThreadlessWaitTests {
 
 	private static final int PIPELINES = 40;
 
-	private final WatchedClients clients = new WatchedClients();
-
-	@AfterEach
-	void stop() throws Exception {
-		this.clients.close();
-	}
+	@RegisterExtension
+	final WatchedClients clients = new WatchedClients();
 
 	@Test
 	void anAsynchronousWaiterTakesTheLockWhenAnotherClientReleasesIt() throws Exception {

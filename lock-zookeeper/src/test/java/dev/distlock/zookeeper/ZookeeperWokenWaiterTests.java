@@ -10,11 +10,10 @@ import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockHandle;
 import dev.distlock.spi.LockRequest;
 import dev.distlock.spi.ReleaseSignals;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -31,17 +30,8 @@ class ZookeeperWokenWaiterTests {
 	/** Minutes: no lease runs out, and no busy answer's hint comes due, in a test. */
 	private static final Duration LEASE = Duration.ofMinutes(2);
 
-	private WatchedClients clients;
-
-	@BeforeEach
-	void start() {
-		this.clients = new WatchedClients();
-	}
-
-	@AfterEach
-	void stop() throws Exception {
-		this.clients.close();
-	}
+	@RegisterExtension
+	final WatchedClients clients = new WatchedClients();
 
 	@Test
 	void aReaderWokenByAWriterThatGaveUpWaitsForTheWriterBeforeIt() throws Exception {
