@@ -56,9 +56,10 @@ import org.jspecify.annotations.Nullable;
  * <b>Signals.</b> On PostgreSQL a waiter that finds no permit marks the semaphore, and
  * the release of a permit of a marked semaphore clears the mark and notifies in the same
  * round trip, waking this semaphore's waiters in every JVM; elsewhere waiters poll. The
- * release locks the semaphore's row before it frees the permit, as a taker does before it
- * counts, so a waiter that counted the permit while the release ran has marked the row by
- * the time the release looks for a mark.
+ * release first locks the semaphore's row unless a taker holds it: locked, it sees the
+ * mark of every taker that counted the permit as live; skipped, it notifies whatever the
+ * mark says, as the taker in flight may mark the row too late for it to see. It never
+ * waits for a taker.
  *
  * <p>
  * <b>Lost replies.</b> Each operation is one call of {@link JdbcCalls}, bounded by the

@@ -31,11 +31,26 @@ final class PostgresLockedRow {
 	}
 
 	/**
+	 * As {@link #lock}, but answers no row and leaves the transaction unmarked when
+	 * another transaction holds the row's lock, instead of waiting for it.
+	 */
+	static String lockOrSkip(String columns, String table) {
+		return "WITH locked AS MATERIALIZED (SELECT " + columns + ", name AS locked_name FROM " + table
+				+ " WHERE name = ? FOR UPDATE SKIP LOCKED) SELECT *, set_config('" + MARK
+				+ "', locked_name, TRUE) FROM locked";
+	}
+
+	/**
 	 * A condition true only in a transaction whose first statement locked the row whose
 	 * name is {@code nameColumn}.
 	 */
 	static String locked(String nameColumn) {
 		return "current_setting('" + MARK + "', TRUE) = " + nameColumn;
+	}
+
+	/** The negation of {@link #locked}, true also when the transaction has no mark. */
+	static String notLocked(String nameColumn) {
+		return "current_setting('" + MARK + "', TRUE) IS DISTINCT FROM " + nameColumn;
 	}
 
 }

@@ -53,9 +53,9 @@ final class SemaphoreStatements {
 
 	/**
 	 * Frees a live permit of an owner: name, owner, fence. On PostgreSQL two statements
-	 * in one round trip: lock the semaphore's row (name), then free the permit (name,
-	 * owner, fence) and, when a waiter had marked the semaphore, clear the mark and
-	 * notify the channel.
+	 * in one round trip: lock the semaphore's row unless a taker holds it (name), then
+	 * free the permit (name, owner, fence) and notify the channel when the row was locked
+	 * and a waiter had marked it (clearing the mark), or when the row was not locked.
 	 */
 	final String release;
 
@@ -118,16 +118,19 @@ final class SemaphoreStatements {
 				"?, ?, ?, " + clock.plusMicros());
 		this.heldFence = "SELECT fence FROM " + permits + " WHERE name = ? AND owner = ? AND expires_at > " + clock.now;
 		this.renew = "UPDATE " + permits + " SET expires_at = " + clock.plusMicros() + live;
-		// On PostgreSQL the semaphore's row is locked first, as a taker locks it: a taker
-		// that counted the permit as live and marked the row has committed by then, so
-		// the
-		// second statement, reading a later snapshot, sees its mark; a later taker counts
-		// after this release commits. The row is written only when a waiter marked it,
-		// and the notification goes out on commit.
-		this.release = clock.postgres ? "SELECT 1 FROM " + semaphores + " WHERE name = ? FOR UPDATE;"
-				+ " WITH freed AS (DELETE FROM " + permits + live + " RETURNING name)," + " signalled AS (UPDATE "
-				+ semaphores + " s SET waited = FALSE FROM freed WHERE s.name = freed.name"
-				+ " AND s.waited RETURNING pg_notify(?, s.name)) SELECT (SELECT COUNT(*) FROM freed),"
+		// On PostgreSQL the release first locks the semaphore's row unless a taker holds
+		// it. Locked, it sees every mark made by a taker that counted the permit as live
+		// (that taker has committed), and a later taker counts after it commits; so it
+		// notifies only when marked. Skipped, a taker may be counting the permit as live
+		// right now and mark the row after the release's snapshot: the release notifies
+		// whatever the mark says, and leaves the mark for the next release. Either way it
+		// never waits for a taker.
+		this.release = clock.postgres ? PostgresLockedRow.lockOrSkip("1 AS one", semaphores)
+				+ "; WITH freed AS (DELETE FROM " + permits + live + " RETURNING name), cleared AS (UPDATE "
+				+ semaphores + " s SET waited = FALSE FROM freed WHERE s.name = freed.name AND "
+				+ PostgresLockedRow.locked("s.name") + " AND s.waited RETURNING s.name), signalled AS (SELECT"
+				+ " pg_notify(?, freed.name) FROM freed WHERE " + PostgresLockedRow.notLocked("freed.name")
+				+ " OR EXISTS (SELECT 1 FROM cleared)) SELECT (SELECT COUNT(*) FROM freed),"
 				+ " (SELECT COUNT(*) FROM signalled)" : "DELETE FROM " + permits + live;
 		this.poll = "SELECT s.name, s.permits, COUNT(p.owner), COALESCE(MAX(p.fence), 0) FROM " + semaphores
 				+ " s LEFT JOIN " + permits + " p ON p.name = s.name AND p.expires_at > " + clock.now

@@ -101,14 +101,8 @@ class PostgresLockedRowTests {
 		String key = "locked-row-" + UUID.randomUUID();
 		Duration minutes = Duration.ofMinutes(5);
 		LockHandle holder = acquired(LockAttempt.join(this.pair.provider.tryLock(LockRequest.permit(key, 1, minutes))));
-		AtomicInteger signalled = new AtomicInteger();
-		ReleaseSignals signals = this.pair.other.permitSignals();
-		try (ReleaseSignals.Subscription subscription = signals.subscribe(key, signalled::incrementAndGet)) {
-			// A listener that starts signals every subscriber once, for the releases
-			// before it.
-			Conditions.await("listening to the semaphore's releases", Duration.ofSeconds(20),
-					() -> signals.isListening(key) && signalled.get() > 0);
-			int before = signalled.get();
+		try (Signals signalled = listen(key)) {
+			int before = signalled.count();
 			try (Connection blocker = this.pair.otherDataSource.getConnection()) {
 				blocker.setAutoCommit(false);
 				long pid = count("SELECT pg_backend_pid()", null, blocker);
@@ -134,10 +128,72 @@ class PostgresLockedRowTests {
 				}
 				else {
 					Conditions.await("a release signal for the waiter that found the permit held",
-							Duration.ofSeconds(20), () -> signalled.get() > before);
+							Duration.ofSeconds(20), () -> signalled.count() > before);
 				}
 			}
 		}
+	}
+
+	/**
+	 * A release that finds its semaphore's row locked by a taker in flight does not wait
+	 * for that taker, and signals the semaphore's waiters whatever the row's mark says:
+	 * the taker may have counted the permit as live, and mark the row too late for the
+	 * release to see it.
+	 */
+	@Test
+	void aReleaseThatFindsATakerInFlightSignalsWithoutWaitingForIt() throws Exception {
+		String key = "locked-row-" + UUID.randomUUID();
+		LockHandle holder = acquired(
+				LockAttempt.join(this.pair.provider.tryLock(LockRequest.permit(key, 1, Duration.ofMinutes(5)))));
+		try (Signals signalled = listen(key); Connection taker = this.pair.otherDataSource.getConnection()) {
+			taker.setAutoCommit(false);
+			assertThat(count("SELECT COUNT(*) FROM (SELECT 1 FROM " + JdbcPair.TABLE
+					+ "_semaphore WHERE name = ? FOR UPDATE) AS locked", key, taker))
+				.as("the semaphore's row, locked as a taker locks it")
+				.isEqualTo(1);
+			int before = signalled.count();
+			CompletableFuture<Boolean> releasing = CompletableFuture.supplyAsync(holder::release, TestThreads.EACH);
+			assertThat(releasing.get(20, TimeUnit.SECONDS)).as("released while the taker holds the row").isTrue();
+			Conditions.await("a release signal while the taker holds the row", Duration.ofSeconds(20),
+					() -> signalled.count() > before);
+			taker.rollback();
+		}
+	}
+
+	/**
+	 * Subscribes to the release signals of semaphore {@code key} in the second provider,
+	 * once they are heard.
+	 */
+	private Signals listen(String key) throws SQLException {
+		AtomicInteger count = new AtomicInteger();
+		ReleaseSignals signals = this.pair.other.permitSignals();
+		ReleaseSignals.Subscription subscription = signals.subscribe(key, count::incrementAndGet);
+		Conditions.await("listening to the semaphore's releases", Duration.ofSeconds(20),
+				() -> signals.isListening(key));
+		// A listener that starts signals every subscriber once, before it hears any
+		// notification: once this one is heard, no signal but a release's is to come.
+		int before = count.get();
+		try (Connection connection = this.pair.otherDataSource.getConnection();
+				PreparedStatement notify = connection.prepareStatement("SELECT pg_notify(?, ?)")) {
+			notify.setString(1, JdbcLockDialect.POSTGRESQL.releaseChannel(JdbcPair.TABLE) + "_permit");
+			notify.setString(2, key);
+			notify.execute();
+		}
+		Conditions.await("a notification of the test's own heard", Duration.ofSeconds(20), () -> count.get() > before);
+		return new Signals(count, subscription);
+	}
+
+	private record Signals(AtomicInteger counter, ReleaseSignals.Subscription subscription) implements AutoCloseable {
+
+		int count() {
+			return this.counter.get();
+		}
+
+		@Override
+		public void close() {
+			this.subscription.close();
+		}
+
 	}
 
 	/** Sessions waiting for a lock on a semaphore's row, taken as a taker takes it. */
