@@ -151,8 +151,11 @@ class AsyncAcquireTests {
 		assertThat(second).isNotDone();
 		firstLease.release();
 		second.get(10, TimeUnit.SECONDS).orElseThrow().release();
-		assertThat(heldBack.attempts).hasValue(2);
-		assertThat(heldBack.busy).hasValue(0);
+		// The first one's caller may release before the first one's claim ends: the
+		// second, woken then, finds the keys no longer held here while their release is
+		// still on its way to the store, and its attempt is answered busy once.
+		assertThat(heldBack.busy).hasValueLessThanOrEqualTo(1);
+		assertThat(heldBack.attempts).hasValue(2 + heldBack.busy.get());
 		assertThat(this.store.storedKeys()).isZero();
 	}
 
