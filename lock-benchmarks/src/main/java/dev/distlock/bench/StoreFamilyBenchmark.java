@@ -16,6 +16,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.distlock.LockOptions;
@@ -148,24 +149,20 @@ public final class StoreFamilyBenchmark {
 				clients.put("pg-advisory", () -> new SqlFamily.Advisory(server.newDataSource()));
 			}
 			clients.put("si-jdbc", () -> integration(server.newDataSource(), postgres));
-			try (HikariDataSource admin = server.newDataSource()) {
-				run(report, (postgres ? "PostgreSQL " : "MariaDB ") + server.version(), clients,
-						() -> vacuum(admin, postgres));
-			}
+			Runnable beforeTurn = postgres ? () -> vacuum(server.dataSource()) : () -> {
+			};
+			run(report, (postgres ? "PostgreSQL " : "MariaDB ") + server.version(), clients, beforeTurn);
 		}
 	}
 
 	/**
-	 * On PostgreSQL, vacuums the database before each library's turn. Read holds, permits
-	 * and the hand-written holds are rows inserted and deleted at every cycle; left to
+	 * Vacuums a PostgreSQL database, before each library's turn. Read holds, permits and
+	 * the hand-written holds are rows inserted and deleted at every cycle; left to
 	 * autovacuum, their dead rows make a turn's speed depend on how long ago the last
 	 * autovacuum ran rather than on the library.
 	 */
-	private static void vacuum(HikariDataSource admin, boolean postgres) {
-		if (!postgres) {
-			return;
-		}
-		try (Connection connection = admin.getConnection(); Statement statement = connection.createStatement()) {
+	private static void vacuum(DataSource dataSource) {
+		try (Connection connection = dataSource.getConnection(); Statement statement = connection.createStatement()) {
 			statement.execute("VACUUM");
 		}
 		catch (SQLException ex) {

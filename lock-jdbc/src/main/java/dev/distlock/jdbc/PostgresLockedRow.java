@@ -25,9 +25,7 @@ final class PostgresLockedRow {
 	 * {@code columns} (other parameters of theirs first), and marks the transaction.
 	 */
 	static String lock(String columns, String table) {
-		// Materialized, so that the mark is set only for a row whose lock was granted.
-		return "WITH locked AS MATERIALIZED (SELECT " + columns + ", name AS locked_name FROM " + table
-				+ " WHERE name = ? FOR UPDATE) SELECT *, set_config('" + MARK + "', locked_name, TRUE) FROM locked";
+		return lock(columns, table, "");
 	}
 
 	/**
@@ -35,8 +33,13 @@ final class PostgresLockedRow {
 	 * another transaction holds the row's lock, instead of waiting for it.
 	 */
 	static String lockOrSkip(String columns, String table) {
+		return lock(columns, table, " SKIP LOCKED");
+	}
+
+	private static String lock(String columns, String table, String ifLocked) {
+		// Materialized, so that the mark is set only for a row whose lock was granted.
 		return "WITH locked AS MATERIALIZED (SELECT " + columns + ", name AS locked_name FROM " + table
-				+ " WHERE name = ? FOR UPDATE SKIP LOCKED) SELECT *, set_config('" + MARK
+				+ " WHERE name = ? FOR UPDATE" + ifLocked + ") SELECT *, set_config('" + MARK
 				+ "', locked_name, TRUE) FROM locked";
 	}
 
