@@ -73,7 +73,12 @@ final class Holdings implements LeaseEvents {
 
 	@Override
 	public void ended(ManagedLease lease) {
-		this.held.remove(lease.key(), lease);
+		if (this.held.remove(lease.key(), lease)) {
+			// A multi-key wait that found this lease released but its release still on
+			// the wire waits for the lease to leave the map, which can be after the
+			// release woke it.
+			this.keyWaiters.freed(lease.key());
+		}
 		this.shared.remove(lease);
 	}
 
