@@ -337,28 +337,13 @@ class AsyncAcquireTests {
 			if (!handle.key().equals(this.slowKey)) {
 				return handle;
 			}
-			return new LockHandle() {
-
-				@Override
-				public String key() {
-					return handle.key();
-				}
-
-				@Override
-				public long fencingToken() {
-					return handle.fencingToken();
-				}
-
-				@Override
-				public boolean renew(Duration leaseTime) {
-					return handle.renew(leaseTime);
-				}
+			return new DelegatingHandle(handle) {
 
 				@Override
 				public boolean release() {
 					SlowRelease.this.releaseStarted.complete(null);
 					SlowRelease.this.letReleaseGo.join();
-					return handle.release();
+					return super.release();
 				}
 
 			};

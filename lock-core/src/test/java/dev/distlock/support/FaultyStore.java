@@ -85,33 +85,24 @@ final class FaultyStore implements LocalHandover, ReleaseSignalling {
 		}
 	}
 
-	private final class Handle implements TokenBlock {
+	private final class Handle extends DelegatingHandle implements TokenBlock {
 
-		private final TokenBlock handle;
+		private final TokenBlock block;
 
-		Handle(TokenBlock handle) {
-			this.handle = handle;
-		}
-
-		@Override
-		public String key() {
-			return this.handle.key();
-		}
-
-		@Override
-		public long fencingToken() {
-			return this.handle.fencingToken();
+		Handle(TokenBlock block) {
+			super(block);
+			this.block = block;
 		}
 
 		@Override
 		public long lastToken() {
-			return this.handle.lastToken();
+			return this.block.lastToken();
 		}
 
 		@Override
 		public boolean renew(Duration leaseTime) {
 			travel(FaultyStore.this.latency);
-			return this.handle.renew(leaseTime);
+			return super.renew(leaseTime);
 		}
 
 		@Override
@@ -123,7 +114,7 @@ final class FaultyStore implements LocalHandover, ReleaseSignalling {
 						new java.net.ConnectException("Connection refused"));
 			}
 			FaultyStore.this.releases.incrementAndGet();
-			return this.handle.release();
+			return super.release();
 		}
 
 		@Override
@@ -131,12 +122,12 @@ final class FaultyStore implements LocalHandover, ReleaseSignalling {
 			FaultyStore.this.checks.incrementAndGet();
 			Duration check = FaultyStore.this.checkLatency;
 			travel((check != null) ? check : FaultyStore.this.latency);
-			return this.handle.stillHeld();
+			return this.block.stillHeld();
 		}
 
 		@Override
 		public boolean releasedToWaiters() {
-			return this.handle.releasedToWaiters();
+			return this.block.releasedToWaiters();
 		}
 
 	}

@@ -57,31 +57,19 @@ final class ObservedProvider implements LockProvider {
 		return this.store.callTimeout();
 	}
 
-	private final class Observed implements LockHandle {
-
-		private final LockHandle handle;
+	private final class Observed extends DelegatingHandle {
 
 		private final boolean late;
 
 		Observed(LockHandle handle, boolean late) {
-			this.handle = handle;
+			super(handle);
 			this.late = late;
-		}
-
-		@Override
-		public String key() {
-			return this.handle.key();
-		}
-
-		@Override
-		public long fencingToken() {
-			return this.handle.fencingToken();
 		}
 
 		@Override
 		public boolean renew(Duration leaseTime) {
 			ObservedProvider.this.renewals.incrementAndGet();
-			return this.handle.renew(leaseTime);
+			return super.renew(leaseTime);
 		}
 
 		@Override
@@ -89,7 +77,7 @@ final class ObservedProvider implements LockProvider {
 			if (this.late) {
 				ObservedProvider.this.lateReleases.incrementAndGet();
 			}
-			return this.handle.release();
+			return super.release();
 		}
 
 	}

@@ -13,7 +13,6 @@ import dev.distlock.inmemory.InMemoryLockProvider;
 import dev.distlock.spi.LockAttempt;
 import dev.distlock.spi.LockHandle;
 import dev.distlock.spi.LockProvider;
-import dev.distlock.spi.LockRequest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -42,29 +41,14 @@ class ReleasePastDeadlineTests {
 			return attempt;
 		}
 		LockHandle handle = acquired.handle();
-		return new LockAttempt.Acquired(new LockHandle() {
-
-			@Override
-			public String key() {
-				return handle.key();
-			}
-
-			@Override
-			public long fencingToken() {
-				return handle.fencingToken();
-			}
-
-			@Override
-			public boolean renew(Duration lease) {
-				return handle.renew(lease);
-			}
+		return new LockAttempt.Acquired(new DelegatingHandle(handle) {
 
 			@Override
 			public boolean release() {
 				if (ReleasePastDeadlineTests.this.failReleases.get()) {
 					throw new LockBackendException(key, "The store did not answer (test)", new IllegalStateException());
 				}
-				return handle.release();
+				return super.release();
 			}
 
 		});

@@ -69,9 +69,7 @@ final class ReportingProvider implements LockProvider, AutoCloseable {
 		this.reporter.shutdownNow();
 	}
 
-	final class Reporting implements LossReporting {
-
-		private final LockHandle handle;
+	final class Reporting extends DelegatingHandle implements LossReporting {
 
 		private @Nullable Consumer<String> listener;
 
@@ -82,7 +80,7 @@ final class ReportingProvider implements LockProvider, AutoCloseable {
 		final AtomicInteger registrations = new AtomicInteger();
 
 		Reporting(LockHandle handle) {
-			this.handle = handle;
+			super(handle);
 		}
 
 		@Override
@@ -101,24 +99,9 @@ final class ReportingProvider implements LockProvider, AutoCloseable {
 		}
 
 		@Override
-		public String key() {
-			return this.handle.key();
-		}
-
-		@Override
-		public long fencingToken() {
-			return this.handle.fencingToken();
-		}
-
-		@Override
-		public boolean renew(Duration leaseTime) {
-			return this.handle.renew(leaseTime);
-		}
-
-		@Override
 		public boolean release() {
 			this.released = true;
-			return this.handle.release();
+			return super.release();
 		}
 
 	}
