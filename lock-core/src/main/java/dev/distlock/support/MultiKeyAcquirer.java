@@ -285,10 +285,11 @@ final class MultiKeyAcquirer {
 
 	/**
 	 * A lease of this JVM on one of {@code keys} that the store still holds for it: held,
-	 * or released with its release still on its way to the store (it stays registered
-	 * until the store answers, and that answer wakes this JVM's waits for the key). A
-	 * wait that asked the store meanwhile would only be told busy. A released lease
-	 * counts only until its deadline, when the store lets the key go anyway.
+	 * or released with its release still on its way to the store. Such a lease stays
+	 * registered until the store has answered, and leaving the registry wakes this JVM's
+	 * multi-key waits for the key; a wait that asked the store meanwhile would only be
+	 * told busy. A released lease counts only until its deadline, when the store lets the
+	 * key go anyway.
 	 */
 	@Nullable ManagedLease heldHere(List<String> keys) {
 		for (String key : keys) {
