@@ -166,7 +166,8 @@ class AsyncAcquireTests {
 	@Test
 	void aMultiKeyWaitWaitsForAReleaseOfThisJvmStillOnItsWayToTheStore() throws Exception {
 		String key = key();
-		SlowRelease slow = new SlowRelease(this.store, key + "-b");
+		HeldBackProvider slow = new HeldBackProvider(this.store, key + "-b");
+		slow.answer();
 		DefaultLockTemplate template = template(slow);
 		MultiLease first = template.acquireAllAsync(List.of(key + "-a", key + "-b"), PATIENT)
 			.get(10, TimeUnit.SECONDS)
@@ -265,8 +266,9 @@ class AsyncAcquireTests {
 	}
 
 	/**
-	 * The in-memory store with its release signals, counting attempts, and holding back
-	 * its answer to the first multi-key attempt until told, as a slow network would.
+	 * The in-memory store with its release signals, counting multi-key attempts and busy
+	 * answers. It holds back its answer to the first multi-key attempt until told, as a
+	 * slow network would, and, given a key, that key's release until told.
 	 */
 	private static final class HeldBackProvider extends SignallingMemory {
 
@@ -274,10 +276,21 @@ class AsyncAcquireTests {
 
 		final AtomicInteger busy = new AtomicInteger();
 
+		final CompletableFuture<Void> releaseStarted = new CompletableFuture<>();
+
+		final CompletableFuture<Void> letReleaseGo = new CompletableFuture<>();
+
 		private final CompletableFuture<Void> released = new CompletableFuture<>();
 
+		private final @Nullable String slowKey;
+
 		HeldBackProvider(InMemoryLockProvider store) {
+			this(store, null);
+		}
+
+		HeldBackProvider(InMemoryLockProvider store, @Nullable String slowKey) {
 			super(store);
+			this.slowKey = slowKey;
 		}
 
 		/** Lets the first multi-key attempt reach the store. */
@@ -289,42 +302,7 @@ class AsyncAcquireTests {
 		public CompletionStage<LockAttempt> tryLock(LockRequest request) {
 			boolean first = request.kind() == LockKind.MULTI && this.attempts.incrementAndGet() == 1;
 			CompletionStage<Void> go = first ? this.released : CompletableFuture.completedFuture(null);
-			return go.thenCompose((ignored) -> this.store.tryLock(request)).whenComplete((attempt, failure) -> {
-				if (attempt instanceof LockAttempt.Busy) {
-					this.busy.incrementAndGet();
-				}
-			});
-		}
-
-	}
-
-	/**
-	 * The in-memory store, counting multi-key attempts, whose release of one key waits
-	 * until the test lets it go.
-	 */
-	private static final class SlowRelease extends SignallingMemory {
-
-		final AtomicInteger attempts = new AtomicInteger();
-
-		final AtomicInteger busy = new AtomicInteger();
-
-		final CompletableFuture<Void> releaseStarted = new CompletableFuture<>();
-
-		final CompletableFuture<Void> letReleaseGo = new CompletableFuture<>();
-
-		private final String slowKey;
-
-		SlowRelease(InMemoryLockProvider store, String slowKey) {
-			super(store);
-			this.slowKey = slowKey;
-		}
-
-		@Override
-		public CompletionStage<LockAttempt> tryLock(LockRequest request) {
-			if (request.kind() == LockKind.MULTI) {
-				this.attempts.incrementAndGet();
-			}
-			return this.store.tryLock(request).thenApply((attempt) -> {
+			return go.thenCompose((ignored) -> this.store.tryLock(request)).thenApply((attempt) -> {
 				if (attempt instanceof LockAttempt.Busy) {
 					this.busy.incrementAndGet();
 				}
@@ -341,8 +319,8 @@ class AsyncAcquireTests {
 
 				@Override
 				public boolean release() {
-					SlowRelease.this.releaseStarted.complete(null);
-					SlowRelease.this.letReleaseGo.join();
+					HeldBackProvider.this.releaseStarted.complete(null);
+					HeldBackProvider.this.letReleaseGo.join();
 					return super.release();
 				}
 
